@@ -1,0 +1,20 @@
+"""Production samplers: exact, stdlib only, drawing randomness only through a RandomSource."""
+
+from samplers import gtm
+from samplers._errors import DpverifyError, InvalidArgument, SamplerContractError
+from samplers._random_source import RandomSource, SeededRandomSource, SystemRandomSource, fresh_seed
+from samplers._rational import as_fraction, as_int, as_open_unit_interval
+
+__all__ = [
+    "DpverifyError",
+    "InvalidArgument",
+    "RandomSource",
+    "SamplerContractError",
+    "SeededRandomSource",
+    "SystemRandomSource",
+    "as_fraction",
+    "as_int",
+    "as_open_unit_interval",
+    "fresh_seed",
+    "gtm",
+]

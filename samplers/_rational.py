@@ -1,0 +1,90 @@
+"""Exact parsing and validation of sampler parameters.
+
+Exact samplers take rationals as ``int``, :class:`fractions.Fraction` or strings such as
+``"1/3"`` (any string :class:`~fractions.Fraction` parses exactly, so ``"0.25"`` is 1/4).
+A ``float`` is refused: it is a binary approximation whose low bits would leak into the
+output distribution (Mironov 2012), which is the failure this project exists to catch.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from numbers import Rational
+
+from samplers._errors import InvalidArgument
+
+RationalLike = int | Fraction | str
+
+_POWER = re.compile(r"(?P<base>\d+)\s*(\^|\*\*)\s*(?P<exponent>\d{1,6})")
+
+
+def as_fraction(name: str, value: object) -> Fraction:
+    """Return ``value`` as an exact Fraction, or raise InvalidArgument naming ``name``.
+
+    >>> as_fraction("alpha", "1/3")
+    Fraction(1, 3)
+    >>> as_fraction("alpha", 0.5)
+    Traceback (most recent call last):
+    ...
+    samplers._errors.InvalidArgument: alpha must be an exact rational; got alpha=0.5 (a float). Pass it as "num/den", e.g. "1/2".
+    """
+    if isinstance(value, bool):
+        raise InvalidArgument(f"{name} must be an exact rational; got {name}={value!r} (a bool).")
+    if isinstance(value, float):
+        hint = Fraction(value).limit_denominator(1000)
+        raise InvalidArgument(
+            f"{name} must be an exact rational; got {name}={value!r} (a float). "
+            f'Pass it as "num/den", e.g. "{hint.numerator}/{hint.denominator}".'
+        )
+    if isinstance(value, (int, Fraction)):
+        return Fraction(value)
+    if isinstance(value, Rational):
+        return Fraction(value.numerator, value.denominator)
+    if isinstance(value, str):
+        try:
+            return Fraction(value.strip())
+        except (ValueError, ZeroDivisionError):
+            pass
+        raise InvalidArgument(
+            f'{name} must be a rational such as "1/3"; got {name}={value!r}, which does not parse.'
+        )
+    raise InvalidArgument(
+        f'{name} must be an int, a Fraction or a "num/den" string; got {name}={value!r} '
+        f"({type(value).__name__})."
+    )
+
+
+def as_int(name: str, value: object, *, low: int, high: int | None = None) -> int:
+    """Return ``value`` as an int in ``[low, high]``, or raise InvalidArgument naming ``name``.
+
+    Integral strings, powers written ``"10^100"`` or ``"10**100"``, and integral Fractions are
+    accepted, so a CLI argument and a Python argument behave the same.
+
+    >>> as_int("T", "10^3", low=1)
+    1000
+    """
+    if isinstance(value, str) and (power := _POWER.fullmatch(value.strip())):
+        value = int(power["base"]) ** int(power["exponent"])
+    number = value if isinstance(value, int) and not isinstance(value, bool) else as_fraction(name, value)
+    if isinstance(number, Fraction):
+        if number.denominator != 1:
+            raise InvalidArgument(f"{name} must be an integer; got {name}={value!r}.")
+        number = number.numerator
+    upper = "" if high is None else f", {name} <= {high}"
+    if number < low or (high is not None and number > high):
+        raise InvalidArgument(
+            f"{name} must be an integer with {name} >= {low}{upper}; got {name}={number}."
+        )
+    return int(number)
+
+
+def as_open_unit_interval(name: str, value: object) -> Fraction:
+    """Return ``value`` as a Fraction strictly between 0 and 1."""
+    number = as_fraction(name, value)
+    if not 0 < number < 1:
+        raise InvalidArgument(
+            f'{name} must be a rational in (0, 1); got {name}={number}. Pass it as "num/den", '
+            'e.g. "1/3".'
+        )
+    return number

@@ -1,0 +1,191 @@
+"""Spec of the Geometric Truncated Mechanism sampled by inverse transform (``samplers.gtm``).
+
+Amorim, Gaboardi, Rindisbacher, "Verified Differential Privacy for Finite Computers".
+
+Ideal PMF (§2, ``gtpmf``), for ``alpha`` in (0, 1), ``0 <= q <= n``, ``0 <= x <= n``::
+
+    gtpmf(q, 0) = alpha**q / (1+alpha),   gtpmf(q, n) = alpha**(n-q) / (1+alpha),
+    gtpmf(q, x) = (1-alpha)/(1+alpha) * alpha**|x-q|   otherwise.
+
+Its CDF has a closed form (sum the geometric series on each side of ``q``)::
+
+    CDF_q(x) = alpha**(q-x) / (1+alpha)            for 0 <= x < q
+    CDF_q(x) = 1 - alpha**(x+1-q) / (1+alpha)      for q <= x < n
+    CDF_q(n) = 1.
+
+Implementation PMF with a uniform of size ``T`` (§3 and §5; the sampler returns the first
+``x`` with ``j/T <= CDF_q(x)``, ``j`` uniform on ``1..T``, so exactly
+``floor(T*CDF_q(x))`` draws give an output ``<= x``)::
+
+    P_T(x | q) = (floor(T*CDF_q(x)) - floor(T*CDF_q(x-1))) / T,     CDF_q(-1) = 0.
+
+Both depend on ``x`` and ``q`` only through ``x - q`` away from the two ends, so the whole
+``(n+1) x (n+1)`` table costs ``O(n)`` big-integer divisions, never a loop over ``T``.
+
+Neighbours: ``|q - q'| <= 1``.  Claim: ``alpha <= P(x|q)/P(x|q') <= 1/alpha``.
+
+>>> spec = GtmSpec.create("1/3", 2, 10)
+>>> spec.pmf(0).as_dict()
+{0: Fraction(7, 10), 1: Fraction(1, 5), 2: Fraction(1, 10)}
+>>> spec.ideal_pmf(0).as_dict()
+{0: Fraction(3, 4), 1: Fraction(1, 6), 2: Fraction(1, 12)}
+>>> GtmSpec.create("1/3", 2, 36).pmf(0).as_dict() == spec.ideal_pmf(0).as_dict()  # Thm 7.1
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+
+import sympy
+
+from samplers import RandomSource, gtm
+from samplers._rational import RationalLike
+from specs._claims import PureDpClaim
+from specs._pmf import ExactPmf
+from specs._spec import MechanismSpec
+
+ALPHA = sympy.Symbol("alpha", positive=True)
+N, Q, X = sympy.symbols("n q x", integer=True)
+
+#: The paper's ``gtpmf`` (§2) as a SymPy expression in ``alpha, n, q, x``.
+IDEAL_PMF = sympy.Piecewise(
+    (0, sympy.Or(X < 0, X > N)),
+    (ALPHA**Q / (1 + ALPHA), sympy.Eq(X, 0)),
+    (ALPHA ** (N - Q) / (1 + ALPHA), sympy.Eq(X, N)),
+    ((1 - ALPHA) / (1 + ALPHA) * ALPHA ** sympy.Abs(X - Q), True),
+)
+
+#: The closed-form CDF of :data:`IDEAL_PMF` (derivation in the module docstring).
+IDEAL_CDF = sympy.Piecewise(
+    (0, X < 0),
+    (ALPHA ** (Q - X) / (1 + ALPHA), X < Q),
+    (1 - ALPHA ** (X + 1 - Q) / (1 + ALPHA), X < N),
+    (1, True),
+)
+
+#: The implementation's PMF with a uniform of size ``T`` (paper §3).
+T_SYMBOL = sympy.Symbol("T", integer=True, positive=True)
+FINITE_PMF = (
+    sympy.floor(T_SYMBOL * IDEAL_CDF) - sympy.floor(T_SYMBOL * IDEAL_CDF.subs(X, X - 1))
+) / T_SYMBOL
+
+
+@dataclass(frozen=True, slots=True)
+class _OffsetTables:
+    """Integer numerators indexed by the offset ``d = x - q`` (valid for ``0 <= x < n``).
+
+    ``floor_cdf[d + n]`` is ``floor(T * CDF_q(x))`` and ``ideal_cdf[d + n]`` is
+    ``CDF_q(x) * scale`` with ``scale = (1+alpha) * b**n`` for ``alpha = a/b``.
+    """
+
+    floor_cdf: tuple[int, ...]
+    ideal_cdf: tuple[int, ...]
+    scale: int
+
+
+@lru_cache(maxsize=64)
+def _offset_tables(alpha: Fraction, n: int, T: int) -> _OffsetTables:
+    a, b = alpha.numerator, alpha.denominator
+    scale = (a + b) * b**n  # CDF_q(x) * scale is an integer for every q, x
+    # tail[k] = alpha**k/(1+alpha) * scale = a**k * b**(n+1-k), k = 1..n
+    tail = [0] * (n + 1)
+    a_power, b_powers = 1, [b**e for e in range(n + 2)]
+    for k in range(1, n + 1):
+        a_power *= a
+        tail[k] = a_power * b_powers[n + 1 - k]
+    floor_cdf, ideal_cdf = [], []
+    for d in range(-n, n):  # CDF at offset d = x - q
+        if d < 0:
+            numerator = tail[-d]  # alpha**(q-x)/(1+alpha)
+        else:
+            numerator = scale - tail[d + 1]  # 1 - alpha**(x+1-q)/(1+alpha)
+        ideal_cdf.append(numerator)
+        floor_cdf.append(T * numerator // scale)
+    return _OffsetTables(tuple(floor_cdf), tuple(ideal_cdf), scale)
+
+
+def _row(cdf_by_offset: tuple[int, ...], total: int, n: int, q: int) -> tuple[int, ...]:
+    """Differences of an integer CDF row: ``cdf(x) - cdf(x-1)`` with ``cdf(-1) = 0``, ``cdf(n) = total``."""
+    cdf = cdf_by_offset[n - q : 2 * n - q]  # x = 0 .. n-1, i.e. d = -q .. n-1-q
+    return (cdf[0], *(cdf[i] - cdf[i - 1] for i in range(1, n)), total - cdf[n - 1])
+
+
+@dataclass(frozen=True, slots=True)
+class GtmSpec(MechanismSpec):
+    """GTM with ``alpha`` in (0, 1), ``n >= 1`` and a uniform of size ``T >= 1``."""
+
+    alpha: Fraction
+    n: int
+    T: int
+    name = "gtm"
+
+    @classmethod
+    def create(cls, alpha: RationalLike, n: object, T: object) -> GtmSpec:
+        """Validate the parameters exactly as the sampler does and build the spec."""
+        alpha_, n_, _, T_ = gtm.validate(alpha, n, 0, T)
+        return cls(alpha_, n_, T_)
+
+    def inputs(self) -> tuple[int, ...]:
+        return tuple(range(self.n + 1))
+
+    def outputs(self) -> tuple[int, ...]:
+        return _outputs(self.n)
+
+    def neighbours(self) -> tuple[tuple[int, int], ...]:
+        return tuple((q, q + 1) for q in range(self.n))
+
+    def pmf(self, q: int) -> ExactPmf:
+        tables = _offset_tables(self.alpha, self.n, self.T)
+        return ExactPmf(self.outputs(), _row(tables.floor_cdf, self.T, self.n, q), self.T)
+
+    def ideal_pmf(self, q: int) -> ExactPmf:
+        tables = _offset_tables(self.alpha, self.n, self.T)
+        return ExactPmf(self.outputs(), _row(tables.ideal_cdf, tables.scale, self.n, q), tables.scale)
+
+    def run(self, q: int, rng: RandomSource) -> int:
+        return gtm.sample(self.alpha, self.n, q, self.T, rng)
+
+    def claim(self) -> PureDpClaim:
+        return PureDpClaim(self.alpha)
+
+    def parameters(self) -> dict[str, str]:
+        return {"alpha": str(self.alpha), "n": str(self.n), "T": str(self.T)}
+
+    def uniform_draw_size(self) -> int:
+        return self.T
+
+    # --- the paper's bounds -------------------------------------------------------------
+
+    def support_bound(self) -> Fraction:
+        """``(1+alpha) / ((1-alpha) * alpha**n)``: with ``T`` at least this, every output in
+        ``[0, n]`` has positive probability for every ``q`` (paper §5).  Sufficient, not
+        necessary."""
+        return (1 + self.alpha) / ((1 - self.alpha) * self.alpha**self.n)
+
+    def theorem_6_2_alpha_prime(self) -> Fraction:
+        """Theorem 6.2's degraded ratio bound ``alpha' = (D - 1/T) / (D' + 1/T)`` with
+        ``D = (1-alpha)/(1+alpha) * alpha**n`` and ``D' = (1-alpha)/(1+alpha) * alpha**(n-1)``.
+
+        The implementation satisfies ``alpha' <= P_T(x|q)/P_T(x|q') <= 1/alpha'``; the bound
+        is vacuous (``<= 0``) when ``T < 1/D``.
+        """
+        base = (1 - self.alpha) / (1 + self.alpha)
+        D = base * self.alpha**self.n
+        D_prime = base * self.alpha ** (self.n - 1)
+        inverse_T = Fraction(1, self.T)
+        return (D - inverse_T) / (D_prime + inverse_T)
+
+    def is_theorem_7_1_instance(self) -> bool:
+        """True when ``alpha = 1/D`` for an integer ``D >= 2`` and ``T = (D+1) * D**n``
+        (Theorem 7.1: then ``T * CDF_q(x)`` is an integer and ``P_T`` equals ``gtpmf``).
+        The paper states ``D > 2``; the argument needs only ``D >= 2``."""
+        D = self.alpha.denominator
+        return self.alpha.numerator == 1 and self.T == (D + 1) * D**self.n
+
+
+@lru_cache(maxsize=64)
+def _outputs(n: int) -> tuple[int, ...]:
+    return tuple(range(n + 1))
