@@ -1,0 +1,44 @@
+"""The privacy verdict of one GTM instance: what ``dpverify privacy gtm`` prints.
+
+Combines the exact table (``specs.gtm``) with the paper's bounds (Amorim, Gaboardi,
+Rindisbacher: §5 support condition, Theorem 6.2's ``alpha'``, Theorem 7.1).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from specs import GtmSpec, PureDpClaim
+from verify._privacy import PrivacyLoss, check_pure_dp, tightest_alpha
+from verify._results import fraction_text, json_number
+
+
+def gtm_table(spec: GtmSpec) -> dict[int, Any]:
+    """The implementation's exact PMF for every input ``q``."""
+    return {q: spec.pmf(q) for q in spec.inputs()}
+
+
+def gtm_privacy(spec: GtmSpec, claim_alpha: Fraction | None = None) -> dict[str, Any]:
+    """The full privacy verdict as a JSON-ready dict (schema in the README)."""
+    table = gtm_table(spec)
+    loss: PrivacyLoss = tightest_alpha(table, spec.neighbours())
+    claim = PureDpClaim(spec.alpha if claim_alpha is None else claim_alpha)
+    every_output_possible = all(all(row.weights) for row in table.values())
+    return {
+        "mechanism": "gtm",
+        "parameters": spec.parameters(),
+        "alpha_exact": fraction_text(loss.alpha),
+        "epsilon": json_number(loss.epsilon),
+        "infinite_loss": loss.infinite,
+        "witness": None if loss.witness is None else loss.witness.to_json(),
+        "full_support": spec.T >= spec.support_bound(),
+        "support_bound": fraction_text(spec.support_bound()),
+        "every_output_possible": every_output_possible,
+        "thm62_alpha_prime": fraction_text(spec.theorem_6_2_alpha_prime()),
+        "thm62_holds": loss.alpha >= spec.theorem_6_2_alpha_prime(),
+        "thm71_instance": spec.is_theorem_7_1_instance(),
+        "claim_alpha": fraction_text(claim.alpha),
+        "claim_holds": loss.alpha >= claim.alpha,
+        "verdict": check_pure_dp(loss, claim).verdict.value,
+    }
