@@ -16,7 +16,7 @@ from samplers._errors import InvalidArgument
 
 RationalLike = int | Fraction | str
 
-_POWER = re.compile(r"(?P<base>\d+)\s*(\^|\*\*)\s*(?P<exponent>\d{1,6})")
+_TERM = re.compile(r"\d+(\^\d{1,6})?")
 
 
 def as_fraction(name: str, value: object) -> Fraction:
@@ -55,27 +55,43 @@ def as_fraction(name: str, value: object) -> Fraction:
     )
 
 
+def _integer_expression(text: str) -> int | None:
+    """Evaluate ``"11*10^40"``-style products of integers and powers; None if not of that form."""
+    terms = text.replace(" ", "").replace("**", "^").split("*")
+    if not all(_TERM.fullmatch(term) for term in terms):
+        return None
+    value = 1
+    for term in terms:
+        base, _, exponent = term.partition("^")
+        value *= int(base) ** int(exponent or 1)
+    return value
+
+
 def as_int(name: str, value: object, *, low: int, high: int | None = None) -> int:
     """Return ``value`` as an int in ``[low, high]``, or raise InvalidArgument naming ``name``.
 
-    Integral strings, powers written ``"10^100"`` or ``"10**100"``, and integral Fractions are
-    accepted, so a CLI argument and a Python argument behave the same.
+    Integral strings, products of powers such as ``"10^100"``, ``"10**100"`` or ``"11*10^40"``,
+    and integral Fractions are accepted, so a CLI argument and a Python argument behave the
+    same.
 
-    >>> as_int("T", "10^3", low=1)
-    1000
+    >>> as_int("T", "11*10^3", low=1)
+    11000
     """
-    if isinstance(value, str) and (power := _POWER.fullmatch(value.strip())):
-        value = int(power["base"]) ** int(power["exponent"])
-    number = value if isinstance(value, int) and not isinstance(value, bool) else as_fraction(name, value)
-    if isinstance(number, Fraction):
-        if number.denominator != 1:
-            raise InvalidArgument(f"{name} must be an integer; got {name}={value!r}.")
-        number = number.numerator
-    upper = "" if high is None else f", {name} <= {high}"
+    upper = "" if high is None else f" and {name} <= {high}"
+    allowed = f"an integer with {name} >= {low}{upper}"
+    if isinstance(value, str):
+        number = _integer_expression(value)
+        if number is None:
+            raise InvalidArgument(f'{name} must be {allowed}, such as "1000" or "10^100"; got {name}={value!r}.')
+    elif isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    else:
+        fraction = as_fraction(name, value)
+        if fraction.denominator != 1:
+            raise InvalidArgument(f"{name} must be {allowed}; got {name}={value!r}.")
+        number = fraction.numerator
     if number < low or (high is not None and number > high):
-        raise InvalidArgument(
-            f"{name} must be an integer with {name} >= {low}{upper}; got {name}={number}."
-        )
+        raise InvalidArgument(f"{name} must be {allowed}; got {name}={number}.")
     return int(number)
 
 

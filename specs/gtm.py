@@ -131,6 +131,10 @@ class GtmSpec(MechanismSpec):
     def inputs(self) -> tuple[int, ...]:
         return tuple(range(self.n + 1))
 
+    def check_input(self, q: object) -> int:
+        """``q`` as an int in ``[0, n]``, or InvalidArgument naming it."""
+        return gtm.validate(self.alpha, self.n, q, self.T)[2]
+
     def outputs(self) -> tuple[int, ...]:
         return _outputs(self.n)
 

@@ -20,7 +20,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from samplers import RandomSource, SamplerContractError
+from samplers import DpverifyError, RandomSource, SamplerContractError
 from samplers._random_source import _check_bernoulli, _check_randbelow
 
 Sampler = Callable[[RandomSource], Hashable]
@@ -43,6 +43,15 @@ class Enumeration:
     @property
     def exhausted(self) -> bool:
         return self.unexplored == 0
+
+
+class SamplerCrashed(DpverifyError):
+    """The sampler raised on some draws: a finding about the code, reported with the draws."""
+
+    def __init__(self, draws: list[int], error: BaseException) -> None:
+        super().__init__(f"the sampler raised {type(error).__name__}: {error} on draws {draws}")
+        self.draws = draws
+        self.error = error
 
 
 class _OverBudget(Exception):
@@ -120,6 +129,10 @@ def enumerate_outputs(
             output = sampler(source)
         except _OverBudget:
             output = _OverBudget
+        except DpverifyError:
+            raise
+        except Exception as error:
+            raise SamplerCrashed(source.taken, error) from error
         for num, den in source.weights:
             numerator *= num
             denominator *= den
@@ -163,7 +176,12 @@ def bisect_outputs(sampler: Sampler, T: int) -> Enumeration:
     def output_at(j: int) -> Hashable:
         nonlocal executions
         executions += 1
-        return sampler(_FixedDraw(T, j))
+        try:
+            return sampler(_FixedDraw(T, j))
+        except DpverifyError:
+            raise
+        except Exception as error:
+            raise SamplerCrashed([j], error) from error
 
     masses: dict[Hashable, Fraction] = {}
     start = 0

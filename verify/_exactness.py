@@ -7,7 +7,7 @@ from fractions import Fraction
 
 from samplers import SamplerContractError
 from specs import MechanismSpec
-from verify._enumerate import Enumeration, bisect_outputs, enumerate_outputs
+from verify._enumerate import Enumeration, SamplerCrashed, bisect_outputs, enumerate_outputs
 from verify._results import CheckResult, Verdict, fraction_text, json_value
 
 #: Up to this many draws a single-draw sampler is enumerated path by path; above, bisected.
@@ -50,6 +50,13 @@ def check_exactness(
     for q in spec.inputs() if inputs is None else inputs:
         try:
             found = code_distribution(spec, q, max_paths=max_paths)
+        except SamplerCrashed as crash:
+            return CheckResult(
+                "exactness",
+                Verdict.VIOLATED,
+                f"q={q}: {crash}",
+                evidence={"q": json_value(q), "draws": crash.draws, "error": repr(crash.error)},
+            )
         except SamplerContractError as error:
             return CheckResult("exactness", Verdict.INCONCLUSIVE, f"q={q}: {error}", reason=str(error))
         executions += found.executions

@@ -14,6 +14,7 @@ from fractions import Fraction
 
 from specs import ExactPmf, PureDpClaim
 from verify._results import CheckResult, RatioWitness, Verdict, epsilon_of, fraction_text
+from verify._text import short_rational
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,23 +102,15 @@ def check_pure_dp(loss: PrivacyLoss, claim: PureDpClaim) -> CheckResult:
         return CheckResult(
             "privacy",
             Verdict.PROVED,
-            f"alpha={_short(loss.alpha)} >= claimed {_short(claim.alpha)} (epsilon={loss.epsilon:.6g})",
+            f"alpha={short_rational(loss.alpha)} >= claimed {short_rational(claim.alpha)} (epsilon={loss.epsilon:.6g})",
             evidence=evidence,
         )
     w = loss.witness
     assert w is not None, "alpha < claim <= 1 needs a witness"
-    what = "infinite privacy loss" if loss.infinite else f"ratio {_short(loss.alpha)} < claimed {_short(claim.alpha)}"
+    what = "infinite privacy loss" if loss.infinite else f"ratio {short_rational(loss.alpha)} < claimed {short_rational(claim.alpha)}"
     return CheckResult(
         "privacy",
         Verdict.VIOLATED,
-        f"{what} at q={w.q}, q'={w.q_prime}, output={w.output}: P={_short(w.p)} vs P'={_short(w.p_prime)}",
+        f"{what} at q={w.q}, q'={w.q_prime}, output={w.output}: P={short_rational(w.p)} vs P'={short_rational(w.p_prime)}",
         evidence=evidence,
     )
-
-
-def _short(value: Fraction, digits: int = 40) -> str:
-    """A rational for humans: exact when short, otherwise a decimal with its digit count."""
-    text = fraction_text(value)
-    if len(text) <= digits:
-        return text
-    return f"{float(value):.12g} (exact: {len(text)} chars)"

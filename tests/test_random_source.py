@@ -1,0 +1,90 @@
+"""One conformance suite for every RandomSource: production, replayable and enumerating."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+
+import pytest
+
+from samplers import InvalidArgument, RandomSource, SeededRandomSource, SystemRandomSource
+from verify import enumerate_outputs
+
+SOURCES: dict[str, Callable[[], RandomSource]] = {
+    "system": SystemRandomSource,
+    "seeded": lambda: SeededRandomSource(20261123),
+}
+
+
+@pytest.fixture(params=sorted(SOURCES))
+def source(request: pytest.FixtureRequest) -> RandomSource:
+    return SOURCES[request.param]()
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 2**64 + 1, 10**100])
+def test_randbelow_stays_in_range(source: RandomSource, n: int) -> None:
+    assert all(0 <= source.randbelow(n) < n for _ in range(200))
+
+
+def test_randbelow_one_is_zero(source: RandomSource) -> None:
+    assert source.randbelow(1) == 0
+
+
+def test_certain_bernoulli_outcomes(source: RandomSource) -> None:
+    assert not any(source.bernoulli(0, 5) for _ in range(50))
+    assert all(source.bernoulli(5, 5) for _ in range(50))
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.0, True, "3"])
+def test_randbelow_refuses_bad_n(source: RandomSource, bad: object) -> None:
+    with pytest.raises(InvalidArgument, match="randbelow"):
+        source.randbelow(bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("num", "den"), [(-1, 2), (3, 2), (1, 0), (0.5, 1)])
+def test_bernoulli_refuses_bad_arguments(source: RandomSource, num: object, den: object) -> None:
+    with pytest.raises(InvalidArgument, match="bernoulli"):
+        source.bernoulli(num, den)  # type: ignore[arg-type]
+
+
+def test_seeded_source_replays() -> None:
+    first = [SeededRandomSource(7).randbelow(10**30) for _ in range(3)]
+    again = SeededRandomSource(7)
+    assert [again.randbelow(10**30) for _ in range(3)][0] == first[0]
+    assert SeededRandomSource(8).randbelow(10**30) != first[0]
+
+
+def test_seeded_source_refuses_bad_seed() -> None:
+    with pytest.raises(InvalidArgument, match="seed"):
+        SeededRandomSource(-1)
+
+
+# The enumerating source must honour the same contract, as exact distributions.
+
+
+def test_enumerated_randbelow_is_exactly_uniform() -> None:
+    found = enumerate_outputs(lambda rng: rng.randbelow(6))
+    assert found.masses == {k: Fraction(1, 6) for k in range(6)} and found.exhausted
+
+
+def test_enumerated_randbelow_one_is_a_single_path() -> None:
+    found = enumerate_outputs(lambda rng: rng.randbelow(1))
+    assert found.masses == {0: Fraction(1)} and found.paths == 1
+
+
+def test_enumerated_bernoulli_branches_two_ways_with_exact_weights() -> None:
+    found = enumerate_outputs(lambda rng: rng.bernoulli(2, 7))
+    assert found.masses == {True: Fraction(2, 7), False: Fraction(5, 7)}
+    assert found.paths == 2
+
+
+def test_enumerated_certain_bernoulli() -> None:
+    assert enumerate_outputs(lambda rng: rng.bernoulli(0, 3)).masses == {False: 1}
+    assert enumerate_outputs(lambda rng: rng.bernoulli(3, 3)).masses == {True: 1}
+
+
+def test_enumerating_source_refuses_bad_arguments() -> None:
+    with pytest.raises(InvalidArgument, match="randbelow"):
+        enumerate_outputs(lambda rng: rng.randbelow(0))
+    with pytest.raises(InvalidArgument, match="bernoulli"):
+        enumerate_outputs(lambda rng: rng.bernoulli(4, 3))

@@ -1,0 +1,7 @@
+"""``python -m verify`` is ``dpverify``."""
+
+import sys
+
+from verify.cli import main
+
+sys.exit(main())

@@ -1,0 +1,100 @@
+"""The built-in catalogue ``dpverify check`` verifies.
+
+Each entry pairs a spec instance with the privacy verdict it must reach.  An entry that is
+expected to be violated documents a known failure mode: the gate fails if the engine stops
+finding it, just as it fails if a private instance stops proving.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass
+
+from specs import GtmSpec, MechanismSpec, PureDpClaim
+from verify._results import Verdict
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogueEntry:
+    """A spec instance, the claim checked against it, and the verdict the gate expects."""
+
+    name: str
+    spec: MechanismSpec
+    expect: Verdict
+    why: str
+    claim_override: PureDpClaim | None = None
+    statistical_inputs: tuple[Hashable, ...] = ()
+
+    def claim(self) -> PureDpClaim:
+        return self.spec.claim() if self.claim_override is None else self.claim_override
+
+
+def _theorem_6_2_claim(spec: GtmSpec) -> PureDpClaim:
+    return PureDpClaim(spec.theorem_6_2_alpha_prime())
+
+
+def _gtm_entries() -> tuple[CatalogueEntry, ...]:
+    thm71_small = GtmSpec.create("1/3", 4, 4 * 3**4)
+    thm71_large = GtmSpec.create("1/10", 12, 11 * 10**12)
+    below_support = GtmSpec.create("1/2", 5, 10)
+    arbitrary = GtmSpec.create("1/3", 5, 1000)
+    huge_half = GtmSpec.create("1/2", 3, 10**100)
+    huge_general = GtmSpec.create("2/5", 6, 10**100)
+    return (
+        CatalogueEntry(
+            "gtm/thm7.1/D=3,n=4",
+            thm71_small,
+            Verdict.PROVED,
+            "Theorem 7.1: alpha = 1/D with T = (D+1)*D^n samples gtpmf exactly, so alpha-DP holds",
+            statistical_inputs=(0, 2),
+        ),
+        CatalogueEntry(
+            "gtm/thm7.1/D=10,n=12",
+            thm71_large,
+            Verdict.PROVED,
+            "Theorem 7.1 with T = 11*10^12, beyond enumeration: the code's PMF comes from bisection",
+            statistical_inputs=(6,),
+        ),
+        CatalogueEntry(
+            "gtm/below-support/T=10",
+            below_support,
+            Verdict.VIOLATED,
+            "T = 10 is below the support bound 96: some output is impossible for q and possible "
+            "for q', an infinite privacy loss",
+            statistical_inputs=(2,),
+        ),
+        CatalogueEntry(
+            "gtm/arbitrary-T/T=1000",
+            arbitrary,
+            Verdict.VIOLATED,
+            "an arbitrary T rounds the CDF, so the ratio drops below alpha (paper §6)",
+            statistical_inputs=(2,),
+        ),
+        CatalogueEntry(
+            "gtm/thm6.2/T=1000",
+            arbitrary,
+            Verdict.PROVED,
+            "the same instance keeps Theorem 6.2's degraded alpha'",
+            claim_override=_theorem_6_2_claim(arbitrary),
+        ),
+        CatalogueEntry(
+            "gtm/huge-T/alpha=1/2,T=10^100",
+            huge_half,
+            Verdict.VIOLATED,
+            "even T = 10^100 is not exact for alpha = 1/2 when 3*2^n does not divide T: epsilon "
+            "exceeds ln 2 by about 10^-100",
+            statistical_inputs=(1,),
+        ),
+        CatalogueEntry(
+            "gtm/thm6.2/alpha=2/5,T=10^100",
+            huge_general,
+            Verdict.PROVED,
+            "Theorem 6.2's alpha' holds for a general alpha with T = 10^100",
+            claim_override=_theorem_6_2_claim(huge_general),
+        ),
+    )
+
+
+def builtin_catalogue() -> tuple[CatalogueEntry, ...]:
+    """Every built-in entry, in the order the gate reports them."""
+    return _gtm_entries()

@@ -1,0 +1,213 @@
+"""``dpverify``: the command-line interface (a stable interface; see the README).
+
+Exit codes: 0 success (for ``check``, every entry met its expectation; for ``privacy``, the
+claim holds), 1 a failed gate or claim, 2 bad input (one line on stderr, no traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from samplers import DpverifyError, as_fraction, fresh_seed
+from specs import GtmSpec
+from verify._exactness import code_distribution
+from verify._gtm_privacy import gtm_privacy
+from verify._results import fraction_text
+from verify._text import short_rational
+
+if TYPE_CHECKING:
+    from verify._gate import EntryOutcome
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr and exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _gtm_arguments(parser: argparse.ArgumentParser, *, with_q: bool) -> None:
+    parser.add_argument("--alpha", required=True, help='privacy ratio in (0, 1), e.g. "1/3"')
+    parser.add_argument("--n", required=True, help="outputs are 0..n (n >= 1)")
+    parser.add_argument("--T", required=True, help='size of the uniform (>= 1); "10^100" works')
+    if with_q:
+        parser.add_argument("--q", required=True, help="the query answer, 0 <= q <= n")
+
+
+def _gtm_spec(args: argparse.Namespace) -> GtmSpec:
+    return GtmSpec.create(args.alpha, args.n, args.T)
+
+
+def _print_json(document: Any) -> None:
+    json.dump(document, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+
+
+# --- pmf ---------------------------------------------------------------------------------
+
+
+def _pmf(args: argparse.Namespace) -> int:
+    spec = _gtm_spec(args)
+    q = spec.check_input(args.q)
+    if args.from_code:
+        found = code_distribution(spec, q)
+        masses = {x: found.masses.get(x, Fraction(0)) for x in spec.outputs()}
+        source = f"sampler code ({found.method}, {found.executions} executions)"
+    else:
+        masses = spec.pmf(q).as_dict()
+        source = "spec closed form"
+    pmf = [fraction_text(masses[x]) for x in spec.outputs()]
+    if args.json:
+        _print_json({"mechanism": spec.name, "parameters": spec.parameters(), "q": q, "source": source, "pmf": pmf})
+        return 0
+    print(f"GTM {_describe(spec)}, q={q}: exact PMF from the {source}")
+    for x in spec.outputs():
+        print(f"  P({x}) = {short_rational(masses[x])}")
+    return 0
+
+
+# --- privacy -----------------------------------------------------------------------------
+
+
+def _privacy(args: argparse.Namespace) -> int:
+    spec = _gtm_spec(args)
+    claim = None if args.claim_alpha is None else as_fraction("claim-alpha", args.claim_alpha)
+    if claim is not None and not 0 < claim <= 1:
+        raise DpverifyError(f"claim-alpha must be a rational in (0, 1]; got claim-alpha={claim}.")
+    report = gtm_privacy(spec, claim)
+    if args.json:
+        _print_json(report)
+    else:
+        _print_privacy(spec, report)
+    return 0 if report["claim_holds"] else 1
+
+
+def _print_privacy(spec: GtmSpec, report: dict[str, Any]) -> None:
+    w = report["witness"]
+    print(f"GTM {_describe(spec)}")
+    print(f"  tightest alpha  {short_rational(Fraction(report['alpha_exact']))}  (epsilon = {report['epsilon']})")
+    if w:
+        print(f"  witness         q={w['q']}, q'={w['q_prime']}, output={w['output']}: "
+              f"P={short_rational(Fraction(w['p']))}, P'={short_rational(Fraction(w['p_prime']))}")
+    print(f"  support         T >= {short_rational(Fraction(report['support_bound']))}: "
+          f"{_yes(report['full_support'])}; every output possible: {_yes(report['every_output_possible'])}")
+    alpha_prime = Fraction(report["thm62_alpha_prime"])
+    vacuous = " (vacuous: T < 1/D)" if alpha_prime <= 0 else ""
+    print(f"  Theorem 6.2     alpha' = {short_rational(alpha_prime)}{vacuous}: "
+          f"{'holds' if report['thm62_holds'] else 'FAILS'}")
+    print(f"  Theorem 7.1     {'instance (exact)' if report['thm71_instance'] else 'not an instance'}")
+    print(f"  claim           alpha >= {short_rational(Fraction(report['claim_alpha']))}: "
+          f"{'holds' if report['claim_holds'] else 'VIOLATED'}")
+
+
+def _describe(spec: GtmSpec) -> str:
+    return ", ".join(f"{k}={short_rational(Fraction(v))}" for k, v in spec.parameters().items())
+
+
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "no"
+
+
+# --- check -------------------------------------------------------------------------------
+
+
+def _check(args: argparse.Namespace) -> int:
+    # Imported here so that pmf and privacy start without loading Z3.
+    from verify._catalogue import builtin_catalogue
+    from verify._gate import gate_json, run_gate
+
+    seed = fresh_seed() if args.seed is None else args.seed
+    entries = builtin_catalogue()
+    print(f"dpverify check: {len(entries)} catalogue entries, statistical seed {seed} "
+          f"(replay: dpverify check --seed {seed})")
+    outcomes = run_gate(entries, seed=seed, samples=args.samples, report=_print_outcome)
+    met = sum(o.met for o in outcomes)
+    print(f"{met} of {len(outcomes)} entries met their expectation: {'PASS' if met == len(outcomes) else 'FAIL'}")
+    if args.json:
+        document = gate_json(outcomes, seed=seed, samples=args.samples)
+        if args.json == "-":
+            _print_json(document)
+        else:
+            with open(args.json, "w", encoding="utf-8") as handle:
+                json.dump(document, handle, indent=2)
+                handle.write("\n")
+            print(f"JSON written to {args.json}")
+    return 0 if met == len(outcomes) else 1
+
+
+def _print_outcome(outcome: EntryOutcome) -> None:
+    mark = "ok  " if outcome.met else "FAIL"
+    entry = outcome.entry
+    print(f"{mark} {entry.name}: expect {entry.expect.value}, got {outcome.privacy_verdict.value}")
+    print(f"       {entry.why}")
+    for check in outcome.checks:
+        print(f"       {check.check:<12} {check.verdict.value:<12} {check.summary}")
+    for problem in outcome.problems:
+        print(f"       problem: {problem}")
+
+
+# --- entry point -------------------------------------------------------------------------
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0; got {text!r}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    value = _non_negative_int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1; got {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="dpverify", description="Exact verification of differential-privacy samplers.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    check = commands.add_parser("check", help="verify the built-in catalogue (the CI gate)")
+    check.add_argument("--json", metavar="PATH", help='also write the results as JSON to PATH ("-": stdout)')
+    check.add_argument("--seed", type=_non_negative_int, help="seed of the statistical checks (default: fresh)")
+    check.add_argument("--samples", type=_positive_int, default=20_000, help="draws per statistical check")
+    check.set_defaults(run=_check)
+
+    pmf = commands.add_parser("pmf", help="print the exact output PMF of one instance")
+    pmf_mechanisms = pmf.add_subparsers(dest="mechanism", required=True, parser_class=_Parser)
+    pmf_gtm = pmf_mechanisms.add_parser("gtm", help="Geometric Truncated Mechanism")
+    _gtm_arguments(pmf_gtm, with_q=True)
+    pmf_gtm.add_argument("--from-code", action="store_true", help="derive it from the sampler code, not the spec")
+    pmf_gtm.add_argument("--json", action="store_true", help="print JSON")
+    pmf_gtm.set_defaults(run=_pmf)
+
+    privacy = commands.add_parser("privacy", help="tightest privacy of one instance, with its witness")
+    privacy_mechanisms = privacy.add_subparsers(dest="mechanism", required=True, parser_class=_Parser)
+    privacy_gtm = privacy_mechanisms.add_parser("gtm", help="Geometric Truncated Mechanism")
+    _gtm_arguments(privacy_gtm, with_q=False)
+    privacy_gtm.add_argument("--claim-alpha", help="the alpha to check (default: --alpha)")
+    privacy_gtm.add_argument("--json", action="store_true", help="print JSON")
+    privacy_gtm.set_defaults(run=_privacy)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    command: Callable[[argparse.Namespace], int] = args.run
+    try:
+        return command(args)
+    except DpverifyError as error:
+        print(f"dpverify: error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
