@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from samplers import InvalidArgument, as_fraction
+
 
 @dataclass(frozen=True, slots=True)
 class PureDpClaim:
@@ -18,5 +20,7 @@ class PureDpClaim:
     alpha: Fraction
 
     def __post_init__(self) -> None:
-        if not 0 < self.alpha <= 1:
-            raise ValueError(f"claim alpha must be in (0, 1]; got {self.alpha}")
+        alpha = as_fraction("claim alpha", self.alpha)
+        if not 0 < alpha <= 1:
+            raise InvalidArgument(f'claim alpha must be a rational in (0, 1]; got claim alpha={alpha}.')
+        object.__setattr__(self, "alpha", alpha)

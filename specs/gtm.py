@@ -74,43 +74,42 @@ FINITE_PMF = (
 
 
 @dataclass(frozen=True, slots=True)
-class _OffsetTables:
-    """Integer numerators indexed by the offset ``d = x - q`` (valid for ``0 <= x < n``).
+class _OffsetCdf:
+    """An integer CDF ``C(d)`` indexed by the offset ``d = x - q`` (valid for ``0 <= x < n``),
+    with its steps ``C(d) - C(d-1)`` and the value ``total`` it reaches at ``x = n``.
 
-    ``floor_cdf[d + n]`` is ``floor(T * CDF_q(x))`` and ``ideal_cdf[d + n]`` is
-    ``CDF_q(x) * scale`` with ``scale = (1+alpha) * b**n`` for ``alpha = a/b``.
+    ``cdf[d + n]`` for ``d = -n .. n-1``; ``steps[i] = cdf[i] - cdf[i-1]`` (``steps[0]`` unused).
+    Every row of the table is a slice of these, so rows share their integers.
     """
 
-    floor_cdf: tuple[int, ...]
-    ideal_cdf: tuple[int, ...]
-    scale: int
+    cdf: tuple[int, ...]
+    steps: tuple[int, ...]
+    total: int
+
+    @classmethod
+    def of(cls, cdf: list[int], total: int) -> _OffsetCdf:
+        return cls(tuple(cdf), (0, *(cdf[i] - cdf[i - 1] for i in range(1, len(cdf)))), total)
+
+    def row(self, n: int, q: int) -> tuple[int, ...]:
+        """``C_q(x) - C_q(x-1)`` for ``x = 0..n``, with ``C_q(-1) = 0`` and ``C_q(n) = total``."""
+        return (self.cdf[n - q], *self.steps[n - q + 1 : 2 * n - q], self.total - self.cdf[2 * n - 1 - q])
 
 
 @lru_cache(maxsize=64)
-def _offset_tables(alpha: Fraction, n: int, T: int) -> _OffsetTables:
+def _offset_tables(alpha: Fraction, n: int, T: int) -> tuple[_OffsetCdf, _OffsetCdf]:
+    """``(floor(T * CDF), CDF * scale)`` by offset, with ``scale = (a+b) * b**n`` for
+    ``alpha = a/b``, which makes ``CDF * scale`` an integer for every ``q`` and ``x``."""
     a, b = alpha.numerator, alpha.denominator
-    scale = (a + b) * b**n  # CDF_q(x) * scale is an integer for every q, x
+    scale = (a + b) * b**n
     # tail[k] = alpha**k/(1+alpha) * scale = a**k * b**(n+1-k), k = 1..n
     tail = [0] * (n + 1)
     a_power, b_powers = 1, [b**e for e in range(n + 2)]
     for k in range(1, n + 1):
         a_power *= a
         tail[k] = a_power * b_powers[n + 1 - k]
-    floor_cdf, ideal_cdf = [], []
-    for d in range(-n, n):  # CDF at offset d = x - q
-        if d < 0:
-            numerator = tail[-d]  # alpha**(q-x)/(1+alpha)
-        else:
-            numerator = scale - tail[d + 1]  # 1 - alpha**(x+1-q)/(1+alpha)
-        ideal_cdf.append(numerator)
-        floor_cdf.append(T * numerator // scale)
-    return _OffsetTables(tuple(floor_cdf), tuple(ideal_cdf), scale)
-
-
-def _row(cdf_by_offset: tuple[int, ...], total: int, n: int, q: int) -> tuple[int, ...]:
-    """Differences of an integer CDF row: ``cdf(x) - cdf(x-1)`` with ``cdf(-1) = 0``, ``cdf(n) = total``."""
-    cdf = cdf_by_offset[n - q : 2 * n - q]  # x = 0 .. n-1, i.e. d = -q .. n-1-q
-    return (cdf[0], *(cdf[i] - cdf[i - 1] for i in range(1, n)), total - cdf[n - 1])
+    ideal = [tail[-d] if d < 0 else scale - tail[d + 1] for d in range(-n, n)]
+    floored = [T * numerator // scale for numerator in ideal]
+    return _OffsetCdf.of(floored, T), _OffsetCdf.of(ideal, scale)
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,12 +141,14 @@ class GtmSpec(MechanismSpec):
         return tuple((q, q + 1) for q in range(self.n))
 
     def pmf(self, q: int) -> ExactPmf:
-        tables = _offset_tables(self.alpha, self.n, self.T)
-        return ExactPmf(self.outputs(), _row(tables.floor_cdf, self.T, self.n, q), self.T)
+        """``P_T(. | q)`` over the common denominator ``T``."""
+        floored, _ = _offset_tables(self.alpha, self.n, self.T)
+        return ExactPmf(self.outputs(), floored.row(self.n, q), self.T)
 
     def ideal_pmf(self, q: int) -> ExactPmf:
-        tables = _offset_tables(self.alpha, self.n, self.T)
-        return ExactPmf(self.outputs(), _row(tables.ideal_cdf, tables.scale, self.n, q), tables.scale)
+        """``gtpmf(q, .)`` over the common denominator ``(1+alpha) * b**n``, ``alpha = a/b``."""
+        _, ideal = _offset_tables(self.alpha, self.n, self.T)
+        return ExactPmf(self.outputs(), ideal.row(self.n, q), ideal.total)
 
     def run(self, q: int, rng: RandomSource) -> int:
         return gtm.sample(self.alpha, self.n, q, self.T, rng)
@@ -174,7 +175,7 @@ class GtmSpec(MechanismSpec):
         ``D = (1-alpha)/(1+alpha) * alpha**n`` and ``D' = (1-alpha)/(1+alpha) * alpha**(n-1)``.
 
         The implementation satisfies ``alpha' <= P_T(x|q)/P_T(x|q') <= 1/alpha'``; the bound
-        is vacuous (``<= 0``) when ``T < 1/D``.
+        is vacuous (``<= 0``) when ``T <= 1/D``, and ``1/D`` is exactly :meth:`support_bound`.
         """
         base = (1 - self.alpha) / (1 + self.alpha)
         D = base * self.alpha**self.n

@@ -6,9 +6,9 @@ Rindisbacher: §5 support condition, Theorem 6.2's ``alpha'``, Theorem 7.1).
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any
 
+from samplers._rational import RationalLike
 from specs import GtmSpec, PureDpClaim
 from verify._privacy import PrivacyLoss, check_pure_dp, tightest_alpha
 from verify._results import fraction_text, json_number
@@ -19,8 +19,11 @@ def gtm_table(spec: GtmSpec) -> dict[int, Any]:
     return {q: spec.pmf(q) for q in spec.inputs()}
 
 
-def gtm_privacy(spec: GtmSpec, claim_alpha: Fraction | None = None) -> dict[str, Any]:
-    """The full privacy verdict as a JSON-ready dict (schema in the README)."""
+def gtm_privacy(spec: GtmSpec, claim_alpha: RationalLike | None = None) -> dict[str, Any]:
+    """The full privacy verdict as a JSON-ready dict (schema in the README).
+
+    ``claim_alpha`` defaults to the spec's alpha; floats are refused like everywhere else.
+    """
     table = gtm_table(spec)
     loss: PrivacyLoss = tightest_alpha(table, spec.neighbours())
     claim = PureDpClaim(spec.alpha if claim_alpha is None else claim_alpha)

@@ -40,6 +40,32 @@ def _aligned_weights(pmf: ExactPmf, outputs: tuple[Hashable, ...]) -> tuple[int,
     return tuple(lookup.get(o, 0) for o in outputs)
 
 
+Located = tuple[Hashable, Hashable, Hashable]  # (q, q', output)
+
+
+def distinct_weight_pairs(
+    table: Mapping[Hashable, ExactPmf], neighbours: Iterable[tuple[Hashable, Hashable]]
+) -> dict[tuple[int, int], dict[tuple[int, int], Located]]:
+    """``{(d, d'): {(w, w'): (q, q', output)}}``: each distinct pair of weights of neighbouring
+    rows, grouped by the rows' denominators, with the first place it occurs.
+
+    Pairs repeat heavily (a GTM row is a shift of its neighbour's), so this costs one hash per
+    table entry and leaves big-integer work for the distinct pairs only.
+    """
+    distinct: dict[tuple[int, int], dict[tuple[int, int], Located]] = {}
+    for q, q2 in neighbours:
+        first, second = table[q], table[q2]
+        outputs = first.outputs if first.outputs == second.outputs else tuple(
+            dict.fromkeys((*first.outputs, *second.outputs))
+        )
+        seen = distinct.setdefault((first.denominator, second.denominator), {})
+        pairs = zip(_aligned_weights(first, outputs), _aligned_weights(second, outputs))
+        for output, pair in zip(outputs, pairs):
+            if pair not in seen:
+                seen[pair] = (q, q2, output)
+    return distinct
+
+
 def _lower_ratio(w: int, d: int, w2: int, d2: int) -> tuple[int, int]:
     """``min(p/p', p'/p)`` as an unreduced ``(numerator, denominator)``; ``(0, 1)`` if one is 0."""
     if w == 0 or w2 == 0:
@@ -51,44 +77,22 @@ def _lower_ratio(w: int, d: int, w2: int, d2: int) -> tuple[int, int]:
 def tightest_alpha(
     table: Mapping[Hashable, ExactPmf], neighbours: Iterable[tuple[Hashable, Hashable]]
 ) -> PrivacyLoss:
-    """Exact tightest ``alpha`` over the neighbours, in both orders, and every output.
-
-    Cost: one hash per table entry, then big-integer work only on distinct weight pairs.
-    """
-    # Weight pairs repeat heavily across rows (a GTM row is a shift of its neighbour's), so
-    # collect the distinct pairs per pair of denominators before any big multiplication.
-    distinct: dict[tuple[int, int], dict[tuple[int, int], tuple]] = {}
-    for q, q2 in neighbours:
-        first, second = table[q], table[q2]
-        outputs = first.outputs if first.outputs == second.outputs else tuple(
-            dict.fromkeys((*first.outputs, *second.outputs))
-        )
-        seen = distinct.setdefault((first.denominator, second.denominator), {})
-        where = (q, q2, outputs)
-        for pair in zip(_aligned_weights(first, outputs), _aligned_weights(second, outputs)):
-            if pair not in seen:
-                seen[pair] = where
+    """Exact tightest ``alpha`` over the neighbours, in both orders, and every output."""
     best: tuple[int, int] | None = None
-    best_at: tuple[Hashable, Hashable, tuple[Hashable, ...], int, int] | None = None
-    for (d, d2), pairs in distinct.items():
-        for (w, w2), (q, q2, outputs) in pairs.items():
+    best_at: RatioWitness | None = None
+    for (d, d2), pairs in distinct_weight_pairs(table, neighbours).items():
+        for (w, w2), (q, q2, output) in pairs.items():
             if w == 0 and w2 == 0:
                 continue
             low = _lower_ratio(w, d, w2, d2)
             if best is None or low[0] * best[1] < best[0] * low[1]:
-                best, best_at = low, (q, q2, outputs, w, w2)
-    if best is None or best_at is None:
+                p, p2 = Fraction(w, d), Fraction(w2, d2)
+                # report the direction whose ratio p/p' is the small one
+                best_at = RatioWitness(q, q2, output, p, p2) if p <= p2 else RatioWitness(q2, q, output, p2, p)
+                best = low
+    if best is None:
         return PrivacyLoss(Fraction(1), None)
-    q, q2, outputs, w, w2 = best_at
-    index = next(
-        i
-        for i, pair in enumerate(zip(_aligned_weights(table[q], outputs), _aligned_weights(table[q2], outputs)))
-        if pair == (w, w2)
-    )
-    p, p2 = Fraction(w, table[q].denominator), Fraction(w2, table[q2].denominator)
-    if p > p2:  # report the direction whose ratio p/p' is the small one
-        q, q2, p, p2 = q2, q, p2, p
-    return PrivacyLoss(Fraction(best[0], best[1]), RatioWitness(q, q2, outputs[index], p, p2))
+    return PrivacyLoss(Fraction(*best), best_at)
 
 
 def check_pure_dp(loss: PrivacyLoss, claim: PureDpClaim) -> CheckResult:
@@ -102,12 +106,18 @@ def check_pure_dp(loss: PrivacyLoss, claim: PureDpClaim) -> CheckResult:
         return CheckResult(
             "privacy",
             Verdict.PROVED,
-            f"alpha={short_rational(loss.alpha)} >= claimed {short_rational(claim.alpha)} (epsilon={loss.epsilon:.6g})",
+            f"alpha={short_rational(loss.alpha)} >= claimed {short_rational(claim.alpha)} "
+            f"(margin {short_rational(loss.alpha - claim.alpha)}, epsilon={loss.epsilon:.6g})",
             evidence=evidence,
         )
     w = loss.witness
     assert w is not None, "alpha < claim <= 1 needs a witness"
-    what = "infinite privacy loss" if loss.infinite else f"ratio {short_rational(loss.alpha)} < claimed {short_rational(claim.alpha)}"
+    what = (
+        "infinite privacy loss"
+        if loss.infinite
+        else f"ratio {short_rational(loss.alpha)} < claimed {short_rational(claim.alpha)} "
+        f"(short by {short_rational(claim.alpha - loss.alpha)})"
+    )
     return CheckResult(
         "privacy",
         Verdict.VIOLATED,

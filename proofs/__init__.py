@@ -1,0 +1,3 @@
+"""Parametric proofs and their certificates (see proofs/README.md)."""
+
+__all__: list[str] = []

@@ -1,0 +1,124 @@
+"""The command-line interface: outputs, JSON schemas, exit codes and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from specs import GtmSpec
+from verify.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        code = main(list(argv))
+    except SystemExit as exit_:  # argparse exits for usage errors
+        code = int(exit_.code or 0)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_pmf_json_is_a_list_of_exact_strings(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "pmf", "gtm", "--alpha", "1/3", "--n", "5", "--T", "1000", "--q", "2", "--json")
+    assert code == 0
+    assert json.loads(out)["pmf"] == ["83/1000", "167/1000", "1/2", "83/500", "7/125", "7/250"]
+
+
+def test_pmf_from_code_agrees_with_the_spec_at_T_10_100(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["pmf", "gtm", "--alpha", "2/9", "--n", "4", "--T", "10^100", "--q", "1", "--json"]
+    _, from_spec, _ = run_cli(capsys, *args)
+    _, from_code, _ = run_cli(capsys, *args, "--from-code")
+    assert json.loads(from_spec)["pmf"] == json.loads(from_code)["pmf"]
+    assert sum(map(Fraction, json.loads(from_code)["pmf"])) == 1
+    assert "bisection" in json.loads(from_code)["source"]
+
+
+def test_privacy_json_fields(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "privacy", "gtm", "--alpha", "1/3", "--n", "5", "--T", "1000", "--json")
+    report = json.loads(out)
+    assert code == 1  # the default claim alpha = 1/3 fails at T = 1000
+    assert report["alpha_exact"] == "9/28" and report["claim_holds"] is False
+    assert report["witness"] == {"q": 0, "q_prime": 1, "output": 3, "p": "9/500", "p_prime": "7/125", "ratio": "9/28"}
+    assert report["full_support"] is True and report["thm62_alpha_prime"] == "257/1743"
+    assert abs(report["epsilon"] - 1.1349799328389842) < 1e-12
+
+
+def test_privacy_claim_alpha_decides_the_exit_code(capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["privacy", "gtm", "--alpha", "1/3", "--n", "5", "--T", "1000", "--json"]
+    code, out, _ = run_cli(capsys, *base, "--claim-alpha", "9/28")
+    assert code == 0 and json.loads(out)["claim_holds"] is True
+
+
+def test_privacy_of_a_theorem_7_1_instance_with_huge_T(capsys: pytest.CaptureFixture[str]) -> None:
+    D, n = 7, 60
+    code, out, _ = run_cli(capsys, "privacy", "gtm", "--alpha", f"1/{D}", "--n", str(n), "--T", f"{D + 1}*{D}^{n}", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["alpha_exact"] == "1/7" and report["thm71_instance"]
+
+
+def test_unbounded_loss_is_spelled_out(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run_cli(capsys, "privacy", "gtm", "--alpha", "1/2", "--n", "5", "--T", "10", "--json", "--claim-alpha", "1/1000")
+    report = json.loads(out)
+    assert report["alpha_exact"] == "0" and report["epsilon"] == "Infinity" and report["full_support"] is False
+
+
+@pytest.mark.parametrize(
+    ("argv", "names"),
+    [
+        (["privacy", "gtm", "--alpha", "1.5", "--n", "5", "--T", "10"], "alpha"),
+        (["privacy", "gtm", "--alpha", "1/2", "--n", "0", "--T", "10"], "n"),
+        (["privacy", "gtm", "--alpha", "1/2", "--n", "5", "--T", "0"], "T"),
+        (["privacy", "gtm", "--alpha", "1/2", "--n", "5", "--T", "ten"], "T"),
+        (["privacy", "gtm", "--alpha", "1/2", "--n", "5", "--T", "10", "--claim-alpha", "2"], "claim-alpha"),
+        (["pmf", "gtm", "--alpha", "1/2", "--n", "5", "--T", "10", "--q", "6"], "q"),
+        (["privacy", "gtm", "--alpha", "1/2", "--n", "5"], "--T"),
+        (["privacy", "laplace"], "laplace"),
+        (["check", "--samples", "0"], "--samples"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str], names: str) -> None:
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and names in err and "Traceback" not in err
+
+
+def test_bad_input_in_a_real_process_prints_no_traceback() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "verify", "pmf", "gtm", "--alpha", "0.5", "--n", "3", "--T", "1/2", "--q", "0"],
+        capture_output=True, text=True, cwd=ROOT, check=False,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip() == (
+        "dpverify: error: T must be an integer with T >= 1, such as \"1000\" or \"10^100\"; got T='1/2'."
+    )
+
+
+def test_check_runs_the_catalogue_and_writes_json(tmp_path: Path) -> None:
+    target = tmp_path / "check.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "verify", "check", "--seed", "12345", "--samples", "5000", "--json", str(target)],
+        capture_output=True, text=True, cwd=ROOT, check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "seed 12345" in done.stdout
+    document = json.loads(target.read_text())
+    assert document["schema"] == "dpverify.check/1" and document["passed"] is True
+    outcomes = {entry["name"]: entry for entry in document["entries"]}
+    assert outcomes["gtm/below-support/T=10"]["outcome"] == "violated"
+    assert outcomes["gtm/thm7.1/D=3,n=4"]["outcome"] == "proved"
+    violated = [e for e in document["entries"] if e["expect"] == "violated"]
+    for entry in violated:  # each expected failure carries its counterexample
+        privacy = next(c for c in entry["checks"] if c["check"] == "privacy")
+        witness = privacy["evidence"]["witness"]
+        assert Fraction(witness["p"]) < Fraction(entry["claim_alpha"]) * Fraction(witness["p_prime"])
+
+
+def test_parameters_in_specs_match_the_cli() -> None:
+    assert GtmSpec.create("1/3", "5", "10^3").parameters() == {"alpha": "1/3", "n": "5", "T": "1000"}
