@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from samplers import DpverifyError, as_fraction, fresh_seed
 from specs import GtmSpec
 from verify._exactness import code_distribution
-from verify._gtm_privacy import gtm_privacy
+from verify._gtm_privacy import gtm_privacy, gtm_table
 from verify._results import fraction_text
 from verify._text import short_rational
 
@@ -80,6 +80,18 @@ def _privacy(args: argparse.Namespace) -> int:
     if claim is not None and not 0 < claim <= 1:
         raise DpverifyError(f"claim-alpha must be a rational in (0, 1]; got claim-alpha={claim}.")
     report = gtm_privacy(spec, claim)
+    if args.z3 or args.smtlib:
+        # Imported here so that the exact answer never waits for Z3 to load.
+        from specs import PureDpClaim
+        from verify._smt import check_ratio_bound_z3, smtlib_obligation
+
+        table = gtm_table(spec)
+        stated = PureDpClaim(Fraction(report["claim_alpha"]))
+        if args.z3:
+            report["z3"] = check_ratio_bound_z3(table, spec.neighbours(), stated).to_json()
+        if args.smtlib:
+            with open(args.smtlib, "w", encoding="utf-8") as handle:
+                handle.write(smtlib_obligation(table, spec.neighbours(), stated))
     if args.json:
         _print_json(report)
     else:
@@ -103,6 +115,8 @@ def _print_privacy(spec: GtmSpec, report: dict[str, Any]) -> None:
     print(f"  Theorem 7.1     {'instance (exact)' if report['thm71_instance'] else 'not an instance'}")
     print(f"  claim           alpha >= {short_rational(Fraction(report['claim_alpha']))}: "
           f"{'holds' if report['claim_holds'] else 'VIOLATED'}")
+    if "z3" in report:
+        print(f"  Z3              {report['z3']['verdict']}: {report['z3']['summary']}")
 
 
 def _describe(spec: GtmSpec) -> str:
@@ -195,6 +209,8 @@ def build_parser() -> argparse.ArgumentParser:
     _gtm_arguments(privacy_gtm, with_q=False)
     privacy_gtm.add_argument("--claim-alpha", help="the alpha to check (default: --alpha)")
     privacy_gtm.add_argument("--json", action="store_true", help="print JSON")
+    privacy_gtm.add_argument("--z3", action="store_true", help="also check the claim with Z3 over the exact table")
+    privacy_gtm.add_argument("--smtlib", metavar="PATH", help="write the claim's obligation as SMT-LIB 2 to PATH")
     privacy_gtm.set_defaults(run=_privacy)
     return parser
 
