@@ -11,9 +11,9 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
-from samplers import DpverifyError, as_fraction, fresh_seed
+from samplers import DpverifyError, as_fraction, as_int, fresh_seed
 from specs import GtmSpec
 from verify._exactness import code_distribution
 from verify._gtm_privacy import gtm_privacy, gtm_table
@@ -39,7 +39,13 @@ def _gtm_arguments(parser: argparse.ArgumentParser, *, with_q: bool) -> None:
         parser.add_argument("--q", required=True, help="the query answer, 0 <= q <= n")
 
 
+#: The exact table has (n+1)^2 big-integer entries; past this n a query would run for minutes
+#: and gigabytes, so it is refused up front instead.
+MAX_N = 5000
+
+
 def _gtm_spec(args: argparse.Namespace) -> GtmSpec:
+    as_int("n", args.n, low=1, high=MAX_N)
     return GtmSpec.create(args.alpha, args.n, args.T)
 
 
@@ -137,11 +143,14 @@ def _check(args: argparse.Namespace) -> int:
 
     seed = fresh_seed() if args.seed is None else args.seed
     entries = builtin_catalogue()
+    # With --json - the JSON owns stdout, so the human report moves to stderr.
+    human = sys.stderr if args.json == "-" else sys.stdout
     print(f"dpverify check: {len(entries)} catalogue entries, statistical seed {seed} "
-          f"(replay: dpverify check --seed {seed})")
-    outcomes = run_gate(entries, seed=seed, samples=args.samples, report=_print_outcome)
+          f"(replay: dpverify check --seed {seed})", file=human)
+    outcomes = run_gate(entries, seed=seed, samples=args.samples, report=lambda o: _print_outcome(o, human))
     met = sum(o.met for o in outcomes)
-    print(f"{met} of {len(outcomes)} entries met their expectation: {'PASS' if met == len(outcomes) else 'FAIL'}")
+    print(f"{met} of {len(outcomes)} entries met their expectation: {'PASS' if met == len(outcomes) else 'FAIL'}",
+          file=human)
     if args.json:
         document = gate_json(outcomes, seed=seed, samples=args.samples)
         if args.json == "-":
@@ -150,19 +159,19 @@ def _check(args: argparse.Namespace) -> int:
             with open(args.json, "w", encoding="utf-8") as handle:
                 json.dump(document, handle, indent=2)
                 handle.write("\n")
-            print(f"JSON written to {args.json}")
+            print(f"JSON written to {args.json}", file=human)
     return 0 if met == len(outcomes) else 1
 
 
-def _print_outcome(outcome: EntryOutcome) -> None:
+def _print_outcome(outcome: EntryOutcome, out: TextIO) -> None:
     mark = "ok  " if outcome.met else "FAIL"
     entry = outcome.entry
-    print(f"{mark} {entry.name}: expect {entry.expect.value}, got {outcome.privacy_verdict.value}")
-    print(f"       {entry.why}")
+    print(f"{mark} {entry.name}: expect {entry.expect.value}, got {outcome.privacy_verdict.value}", file=out)
+    print(f"       {entry.why}", file=out)
     for check in outcome.checks:
-        print(f"       {check.check:<12} {check.verdict.value:<12} {check.summary}")
+        print(f"       {check.check:<12} {check.verdict.value:<12} {check.summary}", file=out)
     for problem in outcome.problems:
-        print(f"       problem: {problem}")
+        print(f"       problem: {problem}", file=out)
 
 
 # --- entry point -------------------------------------------------------------------------
