@@ -17,8 +17,11 @@ Edge cases every implementation honours (checked by one conformance test for all
 from __future__ import annotations
 
 import hashlib
+import os
 import secrets
+import sys
 from abc import ABC, abstractmethod
+from array import array
 
 from samplers._errors import InvalidArgument
 
@@ -57,11 +60,113 @@ class RandomSource(ABC):
         return self.randbelow(den) < num
 
 
+# The production source's pool of unused CSPRNG output: uniform 64-bit words from os.urandom
+# (the OS CSPRNG that `secrets` uses too), fetched 4 KiB at a time, each handed out at most
+# once.  One syscall per 512 words instead of one per draw is what makes the samplers fast.
+# - Threads: ``array.pop`` is a single C call under the GIL, so two threads never receive the
+#   same word.  Where the GIL is disabled (free-threaded builds) there is no pool: every word
+#   is read from os.urandom directly.
+# - fork(): a child must never reuse the words its parent still holds, so the child empties the
+#   pool (os.register_at_fork) before it runs any Python code.
+_WORDS_PER_REFILL = 512
+_POOLED = getattr(sys, "_is_gil_enabled", lambda: True)()
+
+
+class _UnpooledWords:
+    """Stands in for the pool where the GIL is disabled: each word straight from os.urandom."""
+
+    def pop(self) -> int:
+        return int.from_bytes(os.urandom(8), "little")
+
+
+_WORDS: array | _UnpooledWords = array("Q") if _POOLED else _UnpooledWords()
+if _POOLED and _WORDS.itemsize != 8:  # pragma: no cover - 'Q' is 8 bytes on every CPython platform
+    raise ImportError("SystemRandomSource needs array('Q') items of 8 bytes")
+_pop = _WORDS.pop
+
+
+def _refill_and_pop() -> int:
+    """A fresh word once the pool is empty (another thread may empty it again meanwhile)."""
+    while True:
+        _WORDS.frombytes(os.urandom(8 * _WORDS_PER_REFILL))
+        try:
+            return _pop()
+        except IndexError:  # pragma: no cover - another thread took all 512 words first
+            continue
+
+
+def _forget_pool_after_fork() -> None:
+    del _WORDS[:]
+
+
+if _POOLED and hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool_after_fork)
+
+
 class SystemRandomSource(RandomSource):
-    """The production source: the operating system's CSPRNG through :mod:`secrets`."""
+    """The production source: the operating system's CSPRNG (os.urandom, as :mod:`secrets`).
+
+    Uniform 64-bit words come from a process-wide pool of os.urandom output (see ``_WORDS``),
+    each used at most once, and are turned into draws exactly:
+
+    - ``randbelow(n)``: the top ``k = (n-1).bit_length()`` bits of ``ceil(k/64)`` words, i.e. a
+      uniform ``k``-bit integer, rejected and redrawn while ``>= n`` (fewer than 2 tries on
+      average), so the result is exactly uniform on ``{0..n-1}`` for every ``n``.
+      ``randbelow(1)`` is 0 and needs no bits.
+    - ``bernoulli(num, den)``: one two-way coin, True iff a uniform real ``U`` in [0, 1) is
+      below ``p = num/den``.  ``U``'s binary expansion is compared with ``p``'s 64 bits at a
+      time: word ``x`` against ``c = floor(p * 2^64)``; ``x < c`` means ``U < p``, ``x > c``
+      means ``U > p``, and on ``x == c`` the comparison continues with ``p * 2^64 - c`` (if
+      that is 0, ``U >= p``).  So ``P[True] = p`` exactly, with one word per coin except with
+      probability ``2^-64``, however large ``den`` is.  ``p = 0`` and ``p = 1`` need no bits.
+    """
 
     def randbelow(self, n: int) -> int:
-        return secrets.randbelow(_check_randbelow(n))
+        if type(n) is not int or n < 1:
+            n = int(_check_randbelow(n))
+        if n == 1:
+            return 0
+        k = (n - 1).bit_length()
+        if k <= 64:
+            shift = 64 - k
+            while True:
+                try:
+                    x = _pop() >> shift
+                except IndexError:
+                    x = _refill_and_pop() >> shift
+                if x < n:
+                    return x
+        words = (k + 63) >> 6
+        shift = 64 * words - k
+        while True:
+            x = 0
+            for _ in range(words):
+                try:
+                    x = (x << 64) | _pop()
+                except IndexError:
+                    x = (x << 64) | _refill_and_pop()
+            x >>= shift
+            if x < n:
+                return x
+
+    def bernoulli(self, num: int, den: int) -> bool:
+        if type(num) is not int or type(den) is not int or not 0 <= num <= den or den == 0:
+            num, den = _check_bernoulli(num, den)  # raises unless an int subclass in range
+            num, den = int(num), int(den)
+        if num == 0:
+            return False
+        if num == den:
+            return True
+        while True:  # compare U with p = num/den, 64 bits at a time
+            try:
+                x = _pop()
+            except IndexError:
+                x = _refill_and_pop()
+            c, num = divmod(num << 64, den)
+            if x != c:
+                return x < c
+            if num == 0:
+                return False
 
 
 class SeededRandomSource(RandomSource):

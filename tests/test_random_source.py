@@ -88,3 +88,40 @@ def test_enumerating_source_refuses_bad_arguments() -> None:
         enumerate_outputs(lambda rng: rng.randbelow(0))
     with pytest.raises(InvalidArgument, match="bernoulli"):
         enumerate_outputs(lambda rng: rng.bernoulli(4, 3))
+
+
+# The production source turns 64-bit words into draws; pin its boundary cases with fixed words.
+
+
+@pytest.fixture
+def words(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Words the system source will pop, last first (as ``list.pop`` does)."""
+    import samplers._random_source as module
+
+    queue: list[int] = []
+    monkeypatch.setattr(module, "_pop", queue.pop)
+    return queue
+
+
+def test_system_bernoulli_half_splits_exactly_at_the_cut(words: list[int]) -> None:
+    source = SystemRandomSource()
+    words[:] = [2**63 - 1]
+    assert source.bernoulli(1, 2) is True  # U < 1/2
+    words[:] = [2**63]
+    assert source.bernoulli(1, 2) is False  # U >= 1/2, and 1/2 has no bits left
+
+
+def test_system_bernoulli_ties_continue_to_the_next_word(words: list[int]) -> None:
+    source = SystemRandomSource()
+    cut = 2**64 // 3  # 1/3 = 0.0101... in binary: every word of its expansion is this cut
+    words[:] = [cut - 1, cut]  # tie on the first word, then below
+    assert source.bernoulli(1, 3) is True and words == []
+    words[:] = [cut + 1, cut]  # tie, then above
+    assert source.bernoulli(1, 3) is False and words == []
+
+
+def test_system_randbelow_rejects_values_at_or_above_n(words: list[int]) -> None:
+    source = SystemRandomSource()
+    # n = 5 uses the top 3 bits of a word: 7 and 5 are rejected, 4 is kept.
+    words[:] = [4 << 61, 5 << 61, 7 << 61]
+    assert source.randbelow(5) == 4 and words == []

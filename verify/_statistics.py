@@ -14,12 +14,15 @@ from collections import Counter
 from collections.abc import Hashable
 from fractions import Fraction
 
+import mpmath
+
 from samplers import InvalidArgument, SeededRandomSource, as_int, as_open_unit_interval, fresh_seed
 from samplers._rational import RationalLike
 from specs import MechanismSpec
+from specs._noise import NoiseSpec
 from verify._results import CheckResult, Verdict, fraction_text, json_value
 
-__all__ = ["check_empirical", "dkw_threshold"]
+__all__ = ["check_empirical", "check_empirical_ideal", "dkw_threshold"]
 
 #: Terms of the artanh series in :func:`_ln_upper`; each bound is within ``3**-(2*terms)``
 #: of the true logarithm of a number in ``[1, 2]``.
@@ -250,4 +253,94 @@ def _replay(spec: MechanismSpec, q: Hashable, samples: int, seed: int, beta: Fra
         f"from {cls.__module__} import {cls.__qualname__}; from {home} import check_empirical; "
         f"check_empirical({build}, {q!r}, samples={samples}, seed={seed}, "
         f"false_positive_rate={fraction_text(beta)!r})"
+    )
+
+
+def _mpf_fraction(value: mpmath.mpf) -> Fraction:
+    """The exact rational value of a finite mpf (``man * 2**exp``)."""
+    sign, man, exp, _ = value._mpf_
+    magnitude = Fraction(man) * (Fraction(2) ** exp)
+    return -magnitude if sign else magnitude
+
+
+def check_empirical_ideal(
+    spec: NoiseSpec,
+    *,
+    samples: int = 20_000,
+    seed: int | None = None,
+    false_positive_rate: RationalLike = "1/1000000000",
+    dps: int = 30,
+) -> CheckResult:
+    """DKW test of the real noise sampler against its *ideal* (irrational) PMF.
+
+    The same test as :func:`check_empirical`, with the exact CDF replaced by a rigorous
+    enclosure.  Over the spec's ordered outputs ``o_1 < ... < o_m``
+    (``spec.outputs_for_check()``) with enclosures ``low_i <= P(o_i) <= high_i``::
+
+        sum_{i<=k} low_i  <=  F(o_k)  <=  sum_{i<=k} high_i + (1 - sum_i low_i)
+
+    (the last term bounds the mass left of ``o_1``).  The check rejects when the empirical
+    ``F_N(o_k)`` lies more than ``t`` outside that enclosure at some ``k``.  A correct sampler
+    has ``|F_N - F| <= t`` everywhere with probability ``>= 1 - beta`` (DKW–Massart, for every
+    N), and then ``F_N(o_k)`` is within ``t`` of the enclosure: the false-positive rate is at
+    most ``beta``.  Power: a sampler whose CDF differs at some ``o_k`` from every value in the
+    enclosure by more than ``2t`` is rejected with probability ``>= 1 - beta``; the evidence
+    states ``2t`` and the widest enclosure, which adds to the detectable distance.
+    All comparisons are exact: enclosures are converted from mpf to Fractions exactly.
+    """
+    if not isinstance(spec, NoiseSpec):
+        raise InvalidArgument(f"spec must be a NoiseSpec (e.g. a discrete Laplace spec); got spec={spec!r}.")
+    N = as_int("samples", samples, low=1)
+    beta = as_open_unit_interval("false_positive_rate", false_positive_rate)
+    seed_ = fresh_seed() if seed is None else as_int("seed", seed, low=0)
+    outputs = sorted(spec.outputs_for_check())
+    enclosures = [spec.ideal_probability(o, dps) for o in outputs]
+    lows = [_mpf_fraction(mpmath.mpf(low)) for low, _ in enclosures]
+    highs = [_mpf_fraction(mpmath.mpf(high)) for _, high in enclosures]
+    outside = max(Fraction(0), 1 - sum(lows))
+
+    rng = SeededRandomSource(seed_)
+    counts = Counter(spec.run(rng) for _ in range(N))
+    t_squared, t = dkw_threshold(N, beta)
+    evidence: dict[str, object] = {
+        "parameters": spec.parameters(),
+        "seed": seed_,
+        "samples": N,
+        "false_positive_rate": fraction_text(beta),
+        "threshold": t,
+        "detectable_distance": 2 * t,
+        "outputs": [json_value(outputs[0]), json_value(outputs[-1])],
+        "mass_outside_outputs_at_most": float(outside),
+    }
+    below = sum(c for o, c in counts.items() if o < outputs[0])
+    count_le, low_le, high_le = below, Fraction(0), outside
+    worst, worst_at = Fraction(-1), outputs[0]
+    for output, low, high in zip(outputs, lows, highs):
+        count_le += counts.get(output, 0)
+        low_le += low
+        high_le += high
+        empirical = Fraction(count_le, N)
+        gap = max(low_le - empirical, empirical - min(high_le, Fraction(1)), Fraction(0))
+        if gap > worst:
+            worst, worst_at = gap, output
+    evidence |= {"output": json_value(worst_at), "distance_outside_enclosure": float(worst)}
+    where = f"seed={seed_}"
+    stated = f"DKW, N={N}, t={t:.4g}, beta={fraction_text(beta)}"
+    if worst * worst > t_squared:
+        return CheckResult(
+            "statistical",
+            Verdict.VIOLATED,
+            f"the sampler departs from the ideal PMF at output={worst_at!r}: its empirical CDF is "
+            f"{float(worst):.4g} outside the ideal CDF's enclosure, more than t ({stated}); {where}",
+            evidence=evidence,
+        )
+    if 4 * t_squared >= 1:
+        reason = f"the detectable distance 2t={2 * t:.4g} is >= 1 at N={N}; draw more samples"
+        return CheckResult("statistical", Verdict.INCONCLUSIVE, f"{reason}; {where}", reason=reason, evidence=evidence)
+    return CheckResult(
+        "statistical",
+        Verdict.PROVED,
+        f"consistent with the ideal PMF ({stated}; any CDF distance > {2 * t:.4g} detected with "
+        f"probability >= 1 - beta); {where}",
+        evidence=evidence,
     )
