@@ -5,22 +5,44 @@ model"):
 
 - :func:`enumerate_outputs` walks the tree of the sampler's choice sequences depth first,
   re-executing the sampler once per path.  Each path is weighted by the exact product of its
-  choice probabilities and ends ``valid`` (it returned an output) or ``over budget`` (it asked
-  for more than ``max_depth`` draws).  Over-budget mass, and the mass of paths never visited
-  because ``max_paths`` ran out, is reported as an exact remainder, never dropped.
-  ``bernoulli(num, den)`` branches two ways, not ``den`` ways.
+  choice probabilities and ends ``valid`` (it returned an output) or cut: ``over budget`` (it
+  asked for more than ``max_depth`` draws) or ``pruned`` (its prefix probability fell below
+  ``min_mass``).  The mass of cut subtrees, and of paths never visited because ``max_paths``
+  ran out, is reported as an exact remainder, never dropped.  ``bernoulli(num, den)``
+  branches two ways, not ``den`` ways.
 - :func:`bisect_outputs` handles inverse-transform samplers that draw once, ``randbelow(T)``,
   with output non-decreasing in the draw.  Bisection finds each output's range of draws in
   ``O(outputs * log T)`` executions, so the code's exact PMF is known for ``T = 10**100``.
+
+The intervals.  Let ``E(o)`` be the exact mass of the valid paths that return ``o`` and
+``U = 1 - sum_o E(o)`` the exact mass of every path that was cut or never visited.  The
+branch probabilities of each choice sum to one, so the paths partition the probability
+space and the code's true probability satisfies ``E(o) <= P[code = o] <= E(o) + U`` for
+every ``o``.  ``U`` is computed as ``1 - explored`` from the exact leaf masses, so a cut
+never needs its own exact mass: the decision to prune may use floats (it only chooses
+*which* paths to explore), while every reported mass is an exact Fraction.
+
+The mass budget.  With ``min_mass = m > 0`` a branch whose prefix probability is below
+``m`` is not entered.  Explored nodes at one depth are disjoint events of mass ``>= m``, so
+there are at most ``1/m`` of them per depth and at most ``arity/m`` cut children; this is
+what makes rejection samplers (Canonne, Kamath, Steinke 2020, Algorithms 1-3, whose loops
+are unbounded) tractable.  Light ``bernoulli`` branches are skipped without re-executing the
+sampler.  The float steering the cut may underflow on very deep paths; that only cuts more.
+
+Draw counts.  Every valid path also records how many calls it made to the source (every
+``randbelow`` and every ``bernoulli``, certain ones included, since a production source
+draws for each), so :attr:`Enumeration.joint` is the exact explored part of the joint
+distribution of ``(output, draws)``: the input of the timing analysis in
+:mod:`verify._timing`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
-from samplers import DpverifyError, RandomSource, SamplerContractError
+from samplers import DpverifyError, InvalidArgument, RandomSource, SamplerContractError, as_fraction
 from samplers._random_source import _check_bernoulli, _check_randbelow
 
 Sampler = Callable[[RandomSource], Hashable]
@@ -32,6 +54,11 @@ class Enumeration:
 
     For every output ``o`` the true probability lies in
     ``[masses[o], masses[o] + unexplored]``; ``exhausted`` means ``unexplored == 0``.
+    ``joint[(o, k)]`` is the exact mass of the valid paths that return ``o`` after exactly
+    ``k`` draws (so ``masses[o] = sum_k joint[(o, k)]``).  ``paths`` counts executions of
+    the sampler; ``cut`` counts subtrees left unexplored by ``min_mass`` or ``max_depth``;
+    ``stopped`` says why the walk ended: ``"exhausted"`` (every path valid),
+    ``"budget"`` (tree walked, some subtrees cut) or ``"max_paths"``.
     """
 
     masses: dict[Hashable, Fraction]
@@ -39,10 +66,18 @@ class Enumeration:
     paths: int
     executions: int
     method: str
+    joint: dict[tuple[Hashable, int], Fraction] = field(default_factory=dict)
+    cut: int = 0
+    stopped: str = "exhausted"
 
     @property
     def exhausted(self) -> bool:
         return self.unexplored == 0
+
+    @property
+    def explored(self) -> Fraction:
+        """``1 - unexplored``: the exact mass of the valid paths."""
+        return 1 - self.unexplored
 
 
 class SamplerCrashed(DpverifyError):
@@ -54,95 +89,203 @@ class SamplerCrashed(DpverifyError):
         self.error = error
 
 
-class _OverBudget(Exception):
-    """Raised inside the sampler to cut a path that exceeds the depth budget."""
+class _Cut(BaseException):
+    """Raised inside the sampler to end a path that leaves the budget.
 
-
-class _PrefixSource(RandomSource):
-    """Replays a prefix of choice indices, then takes index 0 for every new choice.
-
-    ``arities`` and ``options`` record, per choice, how many branches it has and the
-    probability ``(numerator, denominator)`` of the branch taken.
+    A BaseException, so that a sampler's own ``except Exception`` cannot swallow it.
     """
 
-    def __init__(self, prefix: list[int], max_depth: int) -> None:
-        self.prefix = prefix
-        self.max_depth = max_depth
-        self.taken: list[int] = []
-        self.arities: list[int] = []
-        self.weights: list[tuple[int, int]] = []
 
-    def _choose(self, arity: int) -> int:
-        depth = len(self.taken)
-        if depth >= self.max_depth:
-            raise _OverBudget
-        index = self.prefix[depth] if depth < len(self.prefix) else 0
-        if index >= arity:
-            raise SamplerContractError(
-                "the sampler asked for a different choice on a replayed path: its draws must "
-                "depend only on earlier draws and its parameters"
-            )
-        self.taken.append(index)
-        self.arities.append(arity)
-        return index
+_CHANGED = (
+    "the sampler asked for a different choice on a replayed path: its draws must "
+    "depend only on earlier draws and its parameters"
+)
+
+
+class _TreeWalker(RandomSource):
+    """The enumerating source: one object walks the whole tree, one execution per path.
+
+    Per depth ``d`` (the ``d``-th call of the current path) it keeps the call's arguments
+    (``first[d] = n, second[d] = None`` for ``randbelow(n)``; ``num, den`` for ``bernoulli``),
+    its arity, the branch taken and the value returned, and the prefix mass after the call,
+    both exact (integers ``num[d+1] / den[d+1]``, unreduced, so extending a path costs two
+    multiplications) and as a float that only steers pruning.  The next path shares all but
+    its last choice with the previous one, so those choices are replayed from the lists and
+    only their arguments are re-checked: the hot path is a comparison and a list lookup.
+    """
+
+    def __init__(self, max_depth: int, min_mass: float) -> None:
+        self.max_depth = max_depth
+        self.min_mass = min_mass  # 0.0 disables pruning
+        self.first: list[int] = []
+        self.second: list[int | None] = []  # None marks randbelow: no den equals it
+        self.arity: list[int] = []
+        self.taken: list[int] = []
+        self.value: list[int | bool] = []
+        self.num: list[int] = [1]  # exact prefix mass after d choices is num[d] / den[d]
+        self.den: list[int] = [1]
+        self.mass: list[float] = [1.0]  # the same, as a float, for pruning only
+        self.replay = 0  # choices [0, replay) are replayed from the lists
+        self.depth = 0
+        self.cut = 0
+
+    # -- the RandomSource interface -------------------------------------------------------
 
     def randbelow(self, n: int) -> int:
+        d = self.depth
+        if d < self.replay:
+            # Equal to arguments validated when first seen, so no second validation.
+            if self.first[d] != n or self.second[d] is not None:
+                raise SamplerContractError(_CHANGED)
+            self.depth = d + 1
+            return self.value[d]  # type: ignore[return-value]
         n = _check_randbelow(n)
-        value = self._choose(n)
-        self.weights.append((1, n))
-        return value
+        if d >= self.max_depth:
+            raise _Cut
+        mass = self.mass[d] * (1 / n)  # int true division: no overflow for n > 1e308
+        if mass < self.min_mass:  # every branch of a uniform choice is equally light
+            raise _Cut
+        self._push(n, None, n, 0, 0, self.num[d], self.den[d] * n, mass)
+        return 0
 
     def bernoulli(self, num: int, den: int) -> bool:
+        d = self.depth
+        if d < self.replay:
+            if self.first[d] != num or self.second[d] != den:
+                raise SamplerContractError(_CHANGED)
+            self.depth = d + 1
+            return self.value[d]  # type: ignore[return-value]
         num, den = _check_bernoulli(num, den)
+        if d >= self.max_depth:
+            raise _Cut
         if num == 0 or num == den:  # a certain outcome is a choice of arity 1
-            self._choose(1)
-            self.weights.append((1, 1))
+            self._push(num, den, 1, 0, num == den, self.num[d], self.den[d], self.mass[d])
             return num == den
-        outcome = self._choose(2) == 0  # branch 0 is True
-        self.weights.append((num, den) if outcome else (den - num, den))
-        return outcome
+        true_mass = self.mass[d] * (num / den)
+        if true_mass >= self.min_mass:  # branch 0 is True
+            self._push(num, den, 2, 0, True, self.num[d] * num, self.den[d] * den, true_mass)
+            return True
+        false_mass = self.mass[d] * ((den - num) / den)
+        if false_mass < self.min_mass:
+            raise _Cut
+        # Branch 0 is too light: count it as cut and enter branch 1 in the same execution.
+        self.cut += 1
+        self._push(num, den, 2, 1, False, self.num[d] * (den - num), self.den[d] * den, false_mass)
+        return False
 
+    # -- the walk -------------------------------------------------------------------------
 
-def _next_prefix(taken: list[int], arities: list[int]) -> list[int] | None:
-    """The odometer step of depth-first search: the next unvisited sibling, or None."""
-    for depth in range(len(taken) - 1, -1, -1):
-        if taken[depth] + 1 < arities[depth]:
-            return [*taken[:depth], taken[depth] + 1]
-    return None
+    def _push(
+        self, first: int, second: int | None, arity: int, index: int, value: int | bool,
+        num: int, den: int, mass: float,
+    ) -> None:
+        self.first.append(first)
+        self.second.append(second)
+        self.arity.append(arity)
+        self.taken.append(index)
+        self.value.append(value)
+        self.num.append(num)
+        self.den.append(den)
+        self.mass.append(mass)
+        self.depth += 1
+
+    def _truncate(self, depth: int) -> None:
+        del self.first[depth:], self.second[depth:], self.arity[depth:]
+        del self.taken[depth:], self.value[depth:]
+        del self.num[depth + 1 :], self.den[depth + 1 :], self.mass[depth + 1 :]
+
+    def advance(self) -> bool:
+        """Move to the next unvisited, heavy enough sibling (the odometer step of DFS).
+
+        Returns False when the tree is exhausted.  A light ``bernoulli`` sibling is counted
+        as cut without executing the sampler; the siblings of a uniform choice weigh the
+        same as the branch just taken, so they are never light.
+        """
+        self._truncate(self.depth)
+        for d in range(self.depth - 1, -1, -1):
+            index = self.taken[d] + 1
+            if index >= self.arity[d]:
+                continue
+            den_or_none = self.second[d]
+            if den_or_none is not None:  # bernoulli(num, den): branch 1 returns False
+                num, den = self.first[d], den_or_none
+                mass = self.mass[d] * ((den - num) / den)
+                if mass < self.min_mass:
+                    self.cut += 1
+                    continue
+                weight_num, weight_den, value = den - num, den, False
+            else:  # randbelow(n): branch i returns i
+                mass, weight_num, weight_den, value = self.mass[d + 1], 1, self.first[d], index
+            self._truncate(d + 1)
+            self.taken[d] = index
+            self.value[d] = value
+            self.num[d + 1] = self.num[d] * weight_num
+            self.den[d + 1] = self.den[d] * weight_den
+            self.mass[d + 1] = mass
+            self.replay = d + 1
+            self.depth = 0
+            return True
+        return False
+
+    def start(self) -> None:
+        self.depth = 0
 
 
 def enumerate_outputs(
-    sampler: Sampler, *, max_paths: int = 1_000_000, max_depth: int = 10_000
+    sampler: Sampler,
+    *,
+    max_paths: int = 1_000_000,
+    max_depth: int = 10_000,
+    min_mass: Fraction | int | str = 0,
 ) -> Enumeration:
     """Run ``sampler`` on every path of its choice tree, within the budgets.
 
     ``sampler`` takes a RandomSource and returns an output; it must draw only through it.
+    ``max_paths`` bounds the executions, ``max_depth`` the draws per path, and ``min_mass``
+    (a rational in [0, 1); 0 disables it) the smallest prefix probability a branch may have
+    to be entered.  Cut and unvisited mass is reported exactly as ``unexplored``.
     """
-    masses: dict[Hashable, Fraction] = {}
-    explored = Fraction(0)
-    prefix: list[int] | None = []
+    threshold = as_fraction("min_mass", min_mass)
+    if not 0 <= threshold < 1:
+        raise InvalidArgument(
+            f'min_mass must be a rational in [0, 1); got min_mass={threshold}. Pass it as "num/den", '
+            'e.g. "1/1000000", or 0 to explore without a mass budget.'
+        )
+    # Only *which* branches are entered depends on this float; masses stay exact (see above).
+    walker = _TreeWalker(max_depth, float(threshold))
+    # Per (output, draws), exact masses grouped by their unreduced denominator, so the hot
+    # loop adds integers; Fractions are formed once per group at the end.
+    groups: dict[tuple[Hashable, int], dict[int, int]] = {}
     paths = 0
-    while prefix is not None and paths < max_paths:
-        source = _PrefixSource(prefix, max_depth)
-        numerator, denominator = 1, 1
+    more = True
+    while more and paths < max_paths:
+        walker.start()
         try:
-            output = sampler(source)
-        except _OverBudget:
-            output = _OverBudget
+            output = sampler(walker)
+        except _Cut:
+            walker.cut += 1
         except DpverifyError:
             raise
         except Exception as error:
-            raise SamplerCrashed(source.taken, error) from error
-        for num, den in source.weights:
-            numerator *= num
-            denominator *= den
-        mass = Fraction(numerator, denominator)
-        if output is not _OverBudget:
-            masses[output] = masses.get(output, Fraction(0)) + mass
-            explored += mass
+            raise SamplerCrashed(walker.taken[: walker.depth], error) from error
+        else:
+            depth = walker.depth
+            if depth < walker.replay:
+                raise SamplerContractError(_CHANGED)
+            by_den = groups.setdefault((output, depth), {})
+            den = walker.den[depth]
+            by_den[den] = by_den.get(den, 0) + walker.num[depth]
         paths += 1
-        prefix = _next_prefix(source.taken, source.arities)
-    return Enumeration(masses, 1 - explored, paths, paths, "exhaustive")
+        more = walker.advance()
+    joint = {
+        key: sum((Fraction(n, d) for d, n in by_den.items()), Fraction(0)) for key, by_den in groups.items()
+    }
+    masses: dict[Hashable, Fraction] = {}
+    for (output, _), mass in joint.items():
+        masses[output] = masses.get(output, Fraction(0)) + mass
+    unexplored = 1 - sum(masses.values(), Fraction(0))
+    stopped = "max_paths" if more else ("budget" if walker.cut else "exhausted")
+    return Enumeration(masses, unexplored, paths, paths, "exhaustive", joint, walker.cut, stopped)
 
 
 class _FixedDraw(RandomSource):
@@ -206,4 +349,5 @@ def bisect_outputs(sampler: Sampler, T: int) -> Enumeration:
             )
         masses[output] = Fraction(low - start + 1, T)
         start = low + 1
-    return Enumeration(masses, Fraction(0), len(masses), executions, "bisection")
+    joint = {(output, 1): mass for output, mass in masses.items()}  # always exactly one draw
+    return Enumeration(masses, Fraction(0), len(masses), executions, "bisection", joint)

@@ -1,0 +1,260 @@
+"""Interval proofs: a rejection sampler's code against an irrational ideal PMF.
+
+The code side.  :func:`verify._enumerate.enumerate_outputs` walks the sampler's tree of
+choice sequences within a budget and returns, for every output ``o``, the exact mass ``E(o)``
+of the explored paths that return ``o`` and the exact mass ``U`` of everything left
+unexplored.  The paths partition the probability space, so the code's true probability obeys
+
+    E(o) <= P_code(o) <= E(o) + U                                   (the code's interval)
+
+with ``E(o)`` and ``U`` exact rationals.  ``bernoulli(num, den)`` branches two ways, so the
+coins of Canonne, Kamath, Steinke 2020, Algorithms 1-3 (Bernoulli(exp(-gamma)), discrete
+Laplace, discrete Gaussian) cost two branches each, whatever their denominators.
+
+The ideal side.  ``ideal(o, dps)`` returns a rigorous enclosure ``lo <= P_ideal(o) <= hi``
+computed with mpmath at ``dps`` digits.  Its endpoints are binary floating-point numbers, so
+each is converted to the exact rational it denotes and every comparison below is exact:
+rounding cannot fake a pass or a failure.
+
+The verdict, over a stated sequence of outputs:
+
+- ``proved`` iff for every output ``E(o) <= lo`` and ``hi <= E(o) + U``: the whole enclosure
+  lies inside the code's interval.  Both ``P_code(o)`` and ``P_ideal(o)`` then lie in one
+  interval of width ``U``, so ``|P_code(o) - P_ideal(o)| <= U`` at every checked output; the
+  proof is only as sharp as ``U``, which the evidence states (``max_unexplored`` turns a
+  proof with ``U`` above a tolerance into ``inconclusive``).
+- ``violated`` iff for some output ``hi < E(o)`` (the code already puts more mass on ``o``
+  than the ideal) or ``lo > E(o) + U`` (the ideal puts more mass on ``o`` than the code can).
+  The evidence names the output, both sides and the gap, the distance between them.
+- ``inconclusive`` otherwise: an enclosure straddles a boundary of the code's interval
+  (raise ``dps`` or lower ``min_mass``), the unexplored mass exceeds ``max_unexplored``
+  (lower ``min_mass``), or the sampler broke the enumeration contract.
+
+A violation at the lower end does not depend on ``U``: once the explored mass of an output
+exceeds its ideal probability, no unexplored path can repair it.  This is why a small bias
+is caught with a budget whose ``U`` is larger than the bias itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+from mpmath.libmp import to_rational
+
+from samplers import InvalidArgument, SamplerContractError, as_fraction
+from verify._enumerate import Enumeration, Sampler, SamplerCrashed, enumerate_outputs
+from verify._results import CheckResult, Verdict, fraction_text, json_value
+
+#: ``ideal(output, dps) -> (lo, hi)``: a rigorous enclosure of the ideal probability.
+IdealPMF = Callable[[Hashable, int], tuple[Any, Any]]
+
+#: Default mass budget: branches lighter than this are left unexplored (see _enumerate).
+DEFAULT_MIN_MASS = Fraction(1, 10**6)
+
+
+def enclosure_bound(value: object, *, upper: bool) -> Fraction:
+    """The exact rational an enclosure endpoint denotes.
+
+    Accepts an mpmath ``mpf`` (exact: an mpf is ``man * 2**exp``), an mpmath interval
+    (its lower or upper end, as ``upper`` asks), a Fraction or an int.  Floats are refused:
+    the house rules keep them out of exact comparisons.
+    """
+    if isinstance(value, (int, Fraction)) and not isinstance(value, bool):
+        return Fraction(value)
+    raw = getattr(value, "_mpf_", None)
+    if raw is None and hasattr(value, "_mpi_"):
+        raw = value._mpi_[1 if upper else 0]  # type: ignore[attr-defined]
+    if raw is None or not mpmath.isfinite(mpmath.mp.make_mpf(raw)):
+        raise InvalidArgument(
+            f"ideal(output, dps) must return finite (lo, hi) as mpmath numbers or Fractions; "
+            f"got {value!r} ({type(value).__name__})."
+        )
+    numerator, denominator = to_rational(raw)
+    return Fraction(int(numerator), int(denominator))
+
+
+def decimal_text(value: Fraction, digits: int = 20) -> str:
+    """``value`` in decimal with ``digits`` significant digits, for reports only."""
+    with mpmath.workdps(digits + 10):
+        return mpmath.nstr(mpmath.mpf(value.numerator) / value.denominator, digits)
+
+
+@dataclass(frozen=True, slots=True)
+class OutputInterval:
+    """One output: the code's exact interval ``[explored, explored + unexplored]`` and the
+    exact rational ends ``[lo, hi]`` of the ideal enclosure."""
+
+    output: Hashable
+    explored: Fraction
+    unexplored: Fraction
+    lo: Fraction
+    hi: Fraction
+
+    @property
+    def upper(self) -> Fraction:
+        return self.explored + self.unexplored
+
+    @property
+    def inside(self) -> bool:
+        return self.explored <= self.lo and self.hi <= self.upper
+
+    @property
+    def gap(self) -> Fraction:
+        """How far the enclosure lies outside the interval (> 0 only for a violation)."""
+        return max(self.explored - self.hi, self.lo - self.upper, Fraction(0))
+
+    @property
+    def margin(self) -> Fraction:
+        """How far the enclosure lies inside the interval (>= 0 iff ``inside``)."""
+        return min(self.lo - self.explored, self.upper - self.hi)
+
+    @property
+    def side(self) -> str:
+        if self.hi < self.explored:
+            return "ideal below the code's lower bound (the code has more mass than the ideal)"
+        if self.lo > self.upper:
+            return "ideal above the code's upper bound (the code has less mass than the ideal)"
+        return "inside" if self.inside else "straddles a boundary"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "output": json_value(self.output),
+            "explored": fraction_text(self.explored),
+            "explored_decimal": decimal_text(self.explored),
+            "upper": fraction_text(self.upper),
+            "upper_decimal": decimal_text(self.upper),
+            "ideal_lo_decimal": decimal_text(self.lo),
+            "ideal_hi_decimal": decimal_text(self.hi),
+        }
+
+
+def output_intervals(
+    found: Enumeration, ideal: IdealPMF, outputs: Sequence[Hashable], *, dps: int = 50
+) -> list[OutputInterval]:
+    """Pair every output's exact code interval with the ideal's exact-rational enclosure."""
+    rows = []
+    for output in outputs:
+        lo_value, hi_value = ideal(output, dps)
+        lo = enclosure_bound(lo_value, upper=False)
+        hi = enclosure_bound(hi_value, upper=True)
+        if lo > hi:
+            raise InvalidArgument(f"ideal({output!r}, {dps}) returned lo > hi: {lo_value} > {hi_value}.")
+        rows.append(OutputInterval(output, found.masses.get(output, Fraction(0)), found.unexplored, lo, hi))
+    return rows
+
+
+def judge_intervals(
+    found: Enumeration,
+    ideal: IdealPMF,
+    outputs: Sequence[Hashable],
+    *,
+    dps: int = 50,
+    max_unexplored: Fraction | None = None,
+    budgets: dict[str, Any] | None = None,
+) -> CheckResult:
+    """The interval verdict (module docstring) for an enumeration already made."""
+    if not outputs:
+        raise InvalidArgument("outputs must name at least one output to check; got an empty sequence.")
+    rows = output_intervals(found, ideal, outputs, dps=dps)
+    U = found.unexplored
+    evidence: dict[str, Any] = {
+        "outputs": [json_value(o) for o in outputs],
+        "paths": found.paths,
+        "cut_subtrees": found.cut,
+        "stopped": found.stopped,
+        "unexplored": fraction_text(U),
+        "unexplored_decimal": decimal_text(U),
+        "dps": dps,
+        **(budgets or {}),
+        "intervals": [row.to_json() for row in rows],
+    }
+    violations = [row for row in rows if row.gap > 0]
+    if violations:
+        worst = max(violations, key=lambda row: row.gap)
+        return CheckResult(
+            "intervals",
+            Verdict.VIOLATED,
+            f"output {worst.output!r}: {worst.side}; gap {decimal_text(worst.gap, 6)} "
+            f"(code in [{decimal_text(worst.explored, 12)}, {decimal_text(worst.upper, 12)}], "
+            f"ideal in [{decimal_text(worst.lo, 12)}, {decimal_text(worst.hi, 12)}])",
+            evidence={
+                **evidence,
+                "output": json_value(worst.output),
+                "explored": fraction_text(worst.explored),
+                "explored_decimal": decimal_text(worst.explored),
+                "upper_decimal": decimal_text(worst.upper),
+                "ideal_lo_decimal": decimal_text(worst.lo),
+                "ideal_hi_decimal": decimal_text(worst.hi),
+                "gap": fraction_text(worst.gap),
+                "gap_decimal": decimal_text(worst.gap),
+                "side": worst.side,
+                "violating_outputs": [json_value(row.output) for row in violations],
+            },
+        )
+    straddling = [row for row in rows if not row.inside]
+    if straddling:
+        row = straddling[0]
+        reason = (
+            f"the ideal enclosure at output {row.output!r} (width {decimal_text(row.hi - row.lo, 3)}) "
+            f"straddles a boundary of the code's interval [{decimal_text(row.explored, 12)}, "
+            f"{decimal_text(row.upper, 12)}]: raise dps (now {dps}) or lower min_mass"
+        )
+        return CheckResult("intervals", Verdict.INCONCLUSIVE, reason, reason=reason, evidence=evidence)
+    tightest = min(rows, key=lambda row: row.margin)
+    evidence |= {
+        "tightest_output": json_value(tightest.output),
+        "tightest_margin_decimal": decimal_text(tightest.margin),
+    }
+    if max_unexplored is not None and U > max_unexplored:
+        reason = (
+            f"budget too small: unexplored mass {decimal_text(U, 6)} exceeds "
+            f"max_unexplored={fraction_text(max_unexplored)}; lower min_mass or raise max_paths"
+        )
+        return CheckResult("intervals", Verdict.INCONCLUSIVE, reason, reason=reason, evidence=evidence)
+    return CheckResult(
+        "intervals",
+        Verdict.PROVED,
+        f"the ideal PMF lies inside the code's exact interval at all {len(rows)} outputs, so "
+        f"|P_code - P_ideal| <= {decimal_text(U, 6)} (the unexplored mass) at each "
+        f"({found.paths} paths)",
+        evidence=evidence,
+    )
+
+
+def check_intervals(
+    sampler: Sampler,
+    ideal: IdealPMF,
+    outputs: Sequence[Hashable],
+    *,
+    min_mass: Fraction | int | str = DEFAULT_MIN_MASS,
+    max_paths: int = 1_000_000,
+    max_depth: int = 10_000,
+    dps: int = 50,
+    max_unexplored: Fraction | None = None,
+) -> CheckResult:
+    """Enumerate ``sampler`` within the budgets and judge it against ``ideal`` on ``outputs``.
+
+    ``sampler(rng)`` runs the real code on a RandomSource; ``ideal(output, dps)`` returns a
+    rigorous enclosure of the ideal probability.  See the module docstring for the verdict.
+    """
+    budgets = {
+        "min_mass": fraction_text(as_fraction("min_mass", min_mass)),
+        "max_paths": max_paths,
+        "max_depth": max_depth,
+    }
+    try:
+        found = enumerate_outputs(sampler, min_mass=min_mass, max_paths=max_paths, max_depth=max_depth)
+    except SamplerCrashed as crash:
+        return CheckResult(
+            "intervals",
+            Verdict.VIOLATED,
+            str(crash),
+            evidence={"draws": crash.draws, "error": repr(crash.error), **budgets},
+        )
+    except SamplerContractError as error:
+        return CheckResult("intervals", Verdict.INCONCLUSIVE, str(error), reason=str(error), evidence=budgets)
+    return judge_intervals(found, ideal, outputs, dps=dps, max_unexplored=max_unexplored, budgets=budgets)
