@@ -25,7 +25,7 @@ from samplers._rational import RationalLike, as_fraction, as_int
 from samplers.bernoulli import bernoulli_exp_ratio
 from samplers.discrete_laplace import sample_scaled as _laplace
 
-__all__ = ["sample", "sample_many"]
+__all__ = ["attempt", "sample", "sample_many"]
 
 
 def _sigma2(sigma2: RationalLike) -> tuple[int, int]:
@@ -50,11 +50,21 @@ def sample_many(sigma2: RationalLike, k: int, rng: RandomSource | None = None) -
 
 
 def _sample(n: int, d: int, rng: RandomSource) -> int:
-    """Algorithm 3 for ``sigma2 = n/d``; ``floor(sqrt(n/d)) = isqrt(n // d)``."""
-    t = isqrt(n // d) + 1
-    denominator = 2 * n * t * t * d
+    """Algorithm 3 for ``sigma2 = n/d``: independent attempts until one accepts."""
     while True:
-        y = _laplace(1, t, rng)
-        numerator = (abs(y) * t * d - n) ** 2
-        if bernoulli_exp_ratio(numerator, denominator, rng):  # [DGAUSS-accept]
-            return y
+        z = attempt(n, d, rng)  # [DGAUSS-retry]
+        if z is not None:
+            return z
+
+
+def attempt(n: int, d: int, rng: RandomSource) -> int | None:
+    """One attempt of Algorithm 3's loop for ``sigma2 = n/d``: ``Y`` if accepted, else None.
+
+    ``t = floor(sigma) + 1`` with ``floor(sqrt(n/d)) = isqrt(n // d)``.
+    """
+    t = isqrt(n // d) + 1
+    y = _laplace(1, t, rng)
+    numerator = (abs(y) * t * d - n) ** 2
+    if bernoulli_exp_ratio(numerator, 2 * n * t * t * d, rng):  # [DGAUSS-accept]
+        return y
+    return None

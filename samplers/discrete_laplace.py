@@ -24,7 +24,7 @@ from samplers._random_source import RandomSource, SystemRandomSource
 from samplers._rational import RationalLike, as_fraction, as_int
 from samplers.bernoulli import _bernoulli_exp_at_most_one, bernoulli_exp_ratio
 
-__all__ = ["sample", "sample_many", "sample_scaled"]
+__all__ = ["attempt_scaled", "sample", "sample_many", "sample_scaled"]
 
 
 def _scale(scale: RationalLike) -> tuple[int, int]:
@@ -49,16 +49,27 @@ def sample_many(scale: RationalLike, k: int, rng: RandomSource | None = None) ->
 
 
 def sample_scaled(s: int, t: int, rng: RandomSource) -> int:
-    """Discrete Laplace with scale ``t/s`` for ints ``s, t >= 1``: Algorithm 2, unchecked."""
+    """Discrete Laplace with scale ``t/s`` for ints ``s, t >= 1``: Algorithm 2, unchecked.
+
+    Repeats independent :func:`attempt_scaled` until one returns a value; so the output has
+    the distribution of one attempt conditioned on not rejecting.
+    """
     while True:
-        u = rng.randbelow(t)  # [DLAP-uniform]
-        if not bernoulli_exp_ratio(u, t, rng):  # [DLAP-accept]  Bernoulli(exp(-U/t))
-            continue
-        v = 0
-        while _bernoulli_exp_at_most_one(1, 1, rng):  # [DLAP-geometric]  Bernoulli(exp(-1))
-            v += 1
-        y = (u + t * v) // s
-        negative = rng.bernoulli(1, 2)  # [DLAP-sign]
-        if negative and y == 0:
-            continue
-        return -y if negative else y
+        z = attempt_scaled(s, t, rng)  # [DLAP-retry]
+        if z is not None:
+            return z
+
+
+def attempt_scaled(s: int, t: int, rng: RandomSource) -> int | None:
+    """One attempt of Algorithm 2's loop: its output, or None where the algorithm rejects."""
+    u = rng.randbelow(t)  # [DLAP-uniform]
+    if not bernoulli_exp_ratio(u, t, rng):  # [DLAP-accept]  Bernoulli(exp(-U/t))
+        return None
+    v = 0
+    while _bernoulli_exp_at_most_one(1, 1, rng):  # [DLAP-geometric]  Bernoulli(exp(-1))
+        v += 1
+    y = (u + t * v) // s
+    negative = rng.bernoulli(1, 2)  # [DLAP-sign]
+    if negative and y == 0:
+        return None
+    return -y if negative else y

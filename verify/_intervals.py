@@ -38,7 +38,7 @@ is caught with a budget whose ``U`` is larger than the bias itself.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -225,6 +225,37 @@ def judge_intervals(
     )
 
 
+def renewal(attempt: Enumeration) -> Enumeration:
+    """The output law of "repeat independent attempts until one does not return None".
+
+    If one attempt returns ``z`` with probability ``A(z)`` and rejects (returns None)
+    otherwise, the loop returns ``z`` with probability ``A(z) / S``, ``S = sum_z A(z) > 0``.
+    From an enumeration of one attempt with exact explored masses ``a_z`` (``S_a`` their sum
+    over non-None outputs) and unexplored mass ``u``, every ``A(z)`` is ``a_z`` plus a share
+    ``x_z`` of ``u`` and ``S = S_a + (shares reaching any output) <= S_a + u``, so
+
+        a_z / (S_a + u)  <=  P(z)  <=  (a_z + u) / (S_a + u),
+
+    the upper end because ``(a_z + x)/(S_a + x)`` grows with ``x``.  The result is an
+    Enumeration whose intervals ``[masses[z], masses[z] + unexplored]`` are exactly these.
+    Rejections are no longer enumerated again and again, which is what makes a rejection
+    sampler's intervals tight (Canonne, Kamath, Steinke 2020, Algorithms 2 and 3 are such
+    loops).  Sound only if the sampler really is that loop over independent attempts; each
+    sampler exposes its attempt beside the loop so the two can be read together.
+    """
+    accepted = {z: m for z, m in attempt.masses.items() if z is not None}
+    total = sum(accepted.values(), Fraction(0)) + attempt.unexplored
+    if total == 0:
+        raise InvalidArgument("every explored attempt rejected; lower min_mass so some attempt accepts.")
+    return replace(
+        attempt,
+        masses={z: m / total for z, m in accepted.items()},
+        unexplored=attempt.unexplored / total,
+        joint={},
+        method=f"renewal over one attempt ({attempt.method})",
+    )
+
+
 def check_intervals(
     sampler: Sampler,
     ideal: IdealPMF,
@@ -235,19 +266,25 @@ def check_intervals(
     max_depth: int = 10_000,
     dps: int = 50,
     max_unexplored: Fraction | None = None,
+    attempt: bool = False,
 ) -> CheckResult:
     """Enumerate ``sampler`` within the budgets and judge it against ``ideal`` on ``outputs``.
 
     ``sampler(rng)`` runs the real code on a RandomSource; ``ideal(output, dps)`` returns a
     rigorous enclosure of the ideal probability.  See the module docstring for the verdict.
+    With ``attempt=True``, ``sampler`` is one attempt of a rejection loop (None = reject)
+    and the loop's intervals come from :func:`renewal`.
     """
     budgets = {
         "min_mass": fraction_text(as_fraction("min_mass", min_mass)),
         "max_paths": max_paths,
         "max_depth": max_depth,
+        "method": "renewal over one attempt" if attempt else "whole sampler",
     }
     try:
         found = enumerate_outputs(sampler, min_mass=min_mass, max_paths=max_paths, max_depth=max_depth)
+        if attempt:
+            found = renewal(found)
     except SamplerCrashed as crash:
         return CheckResult(
             "intervals",
