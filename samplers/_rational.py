@@ -1,7 +1,8 @@
 """Exact parsing and validation of sampler parameters.
 
 Exact samplers take rationals as ``int``, :class:`fractions.Fraction` or strings such as
-``"1/3"`` (any string :class:`~fractions.Fraction` parses exactly, so ``"0.25"`` is 1/4).
+``"1/3"`` (any string :class:`~fractions.Fraction` parses exactly, so ``"0.25"`` is 1/4, and
+quotients of integer products and powers such as ``"1/10^6"`` or ``"11*10^40/3"``).
 A ``float`` is refused: it is a binary approximation whose low bits would leak into the
 output distribution (Mironov 2012), which is the failure this project exists to catch.
 """
@@ -24,6 +25,8 @@ def as_fraction(name: str, value: object) -> Fraction:
 
     >>> as_fraction("alpha", "1/3")
     Fraction(1, 3)
+    >>> as_fraction("epsilon", "-1/10^3")
+    Fraction(-1, 1000)
     >>> as_fraction("alpha", 0.5)
     Traceback (most recent call last):
     ...
@@ -42,17 +45,32 @@ def as_fraction(name: str, value: object) -> Fraction:
     if isinstance(value, Rational):
         return Fraction(value.numerator, value.denominator)
     if isinstance(value, str):
-        try:
-            return Fraction(value.strip())
-        except (ValueError, ZeroDivisionError):
-            pass
+        parsed = _rational_expression(value)
+        if parsed is not None:
+            return parsed
         raise InvalidArgument(
-            f'{name} must be a rational such as "1/3"; got {name}={value!r}, which does not parse.'
+            f'{name} must be a rational such as "1/3" or "1/10^6"; got {name}={value!r}, which does not parse.'
         )
     raise InvalidArgument(
         f'{name} must be an int, a Fraction or a "num/den" string; got {name}={value!r} '
         f"({type(value).__name__})."
     )
+
+
+def _rational_expression(text: str) -> Fraction | None:
+    """``"1/3"``, ``"0.25"``, ``"-1/10^3"`` or ``"11*10^40/3"`` as a Fraction; None if none of those."""
+    text = text.strip()
+    try:
+        return Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        pass
+    sign = -1 if text.startswith("-") else 1
+    top, slash, bottom = (text[1:] if text[:1] in "+-" else text).partition("/")
+    numerator = _integer_expression(top)
+    denominator = _integer_expression(bottom) if slash else 1
+    if numerator is None or not denominator:
+        return None
+    return Fraction(sign * numerator, denominator)
 
 
 def _integer_expression(text: str) -> int | None:

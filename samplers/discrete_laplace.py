@@ -12,8 +12,8 @@ rejecting ``B = 1, Y = 0`` so that zero is not counted twice; return ``(1 - 2B) 
 
 Contract: ``sample`` returns a Python int with exactly that distribution; checked at run time:
 ``scale`` a rational ``> 0`` (int, Fraction or "num/den"; floats refused) and ``k >= 0`` for
-``sample_many``; the caller guarantees a uniform ``rng``.  Expected attempts < 2 + ... (CKS20
-Proposition 32: constant in expectation).  Lines a proof refers to: ``[DLAP-uniform]``,
+``sample_many``; the caller guarantees a uniform ``rng``.  The expected number of attempts is a constant
+(CKS20 Proposition 32).  Lines a proof refers to: ``[DLAP-uniform]``,
 ``[DLAP-accept]``, ``[DLAP-geometric]``, ``[DLAP-sign]``.
 """
 

@@ -3,6 +3,27 @@
 from specs._claims import PureDpClaim
 from specs._pmf import ExactPmf
 from specs._spec import MechanismSpec
+from specs._noise import NoiseSpec
 from specs.gtm import GtmSpec
+from specs.noise import (
+    BernoulliExpSpec,
+    DiscreteGaussianApproxDpClaim,
+    DiscreteGaussianSpec,
+    DiscreteLaplaceSpec,
+    PureEpsilonClaim,
+    ZcdpClaim,
+)
 
-__all__ = ["ExactPmf", "GtmSpec", "MechanismSpec", "PureDpClaim"]
+__all__ = [
+    "BernoulliExpSpec",
+    "DiscreteGaussianApproxDpClaim",
+    "DiscreteGaussianSpec",
+    "DiscreteLaplaceSpec",
+    "ExactPmf",
+    "GtmSpec",
+    "MechanismSpec",
+    "NoiseSpec",
+    "PureDpClaim",
+    "PureEpsilonClaim",
+    "ZcdpClaim",
+]

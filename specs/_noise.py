@@ -28,6 +28,17 @@ class NoiseSpec(ABC):
     def run(self, rng: RandomSource) -> Hashable:
         """One draw of the production sampler with randomness from ``rng``."""
 
+    def run_attempt(self, rng: RandomSource) -> Hashable | None:
+        """One attempt of the sampler's rejection loop: an output, or None for a rejection.
+
+        Only for samplers that are literally ``repeat an independent attempt until it returns
+        a value``; the engine then derives the loop's intervals from one attempt (renewal).
+        Others leave :attr:`has_attempt` False.
+        """
+        raise NotImplementedError(f"{type(self).__name__} is not a loop over independent attempts")
+
+    has_attempt: bool = False
+
     @abstractmethod
     def ideal_pmf_expr(self) -> sympy.Expr:
         """The ideal PMF as a SymPy expression in the output symbol :attr:`output_symbol`."""

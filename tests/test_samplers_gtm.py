@@ -16,7 +16,7 @@ from verify._enumerate import _FixedDraw
         ((0.5, 3, 1, 10), r"alpha must be an exact rational; got alpha=0\.5 \(a float\)"),
         (("1", 3, 1, 10), r"alpha must be a rational in \(0, 1\); got alpha=1"),
         (("0", 3, 1, 10), r"alpha must be a rational in \(0, 1\); got alpha=0"),
-        (("abc", 3, 1, 10), r"alpha must be a rational such as \"1/3\"; got alpha='abc'"),
+        (("abc", 3, 1, 10), r"alpha must be a rational such as \"1/3\" or \"1/10\^6\"; got alpha='abc'"),
         (("1/3", 0, 0, 10), r"n must be an integer with n >= 1; got n=0"),
         (("1/3", 3, 4, 10), r"q must be an integer with q >= 0 and q <= 3; got q=4"),
         (("1/3", 3, -1, 10), r"q must be an integer with q >= 0 and q <= 3; got q=-1"),
