@@ -122,3 +122,34 @@ def test_check_runs_the_catalogue_and_writes_json(tmp_path: Path) -> None:
 
 def test_parameters_in_specs_match_the_cli() -> None:
     assert GtmSpec.create("1/3", "5", "10^3").parameters() == {"alpha": "1/3", "n": "5", "T": "1000"}
+
+
+def test_privacy_dgauss_json_fields(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "privacy", "dgauss", "--sigma2", "1", "--epsilon", "1", "--sensitivity", "1", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["rho"] == "1/2"
+    # 15+ significant digits, certified; the value is also the hockey-stick sum's.
+    assert report["delta"].startswith("1.41351339405621") and report["delta_digits"] >= 15
+    assert report["hockey_stick_agrees"] is True
+
+
+def test_privacy_dgauss_at_sigma2_10_100(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "privacy", "dgauss", "--sigma2", "10^100", "--epsilon", "1/10^49", "--json")
+    report = json.loads(out)
+    mantissa, exponent = report["delta"].split("e")
+    assert code == 0 and int(exponent) == -75 and mantissa.startswith("7.4745602545")
+    assert report["hockey_stick_skipped"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "name"),
+    [
+        (["--sigma2", "0", "--epsilon", "1"], "sigma2"),
+        (["--sigma2", "two", "--epsilon", "1"], "sigma2"),
+        (["--sigma2", "2", "--epsilon", "-1"], "epsilon"),
+        (["--sigma2", "2", "--epsilon", "1", "--sensitivity", "1/2"], "sensitivity"),
+    ],
+)
+def test_privacy_dgauss_bad_input(capsys: pytest.CaptureFixture[str], argv: list[str], name: str) -> None:
+    code, out, err = run_cli(capsys, "privacy", "dgauss", *argv)
+    assert code == 2 and out == "" and err.count("\n") == 1 and name in err

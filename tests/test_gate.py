@@ -6,10 +6,10 @@ from fractions import Fraction
 
 import pytest
 
-from samplers import RandomSource, gtm
-from specs import GtmSpec
+from samplers import RandomSource, discrete_laplace, gtm
+from specs import DiscreteLaplaceSpec, GtmSpec
 from verify import Verdict
-from verify._catalogue import CatalogueEntry, builtin_catalogue
+from verify._catalogue import CatalogueEntry, NoiseEntry, builtin_catalogue
 from verify._gate import run_entry
 
 SEED = 20261123
@@ -42,15 +42,15 @@ class OffByOneCdfGtm(GtmSpec):
 
 
 @pytest.mark.parametrize("entry", builtin_catalogue(), ids=lambda entry: entry.name)
-def test_every_catalogue_entry_meets_its_expectation(entry: CatalogueEntry) -> None:
+def test_every_catalogue_entry_meets_its_expectation(entry: CatalogueEntry | NoiseEntry) -> None:
     outcome = run_entry(entry, seed=SEED, samples=5_000)
     print(f"{entry.name}: statistical seed {SEED}")
     assert outcome.met, outcome.problems
-    assert outcome.privacy_verdict is entry.expect
+    assert outcome.outcome is entry.expect
 
 
 def test_catalogue_has_a_proof_a_refutation_and_general_instances() -> None:
-    entries = builtin_catalogue()
+    entries = [e for e in builtin_catalogue() if isinstance(e, CatalogueEntry)]
     assert any(e.expect is Verdict.PROVED and e.spec.is_theorem_7_1_instance() for e in entries)
     assert any(e.expect is Verdict.VIOLATED and e.spec.T < e.spec.support_bound() for e in entries)
     assert sum(not e.spec.is_theorem_7_1_instance() for e in entries) >= 3
@@ -83,3 +83,35 @@ def test_an_expectation_that_is_not_met_fails_the_gate() -> None:
     outcome = run_entry(CatalogueEntry("wrong expectation", spec, Verdict.PROVED, "x"), seed=SEED, samples=1_000)
     assert not outcome.met
     assert "expected privacy proved, got violated" in outcome.problems
+
+
+class _ThresholdOffByOne(RandomSource):
+    """Every Bernoulli coin ``num/den`` becomes ``(num + 1)/den``: a one-unit threshold error."""
+
+    def __init__(self, inner: RandomSource) -> None:
+        self.inner = inner
+
+    def randbelow(self, n: int) -> int:
+        return self.inner.randbelow(n)
+
+    def bernoulli(self, num: int, den: int) -> bool:
+        return self.inner.bernoulli(num + 1 if 0 < num < den else num, den)
+
+
+class ThresholdMutantLaplace(DiscreteLaplaceSpec):
+    """The real discrete Laplace code with every Bernoulli threshold one unit too high."""
+
+    def run(self, rng: RandomSource) -> int:
+        return discrete_laplace.sample_scaled(self.scale.denominator, self.scale.numerator, _ThresholdOffByOne(rng))
+
+    def run_attempt(self, rng: RandomSource) -> int | None:
+        return discrete_laplace.attempt_scaled(self.scale.denominator, self.scale.numerator, _ThresholdOffByOne(rng))
+
+
+def test_a_noise_sampler_with_a_threshold_bug_fails_the_gate() -> None:
+    entry = NoiseEntry("mutant", ThresholdMutantLaplace.create("3/2"), "must fail", min_mass=Fraction(1, 10**6))
+    outcome = run_entry(entry, seed=SEED, samples=5_000)
+    assert not outcome.met
+    intervals = outcome.checks[0]
+    assert intervals.check == "intervals" and intervals.verdict is Verdict.VIOLATED
+    assert Fraction(intervals.evidence["gap"]) > 0 and "output" in intervals.evidence

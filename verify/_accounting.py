@@ -72,13 +72,14 @@ from specs.noise import (
     iv_rational,
     one_minus_exp_neg,
 )
-from verify._results import fraction_text
+from verify._results import CheckResult, Verdict, fraction_text
 
 __all__ = [
     "DELTA_DPS",
     "DIRECT_MAX_TERMS",
     "HOCKEY_STICK_MAX_SIGMA2",
     "MIN_DELTA_DIGITS",
+    "check_dgauss_accounting",
     "decimal_enclosure",
     "dgauss_delta",
     "dgauss_delta_hockey_stick",
@@ -559,3 +560,32 @@ def dgauss_privacy(sigma2: RationalLike, epsilon: RationalLike, sensitivity: obj
     report["delta_hockey_stick_interval"] = [hs_low_text, hs_high_text]
     report["hockey_stick_agrees"] = bool(hs_low <= high and low <= hs_high)
     return report
+
+
+def check_dgauss_accounting(spec: DiscreteGaussianSpec, epsilon: RationalLike) -> CheckResult:
+    """Theorem 7's delta(epsilon) against the independent hockey-stick sum, as a check.
+
+    ``proved`` when the two rigorous enclosures overlap (they agree to their precision),
+    ``violated`` when they are disjoint (the theorem as implemented or the PMF is wrong),
+    ``inconclusive`` when the direct sum was too large to run.
+    """
+    report = dgauss_privacy(spec.sigma2, epsilon, spec.sensitivity)
+    evidence = {key: report[key] for key in ("parameters", "rho", "delta", "delta_interval",
+                                             "delta_hockey_stick", "delta_hockey_stick_interval")}
+    where = f"epsilon={report['parameters']['epsilon']}: Theorem 7 delta={_short(report['delta'])}"
+    if report["hockey_stick_agrees"] is None:
+        reason = report["hockey_stick_skipped"]
+        return CheckResult("accounting", Verdict.INCONCLUSIVE, f"{where}; cross-check skipped: {reason}",
+                           reason=reason, evidence=evidence)
+    if report["hockey_stick_agrees"]:
+        return CheckResult("accounting", Verdict.PROVED,
+                           f"{where} equals the hockey-stick sum within both enclosures", evidence=evidence)
+    return CheckResult("accounting", Verdict.VIOLATED,
+                       f"{where} but the hockey-stick sum gives {_short(report['delta_hockey_stick'])}",
+                       evidence=evidence)
+
+
+def _short(decimal: str, digits: int = 12) -> str:
+    """A long certified decimal ``"d.dddd...e-X"`` cut to ``digits`` significant digits for a summary."""
+    mantissa, _, exponent = decimal.partition("e")
+    return mantissa[: digits + 1] + (f"e{exponent}" if exponent else "")

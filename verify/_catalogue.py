@@ -9,9 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
 
-from specs import GtmSpec, MechanismSpec, PureDpClaim
-from verify._results import Verdict
+from specs import (
+    BernoulliExpSpec,
+    DiscreteGaussianSpec,
+    DiscreteLaplaceSpec,
+    GtmSpec,
+    MechanismSpec,
+    NoiseSpec,
+    PureDpClaim,
+)
+from verify._results import Verdict, fraction_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +37,32 @@ class CatalogueEntry:
 
     def claim(self) -> PureDpClaim:
         return self.spec.claim() if self.claim_override is None else self.claim_override
+
+    def claim_json(self) -> dict[str, Any]:
+        alpha = self.claim().alpha
+        return {"claim": f"alpha <= P(x|q)/P(x|q') <= 1/alpha with alpha={fraction_text(alpha)}",
+                "claim_alpha": fraction_text(alpha)}
+
+
+@dataclass(frozen=True, slots=True)
+class NoiseEntry:
+    """An exact noise sampler whose code must sample its ideal, irrational PMF.
+
+    The gate proves it with exact intervals from a bounded enumeration of the code (over the
+    spec's output range, within ``min_mass``), cross-checks the real sampler statistically,
+    recomputes the accounting at ``accounting_epsilons`` (discrete Gaussian: Theorem 7 against
+    the direct hockey-stick sum), and reports the draw-count timing channel as a finding.
+    """
+
+    name: str
+    spec: NoiseSpec
+    why: str
+    min_mass: Fraction = Fraction(1, 10**6)
+    accounting_epsilons: tuple[Fraction, ...] = ()
+    expect: Verdict = Verdict.PROVED
+
+    def claim_json(self) -> dict[str, Any]:
+        return {"claim": "the code samples the ideal PMF", "claim_alpha": None}
 
 
 def _theorem_6_2_claim(spec: GtmSpec) -> PureDpClaim:
@@ -95,6 +131,44 @@ def _gtm_entries() -> tuple[CatalogueEntry, ...]:
     )
 
 
-def builtin_catalogue() -> tuple[CatalogueEntry, ...]:
+def _noise_entries() -> tuple[NoiseEntry, ...]:
+    return (
+        NoiseEntry(
+            "bernoulli-exp/gamma=5/3",
+            BernoulliExpSpec.create("5/3"),
+            "CKS20 Algorithm 1 beyond gamma = 1: one Bernoulli(exp(-1)) loop, then the fraction",
+            min_mass=Fraction(1, 10**9),
+        ),
+        NoiseEntry(
+            "dlaplace/scale=1",
+            DiscreteLaplaceSpec.create(1),
+            "CKS20 Algorithm 2, the discrete Laplace with integer scale",
+            min_mass=Fraction(1, 10**7),
+        ),
+        NoiseEntry(
+            "dlaplace/scale=3/2",
+            DiscreteLaplaceSpec.create("3/2"),
+            "CKS20 Algorithm 2 with a non-integer scale t/s = 3/2",
+            min_mass=Fraction(1, 10**7),
+        ),
+        NoiseEntry(
+            "dgauss/sigma2=1",
+            DiscreteGaussianSpec.create(1),
+            "CKS20 Algorithm 3; Theorem 7's delta cross-checked by a hockey-stick sum",
+            accounting_epsilons=(Fraction(1, 2), Fraction(1)),
+        ),
+        NoiseEntry(
+            "dgauss/sigma2=5/2",
+            DiscreteGaussianSpec.create("5/2"),
+            "CKS20 Algorithm 3 with a non-integer variance",
+            accounting_epsilons=(Fraction(1),),
+        ),
+    )
+
+
+Entry = CatalogueEntry | NoiseEntry
+
+
+def builtin_catalogue() -> tuple[Entry, ...]:
     """Every built-in entry, in the order the gate reports them."""
-    return _gtm_entries()
+    return (*_gtm_entries(), *_noise_entries())
