@@ -18,27 +18,53 @@ overall.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from samplers._errors import InvalidArgument
 from samplers._random_source import RandomSource, SystemRandomSource
-from samplers._rational import RationalLike, as_fraction
+from samplers._rational import RationalLike, as_fraction, as_int
 
-__all__ = ["bernoulli", "bernoulli_exp", "bernoulli_exp_ratio"]
+__all__ = ["bernoulli", "bernoulli_exp", "bernoulli_exp_many", "bernoulli_exp_ratio", "bernoulli_many"]
+
+
+def _probability(p: RationalLike) -> Fraction:
+    p_ = as_fraction("p", p)
+    if not 0 <= p_ <= 1:
+        raise InvalidArgument(f'p must be a rational in [0, 1]; got p={p_}. Pass it as "num/den".')
+    return p_
+
+
+def _gamma(gamma: RationalLike) -> Fraction:
+    gamma_ = as_fraction("gamma", gamma)
+    if gamma_ < 0:
+        raise InvalidArgument(f"gamma must be a rational >= 0; got gamma={gamma_}.")
+    return gamma_
 
 
 def bernoulli(p: RationalLike, rng: RandomSource | None = None) -> bool:
     """True with probability exactly ``p``, a rational in [0, 1]."""
-    p_ = as_fraction("p", p)
-    if not 0 <= p_ <= 1:
-        raise InvalidArgument(f'p must be a rational in [0, 1]; got p={p_}. Pass it as "num/den".')
+    p_ = _probability(p)
     return (rng or SystemRandomSource()).bernoulli(p_.numerator, p_.denominator)
+
+
+def bernoulli_many(p: RationalLike, k: int, rng: RandomSource | None = None) -> list[bool]:
+    """``k`` independent Bernoulli(p) draws, validating ``p`` once."""
+    p_ = _probability(p)
+    source = rng or SystemRandomSource()
+    return [source.bernoulli(p_.numerator, p_.denominator) for _ in range(as_int("k", k, low=0))]
 
 
 def bernoulli_exp(gamma: RationalLike, rng: RandomSource | None = None) -> bool:
     """True with probability exactly ``exp(-gamma)`` for a rational ``gamma >= 0`` (Algorithm 1)."""
-    gamma_ = as_fraction("gamma", gamma)
-    if gamma_ < 0:
-        raise InvalidArgument(f"gamma must be a rational >= 0; got gamma={gamma_}.")
+    gamma_ = _gamma(gamma)
     return bernoulli_exp_ratio(gamma_.numerator, gamma_.denominator, rng or SystemRandomSource())
+
+
+def bernoulli_exp_many(gamma: RationalLike, k: int, rng: RandomSource | None = None) -> list[bool]:
+    """``k`` independent Bernoulli(exp(-gamma)) draws, validating ``gamma`` once."""
+    gamma_ = _gamma(gamma)
+    source = rng or SystemRandomSource()
+    return [bernoulli_exp_ratio(gamma_.numerator, gamma_.denominator, source) for _ in range(as_int("k", k, low=0))]
 
 
 def bernoulli_exp_ratio(numerator: int, denominator: int, rng: RandomSource) -> bool:

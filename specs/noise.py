@@ -22,29 +22,26 @@ bits.  The remaining trust is in mpmath's outward rounding of ``exp``, ``log``, 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Iterator
-from contextlib import contextmanager
+from collections.abc import Hashable
 from dataclasses import dataclass
 from fractions import Fraction
 from math import isqrt
 
 import mpmath
 import sympy
-from mpmath import iv, libmp
+from mpmath import iv
 
 from samplers import InvalidArgument, RandomSource, as_fraction, as_int
 from samplers import discrete_gaussian as _dgauss_sampler
 from samplers import discrete_laplace as _dlap_sampler
 from samplers._rational import RationalLike
 from samplers.bernoulli import bernoulli_exp
+from specs._enclosure import MAX_DPS, enclose, iv_rational, one_minus_exp_neg
 from specs._noise import NoiseSpec
 
 __all__ = [
     "B",
     "EPSILON",
-    "GUARD_BITS",
-    "MAX_BITS",
-    "MAX_DPS",
     "Z",
     "BernoulliExpSpec",
     "DiscreteGaussianApproxDpClaim",
@@ -52,12 +49,7 @@ __all__ = [
     "DiscreteLaplaceSpec",
     "PureEpsilonClaim",
     "ZcdpClaim",
-    "bits_for_digits",
     "dgauss_normaliser_interval",
-    "enclose",
-    "interval_precision",
-    "iv_rational",
-    "one_minus_exp_neg",
 ]
 
 #: Output symbol of the integer-valued samplers (discrete Laplace, discrete Gaussian).
@@ -67,123 +59,6 @@ B = sympy.Symbol("b", integer=True, nonnegative=True)
 #: The privacy parameter epsilon in :meth:`DiscreteGaussianApproxDpClaim.delta_expr`.
 EPSILON = sympy.Symbol("epsilon", nonnegative=True)
 _Y = sympy.Symbol("y", integer=True)  # summation variable of the Gaussian normaliser
-
-#: Bits computed beyond the requested precision before the first width check.
-GUARD_BITS = 32
-#: Working precision cap of :func:`enclose` (about 6000 decimal digits).
-MAX_BITS = 20_000
-#: Largest ``dps`` accepted from a caller.
-MAX_DPS = 5_000
-
-
-# --- rigorous interval helpers ------------------------------------------------------------------
-
-
-def bits_for_digits(dps: int) -> int:
-    """Bits that carry ``dps`` decimal digits: ``ceil(dps * log2(10))`` (exact integer arithmetic).
-
-    >>> bits_for_digits(15)
-    50
-    """
-    return -(-dps * 3321928095 // 1000000000)  # log2(10) = 3.3219280948... rounded up
-
-
-@contextmanager
-def interval_precision(bits: int) -> Iterator[None]:
-    """Run a block with ``mpmath.iv`` at ``bits`` of precision, restoring the previous one.
-
-    ``mpmath.iv`` keeps its precision globally, so this is not thread-safe.
-    """
-    previous = iv.prec
-    iv.prec = bits
-    try:
-        yield
-    finally:
-        iv.prec = previous
-
-
-def iv_rational(value: Fraction | int) -> iv.mpf:
-    """An interval containing the exact rational ``value`` (numerator and denominator each
-    rounded outward, then an outward-rounded division)."""
-    value = Fraction(value)
-    return iv.mpf(value.numerator) / iv.mpf(value.denominator)
-
-
-def one_minus_exp_neg(x: Fraction) -> iv.mpf:
-    """An enclosure of ``1 - e^(-x)`` for a rational ``x >= 0`` without cancellation.
-
-    For ``x >= 1/2``: ``1 - exp(-x)`` (at most a factor 2.6 of cancellation).  For ``x < 1/2``:
-    the alternating series ``sum_{k>=1} (-1)^(k+1) x^k / k!``, whose terms decrease, so the
-    value lies within the first omitted term of any partial sum.
-    """
-    if x < 0:
-        raise AssertionError(f"one_minus_exp_neg needs x >= 0, got {x}")
-    if x == 0:
-        return iv.mpf(0)
-    X = iv_rational(x)
-    if x >= Fraction(1, 2):
-        return 1 - iv.exp(-X)
-    threshold = mpmath.mpf(x.numerator) / x.denominator * mpmath.mpf(2) ** (-iv.prec - 4)
-    total, term, k = iv.mpf(0), iv.mpf(1), 0
-    while True:
-        k += 1
-        term = term * X / k
-        total = total + term if k % 2 else total - term
-        next_term = term * X / (k + 1)
-        if _upper(next_term) <= threshold:
-            return total + next_term * iv.mpf([-1, 1])
-
-
-def _lower(value: iv.mpf) -> mpmath.mpf:
-    return mpmath.mp.make_mpf(value._mpi_[0])
-
-
-def _upper(value: iv.mpf) -> mpmath.mpf:
-    return mpmath.mp.make_mpf(value._mpi_[1])
-
-
-def _narrow(value: iv.mpf, bits: int) -> bool:
-    """``high - low <= low * 2**-bits`` (a stopping rule, so approximate arithmetic is fine)."""
-    low, high = value._mpi_
-    if libmp.mpf_eq(low, high):
-        return True
-    if libmp.mpf_le(low, libmp.fzero):
-        return False
-    width = libmp.mpf_sub(high, low, bits + 16, "u")
-    return libmp.mpf_le(width, libmp.mpf_shift(low, -bits))
-
-
-def _outward(value: iv.mpf, bits: int) -> tuple[mpmath.mpf, mpmath.mpf]:
-    """The endpoints rounded outward to ``bits``: low towards -inf, high towards +inf."""
-    low, high = value._mpi_
-    return (
-        mpmath.mp.make_mpf(libmp.mpf_pos(low, bits, "f")),
-        mpmath.mp.make_mpf(libmp.mpf_pos(high, bits, "c")),
-    )
-
-
-def enclose(
-    compute: Callable[[], iv.mpf], dps: int, *, extra_bits: int = 0
-) -> tuple[mpmath.mpf, mpmath.mpf]:
-    """A rigorous enclosure ``(low, high)`` of the value ``compute()`` encloses, with relative
-    width at most ``10**-dps``.
-
-    ``compute`` runs under :func:`interval_precision` and must return an interval containing the
-    exact value whatever the precision (truncation bounds included), narrower as the precision
-    grows.  It runs first at ``bits_for_digits(dps) + GUARD_BITS + extra_bits`` bits, then at
-    doubled precision until narrow enough or past :data:`MAX_BITS` (then the wider, still valid,
-    enclosure is returned).  The endpoints are rounded outward to ``bits_for_digits(dps) + 8``
-    bits, which widens them by at most ``2**-(bits + 7)`` relative.
-    """
-    target = bits_for_digits(dps)
-    bits = target + GUARD_BITS + max(0, extra_bits)
-    while True:
-        with interval_precision(bits):
-            value = compute()
-        if _narrow(value, target + 1) or bits >= MAX_BITS:
-            return _outward(value, target + 8)
-        bits = min(2 * bits, MAX_BITS)
-
 
 def _dps(dps: object) -> int:
     return as_int("dps", dps, low=1, high=MAX_DPS)

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from samplers import InvalidArgument
-from specs.noise import interval_precision
+from specs._enclosure import interval_precision
 from verify import _accounting
 from verify._accounting import (
     decimal_enclosure,

@@ -8,7 +8,7 @@ import pytest
 
 from samplers import InvalidArgument, SeededRandomSource
 from samplers import discrete_gaussian, discrete_laplace
-from samplers.bernoulli import bernoulli, bernoulli_exp
+from samplers.bernoulli import bernoulli, bernoulli_exp, bernoulli_exp_many, bernoulli_many
 from verify import enumerate_outputs
 
 
@@ -67,3 +67,12 @@ def test_bernoulli_is_exact_under_enumeration(p: Fraction) -> None:
 def test_bernoulli_exp_of_zero_is_certain() -> None:
     found = enumerate_outputs(lambda rng: bernoulli_exp(0, rng))
     assert found.masses == {True: 1} and found.exhausted
+
+
+def test_bernoulli_batch_forms_match_repeated_single_draws() -> None:
+    single = SeededRandomSource(2)
+    assert bernoulli_many("1/3", 30, SeededRandomSource(2)) == [bernoulli("1/3", single) for _ in range(30)]
+    single = SeededRandomSource(4)
+    assert bernoulli_exp_many("5/3", 30, SeededRandomSource(4)) == [bernoulli_exp("5/3", single) for _ in range(30)]
+    assert all(bernoulli_exp_many(0, 20)) and not any(bernoulli_many(0, 20))
+    assert bernoulli_exp_many("5/3", 0) == []

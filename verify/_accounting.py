@@ -61,17 +61,8 @@ from mpmath import iv, libmp
 
 from samplers import DpverifyError, InvalidArgument, as_fraction, as_int
 from samplers._rational import RationalLike
-from specs.noise import (
-    MAX_BITS,
-    MAX_DPS,
-    DiscreteGaussianSpec,
-    bits_for_digits,
-    dgauss_normaliser_interval,
-    enclose,
-    interval_precision,
-    iv_rational,
-    one_minus_exp_neg,
-)
+from specs._enclosure import MAX_BITS, MAX_DPS, bits_for_digits, enclose, interval_precision, iv_rational, one_minus_exp_neg
+from specs.noise import DiscreteGaussianSpec, dgauss_normaliser_interval
 from verify._results import CheckResult, Verdict, fraction_text
 
 __all__ = [
