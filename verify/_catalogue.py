@@ -155,12 +155,14 @@ def _noise_entries() -> tuple[NoiseEntry, ...]:
             "dgauss/sigma2=1",
             DiscreteGaussianSpec.create(1),
             "CKS20 Algorithm 3; Theorem 7's delta cross-checked by a hockey-stick sum",
+            min_mass=Fraction(1, 10**7),
             accounting_epsilons=(Fraction(1, 2), Fraction(1)),
         ),
         NoiseEntry(
             "dgauss/sigma2=5/2",
             DiscreteGaussianSpec.create("5/2"),
             "CKS20 Algorithm 3 with a non-integer variance",
+            min_mass=Fraction(1, 10**7),
             accounting_epsilons=(Fraction(1),),
         ),
     )
