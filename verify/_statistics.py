@@ -158,16 +158,7 @@ def check_empirical(
     t_squared, t = dkw_threshold(N, beta)
     replay = _replay(spec, q, N, seed_, beta)
     where = f"q={q!r}, seed={seed_}; replay: {replay}"
-    evidence: dict[str, object] = {
-        "q": json_value(q),
-        "parameters": spec.parameters(),
-        "seed": seed_,
-        "samples": N,
-        "false_positive_rate": fraction_text(beta),
-        "threshold": t,
-        "detectable_distance": 2 * t,
-        "replay": replay,
-    }
+    evidence = {"q": json_value(q), **_dkw_evidence(spec.parameters(), seed_, N, beta, t), "replay": replay}
 
     impossible = [o for o in counts if weights.get(o, 0) == 0]
     if impossible:
@@ -225,6 +216,18 @@ def check_empirical(
         f"distance > {2 * t:.4g} detected with probability >= 1 - beta); q={q!r}, seed={seed_}",
         evidence=evidence,
     )
+
+
+def _dkw_evidence(parameters: dict[str, str], seed: int, samples: int, beta: Fraction, t: float) -> dict[str, object]:
+    """The evidence every DKW check carries: what was sampled, how, and the test's size."""
+    return {
+        "parameters": parameters,
+        "seed": seed,
+        "samples": samples,
+        "false_positive_rate": fraction_text(beta),
+        "threshold": t,
+        "detectable_distance": 2 * t,
+    }
 
 
 def _describe(inputs: tuple[Hashable, ...]) -> str:
@@ -302,13 +305,8 @@ def check_empirical_ideal(
     rng = SeededRandomSource(seed_)
     counts = Counter(spec.run(rng) for _ in range(N))
     t_squared, t = dkw_threshold(N, beta)
-    evidence: dict[str, object] = {
-        "parameters": spec.parameters(),
-        "seed": seed_,
-        "samples": N,
-        "false_positive_rate": fraction_text(beta),
-        "threshold": t,
-        "detectable_distance": 2 * t,
+    evidence = {
+        **_dkw_evidence(spec.parameters(), seed_, N, beta, t),
         "outputs": [json_value(outputs[0]), json_value(outputs[-1])],
         "mass_outside_outputs_at_most": float(outside),
     }
