@@ -1,0 +1,75 @@
+"""A safe Laplace mechanism for real inputs: snap to a grid, add exact discrete Laplace noise.
+
+Mironov's repair of the floating-point Laplace mechanism, with the noise drawn exactly:
+for a query answer ``q`` (an exact rational), a grid step ``L > 0`` and a scale ``b > 0``,
+
+    m = floor(q / L + 1/2)                 (the nearest grid index, ties up)
+    release  L * (m + Z),  Z ~ discrete Laplace with scale b / L  (CKS20 Algorithm 2).
+
+No float touches the randomness or the output: ``q``, ``L``, ``b`` are rationals and the
+output is a Fraction on the grid ``L * Z``.  For ``|q - q'| <= Delta`` the grid indices differ by
+at most ``ceil(Delta / L)``, so the mechanism is ``ceil(Delta/L) * L / b``-DP, which is
+``Delta/b`` when ``L`` divides ``Delta`` (dpverify proves this bound for all real inputs).
+
+Contract: returns a Fraction on the grid; checked at run time: ``q`` an exact rational (floats
+refused), ``scale > 0``, ``step > 0``; the caller guarantees a uniform ``rng``.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from samplers._errors import InvalidArgument
+from samplers._random_source import RandomSource, SystemRandomSource
+from samplers._rational import RationalLike, as_fraction, as_int
+from samplers.discrete_laplace import attempt_scaled, sample_scaled
+
+__all__ = ["attempt", "sample", "sample_many", "snap_index"]
+
+
+def _positive(name: str, value: RationalLike) -> Fraction:
+    number = as_fraction(name, value)
+    if number <= 0:
+        raise InvalidArgument(f'{name} must be a rational > 0; got {name}={number}. Pass it as "num/den".')
+    return number
+
+
+def _parameters(q: RationalLike, scale: RationalLike, step: RationalLike) -> tuple[Fraction, Fraction, Fraction]:
+    return as_fraction("q", q), _positive("scale", scale), _positive("step", step)
+
+
+def snap_index(q: Fraction, step: Fraction) -> int:
+    """``floor(q/step + 1/2)``: the index of the grid point nearest ``q`` (ties go up)."""
+    return math.floor(q / step + Fraction(1, 2))
+
+
+def sample(q: RationalLike, scale: RationalLike, step: RationalLike, rng: RandomSource | None = None) -> Fraction:
+    """Release ``q`` on the grid of ``step`` with discrete Laplace noise of scale ``scale``."""
+    q_, b, L = _parameters(q, scale, step)
+    noise_scale = b / L  # in grid units
+    z = sample_scaled(noise_scale.denominator, noise_scale.numerator, rng or SystemRandomSource())
+    return L * (snap_index(q_, L) + z)
+
+
+def sample_many(
+    q: RationalLike, scale: RationalLike, step: RationalLike, k: int, rng: RandomSource | None = None
+) -> list[Fraction]:
+    """``k`` independent releases of ``q``, validating the parameters once."""
+    q_, b, L = _parameters(q, scale, step)
+    noise_scale, m = b / L, snap_index(q_, L)
+    source = rng or SystemRandomSource()
+    return [L * (m + sample_scaled(noise_scale.denominator, noise_scale.numerator, source))
+            for _ in range(as_int("k", k, low=0))]
+
+
+def attempt(q: RationalLike, scale: RationalLike, step: RationalLike, rng: RandomSource) -> Fraction | None:
+    """One attempt of the noise's rejection loop: the release, or None where it rejects.
+
+    :func:`sample` is this attempt repeated until it returns a value (the loop lives in
+    ``discrete_laplace.sample_scaled``); the verifier enumerates one attempt.
+    """
+    q_, b, L = _parameters(q, scale, step)
+    noise_scale = b / L
+    z = attempt_scaled(noise_scale.denominator, noise_scale.numerator, rng)
+    return None if z is None else L * (snap_index(q_, L) + z)

@@ -1,0 +1,89 @@
+"""Spec of the grid Laplace mechanism (``samplers.grid_laplace``) at one input.
+
+For input ``q``, step ``L`` and scale ``b``, with ``m = floor(q/L + 1/2)`` and ``b' = b/L``,
+the release ``y = L*k`` has probability (CKS20's discrete Laplace, shifted to ``m``)::
+
+    P(y = L*k | q) = (e^(1/b') - 1)/(e^(1/b') + 1) * e^(-|k - m| / b')     for every integer k.
+
+Claim: for neighbours ``|q - q'| <= Delta``, pure epsilon-DP with
+``epsilon = ceil(Delta/L) * L / b`` (the grid indices differ by at most ``ceil(Delta/L)``,
+and the discrete Laplace's log-ratio over a shift of ``s`` grid steps is at most ``s/b'``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable
+from dataclasses import dataclass
+from fractions import Fraction
+
+import mpmath
+import sympy
+
+from samplers import RandomSource
+from samplers import grid_laplace as _grid
+from samplers._rational import RationalLike
+from specs._noise import NoiseSpec
+from specs.noise import DiscreteLaplaceSpec, PureEpsilonClaim
+
+__all__ = ["GridLaplaceSpec"]
+
+
+@dataclass(frozen=True, slots=True)
+class GridLaplaceSpec(NoiseSpec):
+    """The grid Laplace mechanism at input ``q``, with ``scale``, ``step`` and ``sensitivity``."""
+
+    q: Fraction
+    scale: Fraction
+    step: Fraction
+    sensitivity: Fraction
+    name = "grid_laplace"
+    has_attempt = True
+
+    @classmethod
+    def create(cls, q: RationalLike, scale: RationalLike, step: RationalLike, sensitivity: RationalLike = 1) -> GridLaplaceSpec:
+        """Validate like the sampler; ``sensitivity`` is a rational ``> 0``."""
+        q_, b, L = _grid._parameters(q, scale, step)
+        return cls(q_, b, L, _grid._positive("sensitivity", sensitivity))
+
+    def index(self) -> int:
+        """The grid index ``m`` the input snaps to."""
+        return _grid.snap_index(self.q, self.step)
+
+    def noise(self) -> DiscreteLaplaceSpec:
+        """The noise in grid units: discrete Laplace with scale ``b / L``."""
+        return DiscreteLaplaceSpec.create(self.scale / self.step)
+
+    def run(self, rng: RandomSource) -> Fraction:
+        return _grid.sample(self.q, self.scale, self.step, rng)
+
+    def run_attempt(self, rng: RandomSource) -> Fraction | None:
+        return _grid.attempt(self.q, self.scale, self.step, rng)
+
+    def ideal_pmf_expr(self) -> sympy.Expr:
+        """In the grid index ``z`` of the release ``L*z``."""
+        from specs.noise import Z
+
+        return self.noise().ideal_pmf_expr().subs(Z, Z - self.index())
+
+    def ideal_probability(self, output: Hashable, dps: int = 50) -> tuple[mpmath.mpf, mpmath.mpf]:
+        k = Fraction(output) / self.step  # type: ignore[arg-type]
+        if k.denominator != 1:
+            return mpmath.mpf(0), mpmath.mpf(0)  # off the grid: impossible
+        return self.noise().ideal_probability(int(k) - self.index(), dps)
+
+    def claim(self) -> PureEpsilonClaim:
+        shift = math.ceil(self.sensitivity / self.step)
+        return PureEpsilonClaim(shift * self.step / self.scale, max(1, math.ceil(self.sensitivity)))
+
+    def claim_epsilon(self) -> Fraction:
+        """``ceil(Delta/L) * L / b``."""
+        return math.ceil(self.sensitivity / self.step) * self.step / self.scale
+
+    def parameters(self) -> dict[str, str]:
+        return {"q": str(self.q), "scale": str(self.scale), "step": str(self.step),
+                "sensitivity": str(self.sensitivity)}
+
+    def outputs_for_check(self) -> tuple[Fraction, ...]:
+        m = self.index()
+        return tuple(self.step * (m + z) for z in self.noise().outputs_for_check())
