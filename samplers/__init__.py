@@ -1,6 +1,6 @@
 """Production samplers: exact, stdlib only, drawing randomness only through a RandomSource."""
 
-from samplers import bernoulli, discrete_gaussian, discrete_laplace, gtm
+from samplers import bernoulli, discrete_gaussian, discrete_laplace, grid_laplace, gtm
 from samplers._errors import DpverifyError, InvalidArgument, SamplerContractError
 from samplers._random_source import RandomSource, SeededRandomSource, SystemRandomSource, fresh_seed
 from samplers._rational import as_fraction, as_int, as_open_unit_interval
@@ -19,5 +19,6 @@ __all__ = [
     "discrete_gaussian",
     "discrete_laplace",
     "fresh_seed",
+    "grid_laplace",
     "gtm",
 ]

@@ -4,6 +4,7 @@ from specs._claims import PureDpClaim
 from specs._pmf import ExactPmf
 from specs._spec import MechanismSpec
 from specs._noise import NoiseSpec
+from specs.grid_laplace import GridLaplaceSpec
 from specs.gtm import GtmSpec
 from specs.noise import (
     BernoulliExpSpec,
@@ -20,6 +21,7 @@ __all__ = [
     "DiscreteGaussianSpec",
     "DiscreteLaplaceSpec",
     "ExactPmf",
+    "GridLaplaceSpec",
     "GtmSpec",
     "MechanismSpec",
     "NoiseSpec",

@@ -113,11 +113,15 @@ def test_check_runs_the_catalogue_and_writes_json(tmp_path: Path) -> None:
     outcomes = {entry["name"]: entry for entry in document["entries"]}
     assert outcomes["gtm/below-support/T=10"]["outcome"] == "violated"
     assert outcomes["gtm/thm7.1/D=3,n=4"]["outcome"] == "proved"
-    violated = [e for e in document["entries"] if e["expect"] == "violated"]
+    violated = [e for e in document["entries"] if e["expect"] == "violated" and e["mechanism"] == "gtm"]
+    assert violated
     for entry in violated:  # each expected failure carries its counterexample
         privacy = next(c for c in entry["checks"] if c["check"] == "privacy")
         witness = privacy["evidence"]["witness"]
         assert Fraction(witness["p"]) < Fraction(entry["claim_alpha"]) * Fraction(witness["p_prime"])
+    float_laplace = outcomes["laplace-float/k=16,q=0,q'=1"]
+    assert float_laplace["outcome"] == "violated" and float_laplace["checks"][0]["evidence"]["epsilon"] == "Infinity"
+    assert outcomes["grid-laplace/q=7/10,b=2,L=1/2"]["outcome"] == "proved"
 
 
 def test_parameters_in_specs_match_the_cli() -> None:
@@ -153,3 +157,26 @@ def test_privacy_dgauss_at_sigma2_10_100(capsys: pytest.CaptureFixture[str]) -> 
 def test_privacy_dgauss_bad_input(capsys: pytest.CaptureFixture[str], argv: list[str], name: str) -> None:
     code, out, err = run_cli(capsys, "privacy", "dgauss", *argv)
     assert code == 2 and out == "" and err.count("\n") == 1 and name in err
+
+
+def test_attack_laplace_float_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "attack", "laplace-float", "--scale", "1", "--q", "0", "--q-prime", "1",
+                           "--bits", "12", "--samples", "20", "--seed", "3", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["epsilon"] == "Infinity" and isinstance(report["witness"]["j"], int)
+    assert float.fromhex(report["witness"]["output_hex"]) == report["witness"]["output"]
+    assert report["reachability"]["samples"] == 20
+
+
+def test_attack_refuses_bits_beyond_exhaustive_range(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(capsys, "attack", "laplace-float", "--scale", "1", "--q", "0", "--q-prime", "1", "--bits", "40")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "bits" in err
+
+
+def test_privacy_gazeau_reports_exact_epsilon_beside_both_bounds(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "privacy", "gazeau", "--scale", "1", "--q", "0", "--q-prime", "1", "--bits", "14",
+                           "--lower=-2", "--upper", "2", "--step", "0.25", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["exact_ratio"] == "520/191"
+    exact = report["exact_epsilon"]
+    assert exact <= report["bounds"]["definition_5"]["epsilon_prime"] <= report["bounds"]["section_5"]["epsilon_prime"]

@@ -3,7 +3,14 @@
 from verify._accounting import dgauss_delta, dgauss_delta_hockey_stick, dgauss_privacy
 from verify._enumerate import Enumeration, SamplerCrashed, bisect_outputs, enumerate_outputs
 from verify._exactness import check_exactness, code_distribution
+from verify._fixed_point import fixed_point_smtlib, prove_fixed_point_leak
+from verify._float_attack import check_float_laplace, first_violation, laplace_float_attack
+from verify._float_exact import float_pmf, float_privacy
+from verify._gazeau import gazeau_privacy
+from verify._grid import check_grid_laplace_claim, grid_claim_smtlib
 from verify._intervals import check_intervals, judge_intervals, renewal
+from verify._mironov import mironov_attack, reachable
+from verify._planar import planar_report
 from verify._gtm_privacy import gtm_privacy, gtm_table
 from verify._privacy import PrivacyLoss, check_pure_dp, tightest_alpha
 from verify._results import CheckResult, RatioWitness, Verdict
@@ -23,6 +30,8 @@ __all__ = [
     "check_empirical",
     "check_empirical_ideal",
     "check_exactness",
+    "check_float_laplace",
+    "check_grid_laplace_claim",
     "check_intervals",
     "check_pure_dp",
     "check_ratio_bound_z3",
@@ -33,9 +42,20 @@ __all__ = [
     "dgauss_privacy",
     "dkw_threshold",
     "enumerate_outputs",
+    "first_violation",
+    "fixed_point_smtlib",
+    "float_pmf",
+    "float_privacy",
+    "gazeau_privacy",
+    "grid_claim_smtlib",
     "gtm_privacy",
     "gtm_table",
     "judge_intervals",
+    "laplace_float_attack",
+    "mironov_attack",
+    "planar_report",
+    "prove_fixed_point_leak",
+    "reachable",
     "renewal",
     "smtlib_obligation",
     "tightest_alpha",

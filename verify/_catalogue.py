@@ -7,8 +7,8 @@ finding it, just as it fails if a private instance stops proving.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -21,7 +21,8 @@ from specs import (
     NoiseSpec,
     PureDpClaim,
 )
-from verify._results import Verdict, fraction_text
+from specs.grid_laplace import GridLaplaceSpec
+from verify._results import CheckResult, Verdict, fraction_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +38,14 @@ class CatalogueEntry:
 
     def claim(self) -> PureDpClaim:
         return self.spec.claim() if self.claim_override is None else self.claim_override
+
+    @property
+    def mechanism(self) -> str:
+        return self.spec.name
+
+    @property
+    def parameters(self) -> dict[str, str]:
+        return self.spec.parameters()
 
     def claim_json(self) -> dict[str, Any]:
         alpha = self.claim().alpha
@@ -63,6 +72,14 @@ class NoiseEntry:
 
     def claim_json(self) -> dict[str, Any]:
         return {"claim": "the code samples the ideal PMF", "claim_alpha": None}
+
+    @property
+    def mechanism(self) -> str:
+        return self.spec.name
+
+    @property
+    def parameters(self) -> dict[str, str]:
+        return self.spec.parameters()
 
 
 def _theorem_6_2_claim(spec: GtmSpec) -> PureDpClaim:
@@ -168,9 +185,73 @@ def _noise_entries() -> tuple[NoiseEntry, ...]:
     )
 
 
-Entry = CatalogueEntry | NoiseEntry
+@dataclass(frozen=True, slots=True)
+class CheckEntry:
+    """One standalone check with the verdict it must reach: a proof, or a known attack that
+    must keep succeeding."""
+
+    name: str
+    mechanism: str
+    claim: str
+    why: str
+    expect: Verdict
+    run: Callable[[], CheckResult] = field(compare=False)
+    parameters: dict[str, str] = field(default_factory=dict, compare=False)
+
+    def claim_json(self) -> dict[str, Any]:
+        return {"claim": self.claim, "claim_alpha": None}
+
+
+def _finite_precision_entries() -> tuple[CheckEntry | NoiseEntry, ...]:
+    # Imported here: these pull in the float samplers and the bit-vector prover, which the
+    # rest of the catalogue does not need.
+    from verify._fixed_point import prove_fixed_point_leak
+    from verify._float_attack import check_float_laplace
+    from verify._planar import planar_report
+
+    return (
+        CheckEntry(
+            "laplace-float/k=16,q=0,q'=1",
+            "laplace_float",
+            "(|q - q'|/b)-DP, as over the reals",
+            "the textbook float Laplace (paper 002) is not private in doubles: every one of its "
+            "2^16 - 1 executions is enumerated, and an output of q is impossible from q'",
+            Verdict.VIOLATED,
+            lambda: check_float_laplace(0.0, 1.0, 1.0, 16),
+            {"scale": "1", "q": "0", "q_prime": "1", "bits": "16"},
+        ),
+        CheckEntry(
+            "planar-laplace/k=7",
+            "planar_laplace_float",
+            "eps*d(a,b)-geo-indistinguishable, as over the reals",
+            "the float planar Laplace (paper 000 §6) at 7+7 bits: its two true locations share "
+            "no output at all",
+            Verdict.VIOLATED,
+            lambda: planar_report(k=7).checks()[0],
+            {"eps": "1", "a": "(0, 0)", "b": "(1, 0)", "bits": "7"},
+        ),
+        CheckEntry(
+            "fixed-point/example-1.1",
+            "fixed_point_laplace",
+            "the last n bits of r + z*2^n are those of r, so different low bits give disjoint outputs",
+            "paper 000 Example 1.1, proved in 32-bit two's-complement bit-vectors (n = 2)",
+            Verdict.PROVED,
+            lambda: prove_fixed_point_leak(32, 2),
+            {"width": "32", "n": "2"},
+        ),
+        NoiseEntry(
+            "grid-laplace/q=7/10,b=2,L=1/2",
+            GridLaplaceSpec.create("7/10", 2, "1/2"),
+            "the safe repair: snap to a grid, add exact discrete Laplace noise; its code is proved "
+            "against the ideal PMF and its (Delta/b)-DP claim is proved by Z3 for all real inputs",
+            min_mass=Fraction(1, 10**6),
+        ),
+    )
+
+
+Entry = CatalogueEntry | NoiseEntry | CheckEntry
 
 
 def builtin_catalogue() -> tuple[Entry, ...]:
     """Every built-in entry, in the order the gate reports them."""
-    return (*_gtm_entries(), *_noise_entries())
+    return (*_gtm_entries(), *_noise_entries(), *_finite_precision_entries())

@@ -35,7 +35,7 @@ from samplers._random_source import fresh_seed
 from samplers.laplace_float_unsafe import mechanism_unsafe
 from verify._float_exact import float_pmf, float_privacy
 from verify._mironov import scale_parameter, float_parameter, mironov_attack
-from verify._results import fraction_text, json_number, json_value
+from verify._results import CheckResult, Verdict, fraction_text, json_number, json_value
 
 __all__ = ["FirstViolation", "attack_text", "first_violation", "laplace_float_attack"]
 
@@ -209,3 +209,28 @@ def attack_text(document: dict[str, Any]) -> str:
                          f"P(.|q) = {example['p']}, P(.|q') = 0")
     lines.append(f"  replay: {document['replay']}")
     return "\n".join(lines)
+
+
+def check_float_laplace(q: float, q_prime: float, b: float, k: int) -> CheckResult:
+    """The textbook float Laplace's exact privacy at ``k`` bits against its ideal ``|q - q'|/b``.
+
+    ``violated`` with the output and draw when the exact loss exceeds the ideal (infinite when
+    an output of one input is impossible from the other); ``proved`` otherwise.
+    """
+    b_, q_, q2, k_ = scale_parameter(b), float_parameter("q", q), float_parameter("q_prime", q_prime), _enumeration_bits(k)
+    draws = range(1, 1 << k_)
+    loss = float_privacy(float_pmf(lambda j: mechanism_unsafe(q_, b_, j, k_), draws),
+                         float_pmf(lambda j: mechanism_unsafe(q2, b_, j, k_), draws))
+    ideal = abs(q_ - q2) / b_
+    output = float(loss.output)  # type: ignore[arg-type]
+    evidence = {"bits": k_, "epsilon": json_number(loss.epsilon), "ideal_epsilon": ideal,
+                "witness": {"output": output, "output_hex": output.hex(), "j": loss.draw,
+                            "from_input": loss.from_input, "counts": list(loss.counts)}}
+    if loss.ratio is not None and loss.epsilon <= ideal:
+        return CheckResult("privacy", Verdict.PROVED,
+                           f"exact loss {loss.epsilon:.6g} <= ideal {ideal:.6g} at {k_} bits", evidence=evidence)
+    what = "infinite privacy loss" if loss.ratio is None else f"exact loss {loss.epsilon:.6g} > ideal {ideal:.6g}"
+    return CheckResult("privacy", Verdict.VIOLATED,
+                       f"{what} at {k_} bits: output {output!r} ({output.hex()}) comes from draw j={loss.draw} "
+                       f"of {loss.from_input} with counts q:{loss.counts[0]} vs q':{loss.counts[1]}",
+                       evidence=evidence)

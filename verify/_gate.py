@@ -22,8 +22,10 @@ from fractions import Fraction
 from typing import Any
 
 from verify._accounting import check_dgauss_accounting
-from verify._catalogue import CatalogueEntry, Entry, NoiseEntry
+from verify._catalogue import CatalogueEntry, CheckEntry, Entry, NoiseEntry
+from specs.grid_laplace import GridLaplaceSpec
 from verify._exactness import check_exactness
+from verify._grid import check_grid_laplace_claim
 from verify._intervals import check_intervals
 from verify._privacy import check_pure_dp, tightest_alpha
 from verify._results import CheckResult, Verdict
@@ -51,8 +53,8 @@ class EntryOutcome:
     def to_json(self) -> dict[str, Any]:
         return {
             "name": self.entry.name,
-            "mechanism": self.entry.spec.name,
-            "parameters": self.entry.spec.parameters(),
+            "mechanism": self.entry.mechanism,
+            "parameters": self.entry.parameters,
             **self.entry.claim_json(),
             "why": self.entry.why,
             "expect": self.entry.expect.value,
@@ -98,6 +100,7 @@ def _noise_entry(entry: NoiseEntry, seed: int, samples: int) -> EntryOutcome:
                         min_mass=entry.min_mass, attempt=renewal),
         check_empirical_ideal(spec, samples=samples, seed=seed),
         *(check_dgauss_accounting(spec, epsilon) for epsilon in entry.accounting_epsilons),
+        *(check(spec) for kind, check in _CLAIM_PROOFS.items() if isinstance(spec, kind)),
     ]
     timing = check_timing(spec.run, min_mass=TIMING_MIN_MASS, outputs=spec.outputs_for_check())
     problems = [f"{c.check} {c.verdict.value}: {c.summary}" for c in gating if c.verdict is not entry.expect]
@@ -107,9 +110,24 @@ def _noise_entry(entry: NoiseEntry, seed: int, samples: int) -> EntryOutcome:
     return EntryOutcome(entry, outcome, (*gating, timing), tuple(problems))
 
 
+#: Noise specs whose privacy claim has a proof of its own, run as a gating check.
+_CLAIM_PROOFS: dict[type, Callable[[Any], CheckResult]] = {
+    GridLaplaceSpec: check_grid_laplace_claim,
+}
+
+
+def _check_entry(entry: CheckEntry, seed: int, samples: int) -> EntryOutcome:
+    """A standalone proof or attack: its single check must reach the expected verdict."""
+    result = entry.run()
+    problems = () if result.verdict is entry.expect else (
+        f"expected {entry.expect.value}, got {result.verdict.value}: {result.summary}",)
+    return EntryOutcome(entry, result.verdict, (result,), problems)
+
+
 _RUNNERS: dict[type, Callable[[Any, int, int], EntryOutcome]] = {
     CatalogueEntry: _mechanism_entry,
     NoiseEntry: _noise_entry,
+    CheckEntry: _check_entry,
 }
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from fractions import Fraction
@@ -145,6 +146,44 @@ def _privacy_dgauss(args: argparse.Namespace) -> int:
     return 1 if report["hockey_stick_agrees"] is False else 0
 
 
+def _privacy_gazeau(args: argparse.Namespace) -> int:
+    from verify._gazeau import gazeau_privacy
+
+    report = gazeau_privacy(
+        args.scale, args.q, args.q_prime, args.bits, args.lower, args.upper, args.step,
+        epsilon=args.epsilon, delta_0=args.delta_0, delta_n=args.delta_n, sensitivity=args.sensitivity,
+    )
+    if args.json:
+        _print_json(report)
+    else:
+        p, w = report["parameters"], report["witness"]
+        print(f"Gazeau-Miller-Palamidessi Mechanisms 2+3 over the UNSAFE float Laplace: scale={p['scale']}, "
+              f"q={p['q']}, q'={p['q_prime']}, {p['bits']} bits, [{p['lower']}, {p['upper']}], step={p['step']}")
+        print(f"  mechanism eps   {report['mechanism_epsilon']}  (Delta_f/b, Delta_f={p['sensitivity']})")
+        print(f"  exact eps       {report['exact_epsilon']}  (ratio {report['exact_ratio']}, over {report['draws']} draws)")
+        print(f"  witness         output={w['output']}, j={w['j']}, more likely from {w['from_input']}, "
+              f"counts q/q'={w['counts'][0]}/{w['counts'][1]}")
+        print(f"  delta_t         {report['delta_t']}  (k={report['lipschitz']}, delta_0={p['delta_0']}, "
+              f"delta_n={float(Fraction(p['delta_n']))})")
+        for name, label in (("definition_5", "definition (5)"), ("section_5", "section 5 value")):
+            bound = report["bounds"][name]
+            print(f"  eps' {label:<16} {bound['epsilon_prime']}  (R={bound['robustness']}): {bound['verdict']}")
+        failed = [name for name, ok in report["conditions"].items() if not ok and name != "all_hold"]
+        print(f"  conditions      {'all hold' if not failed else 'NOT met: ' + ', '.join(failed)}")
+    return 1 if report["theorem_4_5_contradicted"] else 0
+
+
+def _attack_laplace_float(args: argparse.Namespace) -> int:
+    from verify._float_attack import attack_text, laplace_float_attack
+
+    document = laplace_float_attack(args.scale, args.q, args.q_prime, args.bits, samples=args.samples, seed=args.seed)
+    if args.json:
+        _print_json(document)
+    else:
+        print(attack_text(document))
+    return 0
+
+
 def _describe(spec: GtmSpec) -> str:
     return ", ".join(f"{k}={short_rational(Fraction(v))}" for k, v in spec.parameters().items())
 
@@ -247,6 +286,36 @@ def build_parser() -> argparse.ArgumentParser:
     privacy_dgauss.add_argument("--sensitivity", default="1", help="integer sensitivity >= 1 (default 1)")
     privacy_dgauss.add_argument("--json", action="store_true", help="print JSON")
     privacy_dgauss.set_defaults(run=_privacy_dgauss)
+    privacy_gazeau = privacy_mechanisms.add_parser(
+        "gazeau", help="UNSAFE float Laplace, truncated and rounded (Gazeau et al.): exact eps vs Theorem 4.5")
+    privacy_gazeau.add_argument("--scale", required=True, help="Laplace scale b (a double), e.g. 1.0")
+    privacy_gazeau.add_argument("--q", required=True, help="query answer (a double)")
+    privacy_gazeau.add_argument("--q-prime", required=True, help="neighbouring query answer (a double)")
+    privacy_gazeau.add_argument("--bits", required=True, help="bits k of the uniform draw, 2..24")
+    privacy_gazeau.add_argument("--lower", required=True, help="truncation set lower end m (a double)")
+    privacy_gazeau.add_argument("--upper", required=True, help="truncation set upper end M (a double)")
+    privacy_gazeau.add_argument("--step", required=True, help="rounding step L; must divide M - m exactly")
+    privacy_gazeau.add_argument("--epsilon", help="Condition 1's eps (default Delta_f/b), e.g. \"1\"")
+    privacy_gazeau.add_argument("--sensitivity", help="Delta_f (default |q - q'|), e.g. \"1\"")
+    privacy_gazeau.add_argument("--delta-0", help="uniform error delta_0 (default 2^-bits), e.g. \"1/65536\"")
+    privacy_gazeau.add_argument("--delta-n", help="computation error delta_n (default: measured), e.g. \"1/10^12\"")
+    privacy_gazeau.add_argument("--json", action="store_true", help="print JSON")
+    privacy_gazeau.set_defaults(run=_privacy_gazeau)
+
+    attack = commands.add_parser("attack", help="exact attacks on UNSAFE floating-point samplers")
+    attack_mechanisms = attack.add_subparsers(dest="mechanism", required=True, parser_class=_Parser)
+    laplace_float = attack_mechanisms.add_parser(
+        "laplace-float", help="the textbook float Laplace (Mironov 2012): exact epsilon at K bits"
+    )
+    laplace_float.add_argument("--scale", required=True, help="noise scale b > 0 (a float is fine here)")
+    laplace_float.add_argument("--q", required=True, help="true value (write --q=-1.5 for negatives)")
+    laplace_float.add_argument("--q-prime", required=True, help="neighbouring true value")
+    laplace_float.add_argument("--bits", type=int, required=True, help="draw bits K, 2..24, enumerated exhaustively")
+    laplace_float.add_argument("--samples", type=_non_negative_int, default=1000,
+                               help="53-bit outputs tested for reachability (0 skips)")
+    laplace_float.add_argument("--seed", type=_non_negative_int, help="seed of those samples (default: fresh)")
+    laplace_float.add_argument("--json", action="store_true", help="print JSON")
+    laplace_float.set_defaults(run=_attack_laplace_float)
     return parser
 
 
@@ -258,6 +327,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except DpverifyError as error:
         print(f"dpverify: error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader (e.g. `head`) stopped reading; point stdout at devnull so the interpreter's
+        # final flush does not raise again (the recipe in Python's signal documentation).
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":
