@@ -17,7 +17,6 @@ refused), ``scale > 0``, ``step > 0``; the caller guarantees a uniform ``rng``.
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 
 from samplers._errors import InvalidArgument
@@ -41,7 +40,7 @@ def _parameters(q: RationalLike, scale: RationalLike, step: RationalLike) -> tup
 
 def snap_index(q: Fraction, step: Fraction) -> int:
     """``floor(q/step + 1/2)``: the index of the grid point nearest ``q`` (ties go up)."""
-    return math.floor(q / step + Fraction(1, 2))
+    return (q / step + Fraction(1, 2)) // 1  # Fraction floor division: exact, an int
 
 
 def sample(q: RationalLike, scale: RationalLike, step: RationalLike, rng: RandomSource | None = None) -> Fraction:
