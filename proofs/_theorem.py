@@ -1,0 +1,74 @@
+"""What a parametric proof module provides, and how its obligation is discharged.
+
+A proof module states one theorem for all parameters, cites the paper and theorem it comes
+from, lists the sampler and spec functions it covers (so a certificate can notice when they
+change), and builds its obligation as Z3 assertions whose conjunction is unsatisfiable exactly
+when the theorem holds.  The same assertions are written as SMT-LIB 2 for a second solver.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import z3
+
+from verify._results import CheckResult, Verdict
+
+__all__ = ["Theorem", "discharge", "smtlib"]
+
+
+@dataclass(frozen=True, slots=True)
+class Theorem:
+    """A theorem for all parameters, with its obligation.
+
+    ``name`` is a stable file-system-safe identifier (it names the certificate);
+    ``statement`` the theorem in words and symbols; ``source`` the citation (paper and
+    theorem number); ``covers`` the qualified names of the functions whose behaviour it is
+    about (``"samplers.gtm.inverse_transform"``, ``"specs.gtm.GtmSpec.pmf"``); ``obligation``
+    returns the negated theorem as Z3 assertions (unsat = proved); ``bounded`` says, when the
+    proof only covers parameters up to stated bounds, what those bounds are.
+    """
+
+    name: str
+    statement: str
+    source: str
+    covers: tuple[str, ...]
+    obligation: Callable[[], Sequence[z3.BoolRef]] = field(compare=False)
+    bounded: str | None = None
+    logic: str = "ALL"
+
+
+def discharge(theorem: Theorem, *, timeout_ms: int = 60_000) -> CheckResult:
+    """Run Z3 on the obligation: unsat is proved, sat is refuted with the model, else unknown."""
+    solver = z3.Solver()
+    solver.set("timeout", timeout_ms)
+    solver.add(*theorem.obligation())
+    status = solver.check()
+    scope = f" (bounded: {theorem.bounded})" if theorem.bounded else ""
+    evidence = {"theorem": theorem.name, "source": theorem.source, "covers": list(theorem.covers),
+                "bounded": theorem.bounded, "solver": f"z3 {z3.get_version_string()}"}
+    if status == z3.unsat:
+        return CheckResult("proof", Verdict.PROVED, f"{theorem.name}: proved{scope}: {theorem.statement}",
+                           evidence=evidence)
+    if status == z3.sat:
+        model = {str(d): str(solver.model()[d]) for d in solver.model().decls()}
+        return CheckResult("proof", Verdict.VIOLATED, f"{theorem.name}: refuted by {model}",
+                           evidence={**evidence, "model": model})
+    reason = solver.reason_unknown()
+    return CheckResult("proof", Verdict.INCONCLUSIVE, f"{theorem.name}: unknown ({reason})", reason=reason,
+                       evidence=evidence)
+
+
+def smtlib(theorem: Theorem) -> str:
+    """The obligation as a standalone SMT-LIB 2 script; ``unsat`` means the theorem holds."""
+    solver = z3.Solver()
+    solver.add(*theorem.obligation())
+    header = "".join(f"; {line}\n" for line in (
+        f"dpverify certificate: {theorem.name}",
+        f"source: {theorem.source}",
+        f"theorem: {theorem.statement}",
+        *( [f"bounded: {theorem.bounded}"] if theorem.bounded else []),
+        "the assertions are the negated theorem: unsat means it holds",
+    ))
+    return header + solver.to_smt2()
