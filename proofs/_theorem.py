@@ -40,10 +40,17 @@ class Theorem:
 
 
 def discharge(theorem: Theorem, *, timeout_ms: int = 60_000) -> CheckResult:
-    """Run Z3 on the obligation: unsat is proved, sat is refuted with the model, else unknown."""
-    solver = z3.Solver()
+    """Run Z3 on the obligation: unsat is proved, sat is refuted with the model, else unknown.
+
+    Z3 decides the certificate's text in a fresh context, exactly as ``dpverify prove`` and a
+    second solver see it: Z3's nonlinear search depends on the terms a process has already
+    built, so the same obligation can take 0.1 s in a fresh context and time out in a used one.
+    """
+    from proofs._certificates import theorem_smtlib  # the canonical, reproducible text
+
+    solver = z3.Solver(ctx=z3.Context())
     solver.set("timeout", timeout_ms)
-    solver.add(*theorem.obligation())
+    solver.from_string(theorem_smtlib(theorem))
     status = solver.check()
     scope = f" (bounded: {theorem.bounded})" if theorem.bounded else ""
     evidence = {"theorem": theorem.name, "source": theorem.source, "covers": list(theorem.covers),

@@ -157,11 +157,16 @@ def run_gate(
     return tuple(outcomes)
 
 
-def gate_json(outcomes: tuple[EntryOutcome, ...], *, seed: int, samples: int) -> dict[str, Any]:
+def gate_json(
+    outcomes: tuple[EntryOutcome, ...], *, seed: int, samples: int, repository: tuple[CheckResult, ...] = ()
+) -> dict[str, Any]:
+    """The ``dpverify check --json`` document; ``repository`` holds the source-tree checks
+    (static rules on samplers/, stale proofs), which must all prove."""
     return {
         "schema": CHECK_SCHEMA,
-        "passed": all(o.met for o in outcomes),
+        "passed": all(o.met for o in outcomes) and all(r.verdict is Verdict.PROVED for r in repository),
         "seed": seed,
         "samples": samples,
         "entries": [o.to_json() for o in outcomes],
+        "repository": [r.to_json() for r in repository],
     }

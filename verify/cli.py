@@ -18,7 +18,7 @@ from samplers import DpverifyError, as_fraction, as_int, fresh_seed
 from specs import GtmSpec
 from verify._exactness import code_distribution
 from verify._gtm_privacy import gtm_privacy, gtm_table
-from verify._results import fraction_text
+from verify._results import Verdict, fraction_text
 from verify._text import short_rational
 
 if TYPE_CHECKING:
@@ -173,6 +173,63 @@ def _privacy_gazeau(args: argparse.Namespace) -> int:
     return 1 if report["theorem_4_5_contradicted"] else 0
 
 
+def _prove(args: argparse.Namespace) -> int:
+    # The CLI is the one place that composes the layers: proofs/ builds on verify/, so
+    # verify/ never imports it except here, lazily.
+    from proofs._certificates import (
+        instance_obligations,
+        prove_result,
+        recheck_certificates,
+        repository_root,
+        write_certificates,
+    )
+    from proofs.registry import THEOREMS
+
+    root, timeout_ms = repository_root(), args.timeout * 1000
+
+    def show(record: Any) -> None:
+        met = record.verdict is record.expect
+        expected = "" if met else f" (expected {record.expect.value})"
+        reason = f" ({record.reason})" if record.reason else ""
+        print(f"{'ok  ' if met else 'FAIL'} {record.name}: {record.verdict.value}{expected}{reason}")
+
+    manifest = write_certificates(root, THEOREMS, instance_obligations(), timeout_ms=timeout_ms, report=show)
+    outcome = prove_result(manifest)
+    print(f"prove: {outcome.verdict.value}: {outcome.summary}")
+    failed = outcome.verdict is not Verdict.PROVED
+    if args.recheck:
+        recheck = recheck_certificates(root, timeout_ms=timeout_ms,
+                                       report=lambda row: print(f"  {row['outcome']:<9} {row['message']}"))
+        print(f"recheck: {recheck.verdict.value}: {recheck.summary}")
+        failed |= recheck.verdict is Verdict.VIOLATED  # unknown answers are reported, not failures
+    return 1 if failed else 0
+
+
+def _repository_checks(human: TextIO) -> tuple[Any, ...]:
+    """The source tree's own checks: static rules on samplers/ and proof staleness."""
+    from proofs._certificates import (
+        check_manifest,
+        check_recorded_verdicts,
+        instance_obligations,
+        repository_root,
+        theorem_obligation,
+    )
+    from proofs.registry import THEOREMS
+    from verify._static import check_samplers_static
+
+    root = repository_root()
+    current = [*(theorem_obligation(t) for t in THEOREMS), *instance_obligations()]
+    checks = (check_samplers_static(root), check_manifest(root, current=current), check_recorded_verdicts(root))
+    for check in checks:
+        mark = "ok  " if check.verdict is Verdict.PROVED else "FAIL"
+        print(f"{mark} {check.check}: {check.verdict.value}: {check.summary}", file=human)
+        for finding in check.evidence.get("findings", []):
+            where = (f"{finding['file']}:{finding['line']}: {finding['rule']}: {finding['snippet']}"
+                     if "line" in finding else finding.get("message", str(finding)))
+            print(f"       {where}", file=human)
+    return checks
+
+
 def _attack_laplace_float(args: argparse.Namespace) -> int:
     from verify._float_attack import attack_text, laplace_float_attack
 
@@ -207,11 +264,14 @@ def _check(args: argparse.Namespace) -> int:
     print(f"dpverify check: {len(entries)} catalogue entries, statistical seed {seed} "
           f"(replay: dpverify check --seed {seed})", file=human)
     outcomes = run_gate(entries, seed=seed, samples=args.samples, report=lambda o: _print_outcome(o, human))
+    repository = _repository_checks(human)
     met = sum(o.met for o in outcomes)
-    print(f"{met} of {len(outcomes)} entries met their expectation: {'PASS' if met == len(outcomes) else 'FAIL'}",
-          file=human)
+    clean = all(check.verdict is Verdict.PROVED for check in repository)
+    passed = met == len(outcomes) and clean
+    print(f"{met} of {len(outcomes)} entries met their expectation; source tree checks "
+          f"{'clean' if clean else 'FAILED'}: {'PASS' if passed else 'FAIL'}", file=human)
     if args.json:
-        document = gate_json(outcomes, seed=seed, samples=args.samples)
+        document = gate_json(outcomes, seed=seed, samples=args.samples, repository=repository)
         if args.json == "-":
             _print_json(document)
         else:
@@ -219,7 +279,7 @@ def _check(args: argparse.Namespace) -> int:
                 json.dump(document, handle, indent=2)
                 handle.write("\n")
             print(f"JSON written to {args.json}", file=human)
-    return 0 if met == len(outcomes) else 1
+    return 0 if passed else 1
 
 
 def _print_outcome(outcome: EntryOutcome, out: TextIO) -> None:
@@ -301,6 +361,12 @@ def build_parser() -> argparse.ArgumentParser:
     privacy_gazeau.add_argument("--delta-n", help="computation error delta_n (default: measured), e.g. \"1/10^12\"")
     privacy_gazeau.add_argument("--json", action="store_true", help="print JSON")
     privacy_gazeau.set_defaults(run=_privacy_gazeau)
+
+    prove = commands.add_parser("prove", help="prove every theorem; write proofs/certificates and proofs/manifest.json")
+    prove.add_argument("--recheck", action="store_true",
+                       help="recheck every certificate with cvc5 (pip install 'dpverify[recheck]')")
+    prove.add_argument("--timeout", type=_positive_int, default=60, help="seconds per obligation and solver")
+    prove.set_defaults(run=_prove)
 
     attack = commands.add_parser("attack", help="exact attacks on UNSAFE floating-point samplers")
     attack_mechanisms = attack.add_subparsers(dest="mechanism", required=True, parser_class=_Parser)
