@@ -52,32 +52,16 @@
  (let ((?x2 (* middle_constant alpha_to_n)))
  (>= ?x2 eps)))
 (assert
- (let (($x3 (<= p 1.0)))
- (let (($x4 (>= p 0.0)))
- (and $x4 $x3))))
+ (let ((?x3 (* alpha p_prime)))
+ (<= ?x3 p)))
 (assert
- (let (($x5 (<= p_prime 1.0)))
- (let (($x6 (>= p_prime 0.0)))
- (and $x6 $x5))))
+ (let ((?x4 (* alpha p)))
+ (<= ?x4 p_prime)))
 (assert
- (let (($x7 (<= m 1.0)))
- (let (($x8 (>= m 0.0)))
- (and $x8 $x7))))
-(assert
- (let (($x9 (<= m_prime 1.0)))
- (let (($x10 (>= m_prime 0.0)))
- (and $x10 $x9))))
-(assert
- (let ((?x11 (* alpha p_prime)))
- (<= ?x11 p)))
-(assert
- (let ((?x12 (* alpha p)))
- (<= ?x12 p_prime)))
-(assert
- (let ((?x13 (* eps 1.0)))
-(let ((?x14 (* middle_constant alpha_to_n_minus_1)))
-(let ((?x15 (+ ?x14 ?x13)))
-(let (($x16 (>= (* m_prime ?x15) (* (- (* middle_constant alpha_to_n) ?x13) m))))
-(let (($x17 (>= (* m ?x15) (* (- (* middle_constant alpha_to_n) ?x13) m_prime))))
-(not (and $x17 $x16))))))))
+ (let ((?x5 (* eps 1.0)))
+(let ((?x6 (* middle_constant alpha_to_n_minus_1)))
+(let ((?x7 (+ ?x6 ?x5)))
+(let (($x8 (>= (* m_prime ?x7) (* (- (* middle_constant alpha_to_n) ?x5) m))))
+(let (($x9 (>= (* m ?x7) (* (- (* middle_constant alpha_to_n) ?x5) m_prime))))
+(not (and $x9 $x8))))))))
 (check-sat)
