@@ -137,8 +137,8 @@ def multiplicative(pw: z3.FuncDeclRef, a: z3.ArithRef, b: z3.ArithRef) -> z3.Boo
 
 def absolute(name: str, term: z3.ArithRef) -> tuple[z3.ArithRef, list[z3.BoolRef]]:
     """An integer ``a = |term|``, as ``a >= +-term`` and ``a = +-term`` (no ``Abs``)."""
-    value = z3.Int(name)
-    return value, [value >= term, value >= -term, z3.Or(value == term, value == -term)]
+    magnitude = z3.Int(name)
+    return magnitude, [magnitude >= term, magnitude >= -term, z3.Or(magnitude == term, magnitude == -term)]
 
 
 def gtpmf(alpha: z3.ArithRef, pw: z3.FuncDeclRef, n: z3.ArithRef, q: z3.ArithRef, x: z3.ArithRef,
