@@ -278,24 +278,20 @@ def negated_ratio_bound(*, reach: int = 1, strict: bool = False, side: str = "bo
 _STATEMENT = "for all alpha in (0, 1), n >= 1, q, q' in [0, n] with |q - q'| <= 1 and x in [0, n]: "
 _COVERS = ("samplers.gtm.gtpmf", "specs.gtm.GtmSpec.ideal_pmf")
 
-#: The lower half of the ratio bound (the upper half follows by swapping q and q', and is proved too).
-THEOREM = Theorem(
-    name="gtm_ideal_ratio_lower",
-    statement=_STATEMENT + "alpha * gtpmf(q', x) <= gtpmf(q, x)",
-    source=f"{SOURCE}, §2 (gtpmf and its alpha-DP claim)",
-    covers=_COVERS,
-    obligation=lambda: negated_ratio_bound(side="lower"),
-    logic="QF_UFNIRA",
-)
+def _half(side: str, inequality: str) -> Theorem:
+    return Theorem(
+        name=f"gtm_ideal_ratio_{side}",
+        statement=_STATEMENT + inequality,
+        source=f"{SOURCE}, §2 (gtpmf and its alpha-DP claim)",
+        covers=_COVERS,
+        obligation=lambda: negated_ratio_bound(side=side),
+        logic="QF_UFNIRA",
+    )
 
-THEOREM_UPPER = Theorem(
-    name="gtm_ideal_ratio_upper",
-    statement=_STATEMENT + "gtpmf(q, x) <= gtpmf(q', x) / alpha",
-    source=f"{SOURCE}, §2 (gtpmf and its alpha-DP claim)",
-    covers=_COVERS,
-    obligation=lambda: negated_ratio_bound(side="upper"),
-    logic="QF_UFNIRA",
-)
+
+#: The lower half of the ratio bound (the upper half follows by swapping q and q', and is proved too).
+THEOREM = _half("lower", "alpha * gtpmf(q', x) <= gtpmf(q, x)")
+THEOREM_UPPER = _half("upper", "gtpmf(q, x) <= gtpmf(q', x) / alpha")
 
 #: Both halves: together, alpha <= gtpmf(q, x)/gtpmf(q', x) <= 1/alpha.
 THEOREMS: tuple[Theorem, ...] = (THEOREM, THEOREM_UPPER)

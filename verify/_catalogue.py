@@ -25,8 +25,23 @@ from specs.grid_laplace import GridLaplaceSpec
 from verify._results import CheckResult, Verdict, fraction_text
 
 
+class _SpecEntry:
+    """What an entry built around a spec reports about it (a mixin for the entries below)."""
+
+    __slots__ = ()
+    spec: MechanismSpec | NoiseSpec
+
+    @property
+    def mechanism(self) -> str:
+        return self.spec.name
+
+    @property
+    def parameters(self) -> dict[str, str]:
+        return self.spec.parameters()
+
+
 @dataclass(frozen=True, slots=True)
-class CatalogueEntry:
+class CatalogueEntry(_SpecEntry):
     """A spec instance, the claim checked against it, and the verdict the gate expects."""
 
     name: str
@@ -39,14 +54,6 @@ class CatalogueEntry:
     def claim(self) -> PureDpClaim:
         return self.spec.claim() if self.claim_override is None else self.claim_override
 
-    @property
-    def mechanism(self) -> str:
-        return self.spec.name
-
-    @property
-    def parameters(self) -> dict[str, str]:
-        return self.spec.parameters()
-
     def claim_json(self) -> dict[str, Any]:
         alpha = self.claim().alpha
         return {"claim": f"alpha <= P(x|q)/P(x|q') <= 1/alpha with alpha={fraction_text(alpha)}",
@@ -54,7 +61,7 @@ class CatalogueEntry:
 
 
 @dataclass(frozen=True, slots=True)
-class NoiseEntry:
+class NoiseEntry(_SpecEntry):
     """An exact noise sampler whose code must sample its ideal, irrational PMF.
 
     The gate proves it with exact intervals from a bounded enumeration of the code (over the
@@ -72,14 +79,6 @@ class NoiseEntry:
 
     def claim_json(self) -> dict[str, Any]:
         return {"claim": "the code samples the ideal PMF", "claim_alpha": None}
-
-    @property
-    def mechanism(self) -> str:
-        return self.spec.name
-
-    @property
-    def parameters(self) -> dict[str, str]:
-        return self.spec.parameters()
 
 
 def _theorem_6_2_claim(spec: GtmSpec) -> PureDpClaim:
