@@ -1,6 +1,6 @@
 """Benchmark: time to the first *exact* privacy violation of the textbook float Laplace mechanism.
 
-The mechanism is ``samplers.laplace_float_unsafe`` (paper 002, Figure 21.2; paper 000, §1):
+The mechanism is ``dpverify.samplers.laplace_float_unsafe`` (paper 002, Figure 21.2; paper 000, §1):
 ``q + (-b * sgn(u - 1/2) * ln(1 - 2|u - 1/2|))`` in doubles, ``u = j / 2^k``.  Mironov 2012
 ("On significance of the least significant bits for differential privacy", CCS '12) showed
 that its output *set* depends on ``q``, so some outputs prove the input.  At ``k = 20``,
@@ -39,10 +39,10 @@ from collections import Counter
 from collections.abc import Callable
 from typing import TypeVar
 
-from samplers import DpverifyError, SeededRandomSource, fresh_seed
-from samplers.laplace_float_unsafe import mechanism_unsafe, sample_unsafe
-from verify._float_attack import first_violation, laplace_float_attack
-from verify._mironov import reachable
+from dpverify.samplers import DpverifyError, SeededRandomSource, fresh_seed
+from dpverify.samplers.laplace_float_unsafe import mechanism_unsafe, sample_unsafe
+from dpverify.verify._float_attack import first_violation, laplace_float_attack
+from dpverify.verify._mironov import reachable
 
 R = TypeVar("R")
 TARGET_SECONDS = 10.0

@@ -9,7 +9,7 @@ Theorem 6.2's degraded bound ``alpha'`` and Theorem 7.1 (``alpha = 1/D``,
 For each ``n`` this times, in the same run (the machine is noisy, so only ratios mean
 anything):
 
-- measured: ``verify.gtm_privacy(specs.GtmSpec.create(f"1/{D}", n, (D+1)*D**n))``;
+- measured: ``dpverify.verify.gtm_privacy(specs.GtmSpec.create(f"1/{D}", n, (D+1)*D**n))``;
 - baseline: the same verdict computed the obvious way over ``sympy.Rational`` (see
   :func:`sympy_baseline`), under a wall-clock budget.  A baseline that runs out of budget is
   abandoned, never extrapolated: the ratio is then printed as a lower bound ``>= B / t``.
@@ -38,9 +38,8 @@ from typing import Any, TypeVar
 import sympy
 from sympy.core.cache import clear_cache
 
-import specs
-import specs.gtm
-import verify
+from dpverify import specs, verify
+from dpverify.specs import gtm as specs_gtm
 
 R = TypeVar("R")
 TARGET_N = 1000
@@ -114,7 +113,7 @@ def sympy_baseline(D: int, n: int, deadline: float) -> BaselineVerdict:
 
 
 def measured(D: int, n: int) -> dict[str, Any]:
-    """The path under test: the full verdict of ``verify.gtm_privacy``."""
+    """The path under test: the full verdict of ``dpverify.verify.gtm_privacy``."""
     return verify.gtm_privacy(specs.GtmSpec.create(f"1/{D}", n, (D + 1) * D**n))
 
 
@@ -127,7 +126,7 @@ def best_of(repeat: int, run: Callable[[], R]) -> tuple[float, R]:
     """
     best: tuple[float, R] | None = None
     for _ in range(repeat):
-        specs.gtm._offset_tables.cache_clear()  # GtmSpec's per-(alpha, n, T) tables
+        specs_gtm._offset_tables.cache_clear()  # GtmSpec's per-(alpha, n, T) tables
         clear_cache()  # SymPy's cache (Rational construction, floor)
         start = time.perf_counter()
         try:

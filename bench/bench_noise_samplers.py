@@ -9,8 +9,8 @@ For each point (discrete Gaussian at ``sigma^2`` in {1, 10^6, 10^100}, discrete 
 ``scale`` in {1, 10^6}) this times, in the same run (the machine is noisy, so only ratios
 mean anything), in samples per second:
 
-- measured: ``samplers.discrete_gaussian.sample_many(sigma2, k)`` and
-  ``samplers.discrete_laplace.sample_many(scale, k)`` with the default
+- measured: ``dpverify.samplers.discrete_gaussian.sample_many(sigma2, k)`` and
+  ``dpverify.samplers.discrete_laplace.sample_many(scale, k)`` with the default
   ``SystemRandomSource``;
 - baseline: :func:`paper_sample_dgauss` / :func:`paper_sample_dlaplace` below, a
   straightforward transcription of the paper's published reference code, Algorithms 1-3 over
@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from samplers import discrete_gaussian, discrete_laplace
+from dpverify.samplers import discrete_gaussian, discrete_laplace
 
 BASELINE_TARGET = 10.0  # x the paper's baseline, at sigma^2 = 10^100
 OPENDP_BATCH = 10_000

@@ -18,7 +18,7 @@ into a fresh Z3 context, so it depends on the file alone and a second solver rec
 what was certified.  Scripts are byte-for-byte reproducible (:func:`theorem_smtlib`).
 
 The **manifest** (schema ``dpverify.manifest/1``) records the fingerprint scheme
-(:mod:`proofs._fingerprint`), the solver versions, and for every certificate its name, kind
+(:mod:`dpverify.proofs._fingerprint`), the solver versions, and for every certificate its name, kind
 (``parametric`` or ``instance``), file, the SHA-256 of the file, the verdict and the verdict
 expected, the citation, the bound (for a bounded proof) and ``covers``: the SHA-256 of the
 normalised syntax tree of every sampler and spec function it is about.  It is written with
@@ -46,10 +46,10 @@ from typing import Any
 
 import z3
 
-from proofs._fingerprint import FINGERPRINT_SCHEME, FingerprintError, fingerprint
-from proofs._theorem import Theorem
-from samplers._errors import DpverifyError
-from verify._results import CheckResult, Verdict
+from dpverify.proofs._fingerprint import FINGERPRINT_SCHEME, FingerprintError, fingerprint
+from dpverify.proofs._theorem import Theorem
+from dpverify.samplers._errors import DpverifyError
+from dpverify.verify._results import CheckResult, Verdict
 
 __all__ = [
     "CERTIFICATE_DIR",
@@ -87,19 +87,19 @@ RECHECK_EXTRA = "dpverify[recheck]"
 #: exactly, so the sampler's draw (``sample``), search (``inverse_transform``) and CDF
 #: (``cdf_vector``, ``gtpmf``) are covered too: a change to any of them makes the proof stale.
 GTM_COVERS: tuple[str, ...] = (
-    "samplers.gtm.validate",
-    "samplers.gtm.gtpmf",
-    "samplers.gtm.cdf_vector",
-    "samplers.gtm.inverse_transform",
-    "samplers.gtm.sample",
-    "specs.gtm._OffsetCdf",
-    "specs.gtm._offset_tables",
-    "specs.gtm._outputs",
-    "specs.gtm.GtmSpec.inputs",
-    "specs.gtm.GtmSpec.outputs",
-    "specs.gtm.GtmSpec.neighbours",
-    "specs.gtm.GtmSpec.pmf",
-    "specs.gtm.GtmSpec.claim",
+    "dpverify.samplers.gtm.validate",
+    "dpverify.samplers.gtm.gtpmf",
+    "dpverify.samplers.gtm.cdf_vector",
+    "dpverify.samplers.gtm.inverse_transform",
+    "dpverify.samplers.gtm.sample",
+    "dpverify.specs.gtm._OffsetCdf",
+    "dpverify.specs.gtm._offset_tables",
+    "dpverify.specs.gtm._outputs",
+    "dpverify.specs.gtm.GtmSpec.inputs",
+    "dpverify.specs.gtm.GtmSpec.outputs",
+    "dpverify.specs.gtm.GtmSpec.neighbours",
+    "dpverify.specs.gtm.GtmSpec.pmf",
+    "dpverify.specs.gtm.GtmSpec.claim",
 )
 
 #: A GTM table has ``(n+1)^2`` entries; above this an instance gets no certificate.
@@ -159,7 +159,7 @@ def theorem_obligation(theorem: Theorem) -> Obligation:
 
 
 def theorem_smtlib(theorem: Theorem) -> str:
-    """The script of :func:`proofs._theorem.smtlib`, made reproducible byte for byte, with the
+    """The script of :func:`dpverify.proofs._theorem.smtlib`, made reproducible byte for byte, with the
     theorem's ``(set-logic ...)`` so any SMT-LIB 2.6 solver reads it as it stands.
 
     Z3's printer is not a function of the formula alone: it ``let``-binds a subterm when the
@@ -216,13 +216,13 @@ def _canonical_lets(text: str) -> str:
 
 def instance_obligations(max_table: int = MAX_INSTANCE_TABLE) -> list[Obligation]:
     """The ratio-bound obligation of every GTM catalogue entry with at most ``max_table``
-    table entries: :func:`verify._smt.smtlib_obligation` over ``{q: spec.pmf(q)}``, the
+    table entries: :func:`dpverify.verify._smt.smtlib_obligation` over ``{q: spec.pmf(q)}``, the
     spec's neighbours and the entry's claim, covering :data:`GTM_COVERS`.  Expected verdict:
     the entry's (a known violation is certified as violated)."""
     # Imported here: building the catalogue pulls in the whole engine.
-    from specs import GtmSpec
-    from verify._catalogue import CatalogueEntry, builtin_catalogue
-    from verify._smt import smtlib_obligation
+    from dpverify.specs import GtmSpec
+    from dpverify.verify._catalogue import CatalogueEntry, builtin_catalogue
+    from dpverify.verify._smt import smtlib_obligation
 
     found = []
     for entry in builtin_catalogue():

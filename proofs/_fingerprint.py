@@ -45,7 +45,7 @@ import copy
 import hashlib
 from pathlib import Path
 
-from samplers._errors import DpverifyError
+from dpverify.samplers._errors import DpverifyError
 
 __all__ = [
     "FINGERPRINT_SCHEME",
@@ -55,6 +55,9 @@ __all__ = [
     "normalised_dump",
     "resolve",
 ]
+
+#: The installed package whose parts the covered names live in.
+PACKAGE = "dpverify"
 
 #: Names the hashing rule above; a manifest made under another scheme is stale as a whole.
 FINGERPRINT_SCHEME = "dpverify.ast-sha256/1"
@@ -72,11 +75,14 @@ class FingerprintError(DpverifyError):
 def resolve(qualified_name: str, root: Path | str) -> tuple[Path, str]:
     """The file under ``root`` that defines ``qualified_name`` and the name inside that file.
 
-    ``"specs.gtm.GtmSpec.pmf"`` resolves to ``(root/specs/gtm.py, "GtmSpec.pmf")``: the longest
-    prefix that names a module file (``a/b.py`` or ``a/b/__init__.py``) wins.
+    ``"dpverify.specs.gtm.GtmSpec.pmf"`` resolves to ``(root/specs/gtm.py, "GtmSpec.pmf")``:
+    the package's parts (``dpverify.samplers``, ``dpverify.specs``, ...) are the folders under
+    ``root``, and the longest prefix that names a module file (``a/b.py`` or
+    ``a/b/__init__.py``) wins.
     """
     root = Path(root)
-    parts = qualified_name.split(".")
+    package, _, inside = qualified_name.partition(".")
+    parts = inside.split(".") if package == PACKAGE else []
     for cut in range(len(parts) - 1, 0, -1):
         module = root.joinpath(*parts[:cut])
         for candidate in (module.with_suffix(".py"), module / "__init__.py"):
@@ -84,7 +90,7 @@ def resolve(qualified_name: str, root: Path | str) -> tuple[Path, str]:
                 return candidate, ".".join(parts[cut:])
     raise FingerprintError(
         f"covered name {qualified_name!r} names no module under root={str(root)!r}; a covered "
-        'name is "package.module.function" or "package.module.Class.method".'
+        'name is "dpverify.part.module.function" or "dpverify.part.module.Class.method".'
     )
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import z3
 
-from verify._results import CheckResult, Verdict
+from dpverify.verify._results import CheckResult, Verdict
 
 __all__ = ["Theorem", "discharge", "smtlib"]
 
@@ -25,7 +25,7 @@ class Theorem:
     ``name`` is a stable file-system-safe identifier (it names the certificate);
     ``statement`` the theorem in words and symbols; ``source`` the citation (paper and
     theorem number); ``covers`` the qualified names of the functions whose behaviour it is
-    about (``"samplers.gtm.inverse_transform"``, ``"specs.gtm.GtmSpec.pmf"``); ``obligation``
+    about (``"dpverify.samplers.gtm.inverse_transform"``, ``"dpverify.specs.gtm.GtmSpec.pmf"``); ``obligation``
     returns the negated theorem as Z3 assertions (unsat = proved); ``bounded`` says, when the
     proof only covers parameters up to stated bounds, what those bounds are.
     """
@@ -46,7 +46,7 @@ def discharge(theorem: Theorem, *, timeout_ms: int = 60_000) -> CheckResult:
     second solver see it: Z3's nonlinear search depends on the terms a process has already
     built, so the same obligation can take 0.1 s in a fresh context and time out in a used one.
     """
-    from proofs._certificates import theorem_smtlib  # the canonical, reproducible text
+    from dpverify.proofs._certificates import theorem_smtlib  # the canonical, reproducible text
 
     solver = z3.Solver(ctx=z3.Context())
     solver.set("timeout", timeout_ms)

@@ -1,7 +1,7 @@
 """The discrete Laplace mechanism is (Delta/b)-DP: a Z3 proof for every scale, sensitivity and output.
 
 Canonne, Kamath, Steinke, "The Discrete Gaussian for Differential Privacy" (NeurIPS 2020),
-Algorithm 2 (the distribution it samples), and the claim of ``specs.noise.DiscreteLaplaceSpec``.
+Algorithm 2 (the distribution it samples), and the claim of ``dpverify.specs.noise.DiscreteLaplaceSpec``.
 For a rational scale ``b > 0``, an integer sensitivity ``Delta >= 1`` and all integers ``z, z'``
 with ``|z - z'| <= Delta``::
 
@@ -18,9 +18,9 @@ So the claim is an identity about powers of one real ``r``, and we prove it for 
 in (0, 1), which covers every ``e^(-1/b)`` without evaluating or bounding an exponential:
 ``e^(Delta/b) = 1/r**Delta``, and the upper bound is multiplied out as
 ``r**Delta * P(z) <= P(z')``.  Powers are the uninterpreted ``pw`` of
-``proofs.gtm_ideal_ratio`` (whose docstring gives the soundness argument) with ``alpha = r``;
+``dpverify.proofs.gtm_ideal_ratio`` (whose docstring gives the soundness argument) with ``alpha = r``;
 ``1/(1+r)`` is a variable ``i`` with ``i*(1+r) = 1`` and the normaliser a variable
-``c = (1-r)*i``; ``|z|`` and ``|z'|`` are integer variables, encoded as in ``verify._grid``.
+``c = (1-r)*i``; ``|z|`` and ``|z'|`` are integer variables, encoded as in ``dpverify.verify._grid``.
 
 Why finitely many instances suffice.  Let ``k = |z|``, ``k' = |z'|``; then ``k <= k' + Delta``
 and ``k' <= k + Delta`` (reverse triangle inequality, which the linear part checks).  The lower
@@ -28,7 +28,7 @@ bound is ``c*r**(Delta + k') <= c*r**k``: multiplicativity at ``(Delta, k')`` tu
 ``r**Delta * r**k'`` into ``r**(Delta + k')``, and the antitone lemma at
 ``(k, k' + Delta - k)`` gives ``r**(Delta + k') <= r**k``; the upper bound is the same with
 ``k`` and ``k'`` swapped.  With positivity at ``k``, ``k'`` and ``Delta``, these six ground
-instances of the power lemmas (proved by induction in ``proofs.gtm_ideal_ratio``) are all the
+instances of the power lemmas (proved by induction in ``dpverify.proofs.gtm_ideal_ratio``) are all the
 obligation asserts about ``pw``.  Logic ``QF_UFNIRA``.
 """
 
@@ -36,10 +36,10 @@ from __future__ import annotations
 
 import z3
 
-from proofs import gtm_ideal_ratio
-from proofs._theorem import Theorem
-from proofs.gtm_ideal_ratio import absolute, antitone, multiplicative, positive, power
-from verify._results import CheckResult
+from dpverify.proofs import gtm_ideal_ratio
+from dpverify.proofs._theorem import Theorem
+from dpverify.proofs.gtm_ideal_ratio import absolute, antitone, multiplicative, positive, power
+from dpverify.verify._results import CheckResult
 
 __all__ = ["LEMMAS", "REQUIRES", "THEOREM", "negated_theorem", "prove"]
 
@@ -70,8 +70,8 @@ THEOREM = Theorem(
               "proved for r = e^(-1/b) as every real r in (0, 1)",
     source="Canonne, Kamath, Steinke, The Discrete Gaussian for Differential Privacy (NeurIPS 2020), "
            "Algorithm 2 (discrete Laplace); its pure-DP claim epsilon = Delta/b (specs.noise.DiscreteLaplaceSpec)",
-    covers=("specs.noise.DiscreteLaplaceSpec.ideal_pmf_expr", "specs.noise.DiscreteLaplaceSpec.ideal_probability",
-            "specs.noise.DiscreteLaplaceSpec.claim"),
+    covers=("dpverify.specs.noise.DiscreteLaplaceSpec.ideal_pmf_expr", "dpverify.specs.noise.DiscreteLaplaceSpec.ideal_probability",
+            "dpverify.specs.noise.DiscreteLaplaceSpec.claim"),
     obligation=negated_theorem,
     logic="QF_UFNIRA",
 )
@@ -79,7 +79,7 @@ THEOREM = Theorem(
 #: Lemmas this module proves besides :data:`THEOREM` (none).
 LEMMAS: tuple[Theorem, ...] = ()
 
-#: The power lemmas the obligation instantiates (proved in ``proofs.gtm_ideal_ratio``).
+#: The power lemmas the obligation instantiates (proved in ``dpverify.proofs.gtm_ideal_ratio``).
 REQUIRES: tuple[Theorem, ...] = (
     gtm_ideal_ratio.POWER_POSITIVE_BASE, gtm_ideal_ratio.POWER_POSITIVE_STEP,
     gtm_ideal_ratio.POWER_ANTITONE_BASE, gtm_ideal_ratio.POWER_ANTITONE_STEP,

@@ -51,7 +51,7 @@ because the exponent is ``q`` or ``n - q``, and in the middle because
 facts needed are the recurrence at ``e`` and ``e'`` (``pw(e+1) = alpha*pw(e)``) and positivity
 at ``e`` and ``e'``; the common factor ``1/(1+alpha)`` or ``(1-alpha)/(1+alpha)`` is positive.
 ``|x - q|`` is an integer variable ``a`` with ``a >= +-(x-q)`` and ``a = +-(x-q)``, as in
-``verify._grid`` (Z3's default tactic stalls on ``Abs``).
+``dpverify.verify._grid`` (Z3's default tactic stalls on ``Abs``).
 
 ``1/(1+alpha)`` is a variable ``inverse_of_1_plus_alpha`` with ``inverse * (1+alpha) = 1`` and
 ``(1-alpha)/(1+alpha)`` a variable ``middle_constant`` defined as ``(1-alpha) * inverse`` (no
@@ -71,8 +71,8 @@ from collections.abc import Sequence
 
 import z3
 
-from proofs._theorem import Theorem, discharge
-from verify._results import CheckResult, Verdict
+from dpverify.proofs._theorem import Theorem, discharge
+from dpverify.verify._results import CheckResult, Verdict
 
 __all__ = [
     "LEMMAS",
@@ -276,7 +276,7 @@ def negated_ratio_bound(*, reach: int = 1, strict: bool = False, side: str = "bo
 
 
 _STATEMENT = "for all alpha in (0, 1), n >= 1, q, q' in [0, n] with |q - q'| <= 1 and x in [0, n]: "
-_COVERS = ("samplers.gtm.gtpmf", "specs.gtm.GtmSpec.ideal_pmf")
+_COVERS = ("dpverify.samplers.gtm.gtpmf", "dpverify.specs.gtm.GtmSpec.ideal_pmf")
 
 def _half(side: str, inequality: str) -> Theorem:
     return Theorem(

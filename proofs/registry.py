@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from proofs import discrete_laplace_ratio, gtm_ideal_ratio, theorem_6_1, theorem_6_2, theorem_7_1
-from proofs._theorem import Theorem, discharge
-from verify._results import CheckResult
+from dpverify.proofs import discrete_laplace_ratio, gtm_ideal_ratio, theorem_6_1, theorem_6_2, theorem_7_1
+from dpverify.proofs._theorem import Theorem, discharge
+from dpverify.verify._results import CheckResult
 
 __all__ = ["MODULES", "THEOREMS", "prove_all"]
 

@@ -4,7 +4,7 @@ Amorim, Gaboardi, Rindisbacher, "Verified Differential Privacy for Finite Comput
 Theorem 6.1: for every output ``x <= n``, with ``ideal = gtpmf(q, x)`` and
 ``mech = P_T(x | q)``, ``mech <= ideal <= mech + 1/T`` or ``ideal <= mech <= ideal + 1/T``.
 
-The implementation (``samplers.gtm.inverse_transform``) returns the first ``x`` with
+The implementation (``dpverify.samplers.gtm.inverse_transform``) returns the first ``x`` with
 ``j/T <= CDF_q(x)`` for a draw ``j`` uniform on ``1..T``, tested as ``j * den <= T * num``,
 i.e. ``j <= T*c`` for ``c = CDF_q(x)``.  Write ``c = CDF_q(x)`` and ``c' = CDF_q(x-1)``
 (``CDF_q(-1) = 0``), so ``0 <= c' <= c <= 1`` and ``ideal = c - c'`` (``cdf_vector`` is the
@@ -31,9 +31,9 @@ from fractions import Fraction
 
 import z3
 
-from proofs._theorem import Theorem, discharge
-from proofs.gtm_ideal_ratio import SOURCE
-from verify._results import CheckResult
+from dpverify.proofs._theorem import Theorem, discharge
+from dpverify.proofs.gtm_ideal_ratio import SOURCE
+from dpverify.verify._results import CheckResult
 
 __all__ = ["LEMMAS", "REQUIRES", "THEOREM", "negated_theorem", "prove"]
 
@@ -63,8 +63,8 @@ THEOREM = Theorem(
               "|(floor(T*c) - floor(T*c'))/T - (c - c')| < 1/T, so with c = CDF_q(x), c' = CDF_q(x-1): "
               "|P_T(x|q) - gtpmf(q, x)| < 1/T",
     source=f"{SOURCE}, Theorem 6.1",
-    covers=("samplers.gtm.inverse_transform", "samplers.gtm.cdf_vector", "specs.gtm._offset_tables",
-            "specs.gtm.GtmSpec.pmf"),
+    covers=("dpverify.samplers.gtm.inverse_transform", "dpverify.samplers.gtm.cdf_vector", "dpverify.specs.gtm._offset_tables",
+            "dpverify.specs.gtm.GtmSpec.pmf"),
     obligation=negated_theorem,
     logic="QF_NIRA",
 )

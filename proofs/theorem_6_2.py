@@ -8,7 +8,7 @@ in ``[0, n]``::
 
     alpha' <= P_T(x|q) / P_T(x|q') <= 1/alpha'.
 
-We prove it under the hypothesis ``T >= 1/D`` (``specs.gtm.GtmSpec.support_bound``), i.e.
+We prove it under the hypothesis ``T >= 1/D`` (``dpverify.specs.gtm.GtmSpec.support_bound``), i.e.
 ``D >= 1/T``: below it ``alpha' < 0``, ``1/alpha'`` is negative and the upper bound is false
 as written (the paper's statement is only meaningful there).  With ``T >= 1/D`` every
 ``P_T(x|q) > 0`` (below), so the claim is equivalent to the multiplied-out pair
@@ -22,15 +22,15 @@ elsewhere in this package, so any concrete counterexample ``(alpha, n, T, q, q',
 model (``p = gtpmf(q, x)`` etc.) and unsat proves the theorem:
 
 - ``|m - p| < eps`` and ``|m' - p'| < eps`` with ``p = gtpmf(q, x)``, ``p' = gtpmf(q', x)``:
-  Theorem 6.1 (``proofs.theorem_6_1``);
+  Theorem 6.1 (``dpverify.proofs.theorem_6_1``);
 - ``p >= D`` and ``p' >= D``: lemma :data:`PMF_MINIMUM`, proved in this module (below);
 - ``alpha*p' <= p`` and ``alpha*p <= p'``: the ideal ratio theorem
-  (``proofs.gtm_ideal_ratio``; ``|q - q'| <= 1`` is symmetric, hence both);
+  (``dpverify.proofs.gtm_ideal_ratio``; ``|q - q'| <= 1`` is symmetric, hence both);
 - ``D = c*alpha**n`` and ``D' = c*alpha**(n-1)`` with ``c = (1-alpha)/(1+alpha)``: the two
   powers are the real variables ``alpha_to_n`` and ``alpha_to_n_minus_1`` with the recurrence
   ``alpha_to_n = alpha * alpha_to_n_minus_1`` and positivity ``alpha_to_n_minus_1 > 0``, the
   instances at ``n - 1 >= 0`` of the definition and the positivity lemma of
-  ``proofs.gtm_ideal_ratio`` (no uninterpreted function is needed for just two powers); so
+  ``dpverify.proofs.gtm_ideal_ratio`` (no uninterpreted function is needed for just two powers); so
   ``D' = D/alpha``;
 - ``T >= 1`` and ``eps*T = 1``, with ``T`` real: every integer ``T`` is covered, and the
   obligation stays in real arithmetic (cvc5 stalls when ``T`` is an ``Int`` here);
@@ -51,10 +51,10 @@ from fractions import Fraction
 
 import z3
 
-from proofs import gtm_ideal_ratio, theorem_6_1
-from proofs._theorem import Theorem
-from proofs.gtm_ideal_ratio import SOURCE, antitone, gtpmf, positive, power
-from verify._results import CheckResult
+from dpverify.proofs import gtm_ideal_ratio, theorem_6_1
+from dpverify.proofs._theorem import Theorem
+from dpverify.proofs.gtm_ideal_ratio import SOURCE, antitone, gtpmf, positive, power
+from dpverify.verify._results import CheckResult
 
 __all__ = ["LEMMAS", "PMF_MINIMUM", "REQUIRES", "THEOREM", "negated_pmf_minimum", "negated_theorem", "prove"]
 
@@ -81,7 +81,7 @@ PMF_MINIMUM = Theorem(
     name="gtm_pmf_minimum",
     statement="for all alpha in (0, 1), n >= 1 and q, x in [0, n]: gtpmf(q, x) >= D = (1-alpha)/(1+alpha) * alpha**n",
     source=f"{SOURCE}, Theorem 6.2 (D) and §5 (the support bound 1/D)",
-    covers=("samplers.gtm.gtpmf", "specs.gtm.GtmSpec.support_bound"),
+    covers=("dpverify.samplers.gtm.gtpmf", "dpverify.specs.gtm.GtmSpec.support_bound"),
     obligation=negated_pmf_minimum,
     logic="QF_UFNIRA",
 )
@@ -117,8 +117,8 @@ THEOREM = Theorem(
               "alpha' <= P_T(x|q)/P_T(x|q') <= 1/alpha' with alpha' = (D - 1/T)/(D' + 1/T), "
               "D = (1-alpha)/(1+alpha) * alpha**n, D' = (1-alpha)/(1+alpha) * alpha**(n-1)",
     source=f"{SOURCE}, Theorem 6.2",
-    covers=("specs.gtm.GtmSpec.theorem_6_2_alpha_prime", "samplers.gtm.inverse_transform",
-            "samplers.gtm.cdf_vector", "samplers.gtm.gtpmf", "specs.gtm.GtmSpec.pmf", "specs.gtm._offset_tables"),
+    covers=("dpverify.specs.gtm.GtmSpec.theorem_6_2_alpha_prime", "dpverify.samplers.gtm.inverse_transform",
+            "dpverify.samplers.gtm.cdf_vector", "dpverify.samplers.gtm.gtpmf", "dpverify.specs.gtm.GtmSpec.pmf", "dpverify.specs.gtm._offset_tables"),
     obligation=negated_theorem,
     logic="QF_NRA",
 )

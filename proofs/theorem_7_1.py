@@ -10,13 +10,13 @@ every integer ``D >= 2`` (which covers the paper's ``D > 2``), every ``n >= 1`` 
     = T*CDF_q(x) - T*CDF_q(x-1), so P_T(x|q) = CDF_q(x) - CDF_q(x-1) = gtpmf(q, x),
 
 so the implementation's PMF is the ideal one and alpha-DP follows from the ideal ratio theorem
-(``proofs.gtm_ideal_ratio``).  ``CDF_q`` is what ``samplers.gtm.cdf_vector`` computes, the
+(``dpverify.proofs.gtm_ideal_ratio``).  ``CDF_q`` is what ``dpverify.samplers.gtm.cdf_vector`` computes, the
 running sum ``CDF_q(-1) = 0``, ``CDF_q(y) = CDF_q(y-1) + gtpmf(q, y)``, which is why
 ``CDF_q(x) - CDF_q(x-1) = gtpmf(q, x)``; ``P_T(x|q) = (floor(T*CDF_q(x)) -
-floor(T*CDF_q(x-1)))/T`` is Theorem 6.1 parts 1-2 (``proofs.theorem_6_1``).
+floor(T*CDF_q(x-1)))/T`` is Theorem 6.1 parts 1-2 (``dpverify.proofs.theorem_6_1``).
 
 The proof is symbolic, with the induction explicit.  Powers are encoded as in
-``proofs.gtm_ideal_ratio`` (``pw`` for ``alpha**k``); here also ``dpw: Int -> Real`` for the
+``dpverify.proofs.gtm_ideal_ratio`` (``pw`` for ``alpha**k``); here also ``dpw: Int -> Real`` for the
 real ``D**k`` (``dpw(0) = 1``, ``dpw(k+1) = D*dpw(k)``) and ``ipw: Int -> Int`` for the
 integer ``D**k`` (``ipw(0) = 1``, ``ipw(k+1) = D*ipw(k)``).  The obligations, each unsat:
 
@@ -26,7 +26,7 @@ integer ``D**k`` (``ipw(0) = 1``, ``ipw(k+1) = D*ipw(k)``).  The obligations, ea
    integer ``D``): ``dpw(k) = ipw(k)``, so the real ``D**k`` is an integer.
 3. :data:`CDF_CLOSED_FORM_BASE` / :data:`CDF_CLOSED_FORM_STEP` (induction on ``y`` from
    ``-1`` to ``n``, for every ``alpha`` in (0, 1)): the running sum equals the closed form of
-   ``specs.gtm`` (also what ``specs.gtm._offset_tables`` computes)::
+   ``dpverify.specs.gtm`` (also what ``dpverify.specs.gtm._offset_tables`` computes)::
 
        C(-1) = 0,  C(y) = alpha**(q-y)/(1+alpha)  (0 <= y < q),
        C(y) = 1 - alpha**(y+1-q)/(1+alpha)  (q <= y < n),  C(n) = 1.
@@ -51,7 +51,7 @@ integer ``D**k`` (``ipw(0) = 1``, ``ipw(k+1) = D*ipw(k)``).  The obligations, ea
 Every asserted instance is true of ``alpha**k``, ``D**k`` and the real CDF (the definitions, or
 lemmas whose obligations are unsat, with base and step giving all naturals by induction), so
 unsat of all of them proves the theorem for all ``D`` and ``n``: it is not bounded.  As in
-``proofs.gtm_ideal_ratio``, an induction step and the algebra of 4 are stated over the values
+``dpverify.proofs.gtm_ideal_ratio``, an induction step and the algebra of 4 are stated over the values
 of the functions at the points involved (real variables named ``pw(j+1)`` and so on), which
 keeps them in real arithmetic that both Z3 and cvc5 decide at once.
 
@@ -66,10 +66,10 @@ from collections.abc import Callable
 
 import z3
 
-from proofs import gtm_ideal_ratio, theorem_6_1
-from proofs._theorem import Theorem
-from proofs.gtm_ideal_ratio import SOURCE, gtpmf, power, recurrence, value
-from verify._results import CheckResult
+from dpverify.proofs import gtm_ideal_ratio, theorem_6_1
+from dpverify.proofs._theorem import Theorem
+from dpverify.proofs.gtm_ideal_ratio import SOURCE, gtpmf, power, recurrence, value
+from dpverify.verify._results import CheckResult
 
 __all__ = [
     "CDF_CLOSED_FORM_BASE",
@@ -231,7 +231,7 @@ def _closed_form_step() -> list[z3.BoolRef]:
             z3.Not(model.closed_form(y + 1))]
 
 
-_CDF_COVERS = ("samplers.gtm.gtpmf", "samplers.gtm.cdf_vector", "specs.gtm._offset_tables")
+_CDF_COVERS = ("dpverify.samplers.gtm.gtpmf", "dpverify.samplers.gtm.cdf_vector", "dpverify.specs.gtm._offset_tables")
 
 CDF_CLOSED_FORM_BASE = Theorem(
     name="gtm_cdf_closed_form_base",
@@ -277,7 +277,7 @@ SCALED_PIECE = Theorem(
     statement="for reals D >= 2, alpha = 1/D and 1 <= j <= n: with T = (D+1)*D**n, "
               "T * alpha**j/(1+alpha) = D**(n-j+1) (given D**n * alpha**j = D**(n-j) and D**(n-j+1) = D*D**(n-j))",
     source=f"{SOURCE}, Theorem 7.1",
-    covers=("specs.gtm._offset_tables", "specs.gtm.GtmSpec.is_theorem_7_1_instance"),
+    covers=("dpverify.specs.gtm._offset_tables", "dpverify.specs.gtm.GtmSpec.is_theorem_7_1_instance"),
     obligation=negated_scaled_piece, logic="QF_NRA")
 
 
@@ -319,7 +319,7 @@ SCALED_CDF = Theorem(
               "T * alpha**j/(1+alpha) = D**(n-j+1) at j = q-y and j = y+1-q (where 1 <= j <= n): "
               "T*C(y) = W_q(y), which is 0, D**(n+1-(q-y)), T - D**(n+q-y) or T on the four pieces of C",
     source=f"{SOURCE}, Theorem 7.1",
-    covers=("specs.gtm._offset_tables", "specs.gtm.GtmSpec.is_theorem_7_1_instance"),
+    covers=("dpverify.specs.gtm._offset_tables", "dpverify.specs.gtm.GtmSpec.is_theorem_7_1_instance"),
     obligation=_negated_scaled_cdf, logic="QF_UFNIRA")
 
 
@@ -357,8 +357,8 @@ THEOREM = Theorem(
               "T*CDF_q(x) is an integer and P_T(x|q) = (floor(T*CDF_q(x)) - floor(T*CDF_q(x-1)))/T = gtpmf(q, x), "
               "so the implementation is alpha-DP exactly as the ideal mechanism",
     source=f"{SOURCE}, Theorem 7.1",
-    covers=("samplers.gtm.inverse_transform", "samplers.gtm.cdf_vector", "samplers.gtm.gtpmf",
-            "specs.gtm._offset_tables", "specs.gtm.GtmSpec.pmf", "specs.gtm.GtmSpec.is_theorem_7_1_instance"),
+    covers=("dpverify.samplers.gtm.inverse_transform", "dpverify.samplers.gtm.cdf_vector", "dpverify.samplers.gtm.gtpmf",
+            "dpverify.specs.gtm._offset_tables", "dpverify.specs.gtm.GtmSpec.pmf", "dpverify.specs.gtm.GtmSpec.is_theorem_7_1_instance"),
     obligation=negated_theorem,
     bounded=None,
     logic="QF_UFNIRA",

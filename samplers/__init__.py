@@ -1,9 +1,9 @@
 """Production samplers: exact, stdlib only, drawing randomness only through a RandomSource."""
 
-from samplers import bernoulli, discrete_gaussian, discrete_laplace, grid_laplace, gtm
-from samplers._errors import DpverifyError, InvalidArgument, SamplerContractError
-from samplers._random_source import RandomSource, SeededRandomSource, SystemRandomSource, fresh_seed
-from samplers._rational import as_fraction, as_int, as_open_unit_interval
+from dpverify.samplers import bernoulli, discrete_gaussian, discrete_laplace, grid_laplace, gtm
+from dpverify.samplers._errors import DpverifyError, InvalidArgument, SamplerContractError
+from dpverify.samplers._random_source import RandomSource, SeededRandomSource, SystemRandomSource, fresh_seed
+from dpverify.samplers._rational import as_fraction, as_int, as_open_unit_interval
 
 __all__ = [
     "DpverifyError",

@@ -23,7 +23,7 @@ import sys
 from abc import ABC, abstractmethod
 from array import array
 
-from samplers._errors import InvalidArgument
+from dpverify.samplers._errors import InvalidArgument
 
 
 def _check_randbelow(n: object) -> int:

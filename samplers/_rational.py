@@ -13,7 +13,7 @@ import re
 from fractions import Fraction
 from numbers import Rational
 
-from samplers._errors import InvalidArgument
+from dpverify.samplers._errors import InvalidArgument
 
 RationalLike = int | Fraction | str
 
@@ -30,7 +30,7 @@ def as_fraction(name: str, value: object) -> Fraction:
     >>> as_fraction("alpha", 0.5)
     Traceback (most recent call last):
     ...
-    samplers._errors.InvalidArgument: alpha must be an exact rational; got alpha=0.5 (a float). Pass it as "num/den", e.g. "1/2".
+    dpverify.samplers._errors.InvalidArgument: alpha must be an exact rational; got alpha=0.5 (a float). Pass it as "num/den", e.g. "1/2".
     """
     if isinstance(value, bool):
         raise InvalidArgument(f"{name} must be an exact rational; got {name}={value!r} (a bool).")

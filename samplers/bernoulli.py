@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from samplers._errors import InvalidArgument
-from samplers._random_source import RandomSource, SystemRandomSource
-from samplers._rational import RationalLike, as_fraction, as_int
+from dpverify.samplers._errors import InvalidArgument
+from dpverify.samplers._random_source import RandomSource, SystemRandomSource
+from dpverify.samplers._rational import RationalLike, as_fraction, as_int
 
 __all__ = ["bernoulli", "bernoulli_exp", "bernoulli_exp_many", "bernoulli_exp_ratio", "bernoulli_many"]
 

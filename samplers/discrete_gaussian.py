@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from math import isqrt
 
-from samplers._errors import InvalidArgument
-from samplers._random_source import RandomSource, SystemRandomSource
-from samplers._rational import RationalLike, as_fraction, as_int
-from samplers.bernoulli import bernoulli_exp_ratio
-from samplers.discrete_laplace import sample_scaled as _laplace
+from dpverify.samplers._errors import InvalidArgument
+from dpverify.samplers._random_source import RandomSource, SystemRandomSource
+from dpverify.samplers._rational import RationalLike, as_fraction, as_int
+from dpverify.samplers.bernoulli import bernoulli_exp_ratio
+from dpverify.samplers.discrete_laplace import sample_scaled as _laplace
 
 __all__ = ["attempt", "sample", "sample_many"]
 

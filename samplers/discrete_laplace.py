@@ -19,10 +19,10 @@ Contract: ``sample`` returns a Python int with exactly that distribution; checke
 
 from __future__ import annotations
 
-from samplers._errors import InvalidArgument
-from samplers._random_source import RandomSource, SystemRandomSource
-from samplers._rational import RationalLike, as_fraction, as_int
-from samplers.bernoulli import _bernoulli_exp_at_most_one, bernoulli_exp_ratio
+from dpverify.samplers._errors import InvalidArgument
+from dpverify.samplers._random_source import RandomSource, SystemRandomSource
+from dpverify.samplers._rational import RationalLike, as_fraction, as_int
+from dpverify.samplers.bernoulli import _bernoulli_exp_at_most_one, bernoulli_exp_ratio
 
 __all__ = ["attempt_scaled", "sample", "sample_many", "sample_scaled"]
 

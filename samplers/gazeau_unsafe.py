@@ -2,7 +2,7 @@
 
 Gazeau, Miller, Palamidessi, "Preserving differential privacy under finite-precision
 semantics" (QAPL 2013), in one dimension (their §5), built on the textbook float Laplace of
-:mod:`samplers.laplace_float_unsafe` exactly as an implementation would build it:
+:mod:`dpverify.samplers.laplace_float_unsafe` exactly as an implementation would build it:
 
 - **Mechanism 2 (§4.2, truncation).**  With the computed value ``x = fl(q + n'(u))``::
 
@@ -24,12 +24,12 @@ semantics" (QAPL 2013), in one dimension (their §5), built on the textbook floa
 
 Every step runs in IEEE doubles, as a naive implementation would: the cell index is
 ``floor(fl(fl(x - lower) / step))``, which may misplace ``x`` lying within a few ulps of a
-cell boundary (``verify._gazeau`` charges that to ``delta_n``).  The released value is the
+cell boundary (``dpverify.verify._gazeau`` charges that to ``delta_n``).  The released value is the
 double ``fl(lower + fl((i + 0.5) * step))``; :func:`grid_unsafe` lists them.
 
 Over the reals, with the scale ``b = Delta_f / eps``, this is ``eps``-DP (truncation and
 rounding are post-processing).  In doubles, Theorem 4.5 claims it is ``eps'``-DP when the
-rounding step ``L`` exceeds twice the total error ``delta_t`` (eq. (3)); ``verify._gazeau``
+rounding step ``L`` exceeds twice the total error ``delta_t`` (eq. (3)); ``dpverify.verify._gazeau``
 computes the exact privacy loss over every ``k``-bit draw and compares it with ``eps'``.
 
 Contract: :func:`mechanism_unsafe` returns a double of :func:`grid_unsafe` or
@@ -38,7 +38,7 @@ double ``> 0``, ``q`` finite, ``2 <= bits <= 53``, ``lower < upper`` finite, ``s
 finite and ``(upper - lower) / step`` an integer ``>= 1`` (exactly, on the doubles).  The
 caller guarantees ``1 <= j <= 2^bits - 1`` in :func:`mechanism_unsafe` (the sampler draws
 it so).  The lines a proof or attack refers to are ``[LAPF-u]``, ``[LAPF-noise]``,
-``[LAPF-add]`` (in :mod:`samplers.laplace_float_unsafe`), ``[GZ-trunc]`` and ``[GZ-round]``.
+``[LAPF-add]`` (in :mod:`dpverify.samplers.laplace_float_unsafe`), ``[GZ-trunc]`` and ``[GZ-round]``.
 """
 
 from __future__ import annotations
@@ -47,10 +47,10 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from samplers._errors import InvalidArgument
-from samplers._random_source import RandomSource, SystemRandomSource
-from samplers.laplace_float_unsafe import check_parameters as _check_laplace
-from samplers.laplace_float_unsafe import mechanism_unsafe as _laplace_unsafe
+from dpverify.samplers._errors import InvalidArgument
+from dpverify.samplers._random_source import RandomSource, SystemRandomSource
+from dpverify.samplers.laplace_float_unsafe import check_parameters as _check_laplace
+from dpverify.samplers.laplace_float_unsafe import mechanism_unsafe as _laplace_unsafe
 
 __all__ = [
     "EXCEPTION",

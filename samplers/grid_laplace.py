@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from samplers._errors import InvalidArgument
-from samplers._random_source import RandomSource, SystemRandomSource
-from samplers._rational import RationalLike, as_fraction, as_int
-from samplers.discrete_laplace import attempt_scaled, sample_scaled
+from dpverify.samplers._errors import InvalidArgument
+from dpverify.samplers._random_source import RandomSource, SystemRandomSource
+from dpverify.samplers._rational import RationalLike, as_fraction, as_int
+from dpverify.samplers.discrete_laplace import attempt_scaled, sample_scaled
 
 __all__ = ["attempt", "sample", "sample_many", "snap_index"]
 

@@ -29,8 +29,8 @@ from __future__ import annotations
 from fractions import Fraction
 from functools import lru_cache
 
-from samplers._random_source import RandomSource, SystemRandomSource
-from samplers._rational import RationalLike, as_int, as_open_unit_interval
+from dpverify.samplers._random_source import RandomSource, SystemRandomSource
+from dpverify.samplers._rational import RationalLike, as_int, as_open_unit_interval
 
 __all__ = ["cdf_vector", "gtpmf", "inverse_transform", "sample", "validate"]
 

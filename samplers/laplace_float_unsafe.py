@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import math
 
-from samplers._errors import InvalidArgument
-from samplers._random_source import RandomSource, SystemRandomSource
+from dpverify.samplers._errors import InvalidArgument
+from dpverify.samplers._random_source import RandomSource, SystemRandomSource
 
 __all__ = ["check_parameters", "mechanism_unsafe", "noise_unsafe", "sample_unsafe"]
 

@@ -1,12 +1,12 @@
 """Specs: for each sampler, its parameter domain, neighbour relation, privacy claim and exact PMFs."""
 
-from specs._claims import PureDpClaim
-from specs._pmf import ExactPmf
-from specs._spec import MechanismSpec
-from specs._noise import NoiseSpec
-from specs.grid_laplace import GridLaplaceSpec
-from specs.gtm import GtmSpec
-from specs.noise import (
+from dpverify.specs._claims import PureDpClaim
+from dpverify.specs._pmf import ExactPmf
+from dpverify.specs._spec import MechanismSpec
+from dpverify.specs._noise import NoiseSpec
+from dpverify.specs.grid_laplace import GridLaplaceSpec
+from dpverify.specs.gtm import GtmSpec
+from dpverify.specs.noise import (
     BernoulliExpSpec,
     DiscreteGaussianApproxDpClaim,
     DiscreteGaussianSpec,

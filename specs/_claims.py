@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from samplers import InvalidArgument, as_fraction
+from dpverify.samplers import InvalidArgument, as_fraction
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from collections.abc import Hashable
 import mpmath
 import sympy
 
-from samplers import RandomSource
+from dpverify.samplers import RandomSource
 
 
 class NoiseSpec(ABC):

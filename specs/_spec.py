@@ -5,9 +5,9 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Hashable
 
-from samplers import RandomSource
-from specs._claims import PureDpClaim
-from specs._pmf import ExactPmf
+from dpverify.samplers import RandomSource
+from dpverify.specs._claims import PureDpClaim
+from dpverify.specs._pmf import ExactPmf
 
 
 class MechanismSpec(ABC):

@@ -1,4 +1,4 @@
-"""Spec of the grid Laplace mechanism (``samplers.grid_laplace``) at one input.
+"""Spec of the grid Laplace mechanism (``dpverify.samplers.grid_laplace``) at one input.
 
 For input ``q``, step ``L`` and scale ``b``, with ``m = floor(q/L + 1/2)`` and ``b' = b/L``,
 the release ``y = L*k`` has probability (CKS20's discrete Laplace, shifted to ``m``)::
@@ -20,11 +20,11 @@ from fractions import Fraction
 import mpmath
 import sympy
 
-from samplers import RandomSource
-from samplers import grid_laplace as _grid
-from samplers._rational import RationalLike
-from specs._noise import NoiseSpec
-from specs.noise import DiscreteLaplaceSpec, PureEpsilonClaim
+from dpverify.samplers import RandomSource
+from dpverify.samplers import grid_laplace as _grid
+from dpverify.samplers._rational import RationalLike
+from dpverify.specs._noise import NoiseSpec
+from dpverify.specs.noise import DiscreteLaplaceSpec, PureEpsilonClaim
 
 __all__ = ["GridLaplaceSpec"]
 
@@ -62,7 +62,7 @@ class GridLaplaceSpec(NoiseSpec):
 
     def ideal_pmf_expr(self) -> sympy.Expr:
         """In the grid index ``z`` of the release ``L*z``."""
-        from specs.noise import Z
+        from dpverify.specs.noise import Z
 
         return self.noise().ideal_pmf_expr().subs(Z, Z - self.index())
 

@@ -1,4 +1,4 @@
-"""Spec of the Geometric Truncated Mechanism sampled by inverse transform (``samplers.gtm``).
+"""Spec of the Geometric Truncated Mechanism sampled by inverse transform (``dpverify.samplers.gtm``).
 
 Amorim, Gaboardi, Rindisbacher, "Verified Differential Privacy for Finite Computers".
 
@@ -41,11 +41,11 @@ from functools import lru_cache
 
 import sympy
 
-from samplers import RandomSource, gtm
-from samplers._rational import RationalLike
-from specs._claims import PureDpClaim
-from specs._pmf import ExactPmf
-from specs._spec import MechanismSpec
+from dpverify.samplers import RandomSource, gtm
+from dpverify.samplers._rational import RationalLike
+from dpverify.specs._claims import PureDpClaim
+from dpverify.specs._pmf import ExactPmf
+from dpverify.specs._spec import MechanismSpec
 
 ALPHA = sympy.Symbol("alpha", positive=True)
 N, Q, X = sympy.symbols("n q x", integer=True)

@@ -31,13 +31,13 @@ import mpmath
 import sympy
 from mpmath import iv
 
-from samplers import InvalidArgument, RandomSource, as_fraction, as_int
-from samplers import discrete_gaussian as _dgauss_sampler
-from samplers import discrete_laplace as _dlap_sampler
-from samplers._rational import RationalLike
-from samplers.bernoulli import bernoulli_exp
-from specs._enclosure import MAX_DPS, enclose, iv_rational, one_minus_exp_neg
-from specs._noise import NoiseSpec
+from dpverify.samplers import InvalidArgument, RandomSource, as_fraction, as_int
+from dpverify.samplers import discrete_gaussian as _dgauss_sampler
+from dpverify.samplers import discrete_laplace as _dlap_sampler
+from dpverify.samplers._rational import RationalLike
+from dpverify.samplers.bernoulli import bernoulli_exp
+from dpverify.specs._enclosure import MAX_DPS, enclose, iv_rational, one_minus_exp_neg
+from dpverify.specs._noise import NoiseSpec
 
 __all__ = [
     "B",
@@ -216,7 +216,7 @@ class BernoulliExpSpec(NoiseSpec):
 
     @classmethod
     def create(cls, gamma: RationalLike) -> BernoulliExpSpec:
-        """Validate like ``samplers.bernoulli.bernoulli_exp``: a rational ``gamma >= 0``."""
+        """Validate like ``dpverify.samplers.bernoulli.bernoulli_exp``: a rational ``gamma >= 0``."""
         value = as_fraction("gamma", gamma)
         if value < 0:
             raise InvalidArgument(f'gamma must be a rational >= 0; got gamma={value}. Pass it as "num/den".')
@@ -278,7 +278,7 @@ class DiscreteLaplaceSpec(NoiseSpec):
 
     @classmethod
     def create(cls, scale: RationalLike, sensitivity: object = 1) -> DiscreteLaplaceSpec:
-        """Validate like ``samplers.discrete_laplace.sample``: a rational ``scale > 0``; and an
+        """Validate like ``dpverify.samplers.discrete_laplace.sample``: a rational ``scale > 0``; and an
         integer ``sensitivity >= 1``."""
         return cls(_positive("scale", scale), _sensitivity(sensitivity))
 
@@ -370,7 +370,7 @@ class DiscreteGaussianSpec(NoiseSpec):
     Mechanism ``M(q) = q + Y`` on integers, neighbours ``|q - q'| <= sensitivity = D``.
     Claims: ``rho``-zCDP with ``rho = D^2 / (2 sigma2)`` (CKS20 Theorem 4, exact rational,
     :meth:`zcdp_claim`), and ``(eps, delta(eps))``-DP for every ``eps >= 0`` with Theorem 7's
-    tight ``delta`` (:meth:`approx_dp_claim`; evaluated by ``verify._accounting.dgauss_delta``).
+    tight ``delta`` (:meth:`approx_dp_claim`; evaluated by ``dpverify.verify._accounting.dgauss_delta``).
     ``N`` is enclosed by :func:`dgauss_normaliser_interval` (direct sum with a tail bound for
     ``sigma2 <= 1``, Poisson summation for ``sigma2 > 1``).
 
@@ -395,7 +395,7 @@ class DiscreteGaussianSpec(NoiseSpec):
 
     @classmethod
     def create(cls, sigma2: RationalLike, sensitivity: object = 1) -> DiscreteGaussianSpec:
-        """Validate like ``samplers.discrete_gaussian.sample``: a rational ``sigma2 > 0``; and an
+        """Validate like ``dpverify.samplers.discrete_gaussian.sample``: a rational ``sigma2 > 0``; and an
         integer ``sensitivity >= 1``."""
         return cls(_positive("sigma2", sigma2), _sensitivity(sensitivity))
 

@@ -17,10 +17,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from samplers import InvalidArgument
-from specs._enclosure import interval_precision
-from verify import _accounting
-from verify._accounting import (
+from dpverify.samplers import InvalidArgument
+from dpverify.specs._enclosure import interval_precision
+from dpverify.verify import _accounting
+from dpverify.verify._accounting import (
     decimal_enclosure,
     dgauss_delta,
     dgauss_delta_hockey_stick,

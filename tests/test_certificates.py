@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import z3
 
-from proofs._certificates import (
+from dpverify.proofs._certificates import (
     GTM_COVERS,
     MANIFEST_PATH,
     MANIFEST_SCHEMA,
@@ -25,10 +25,10 @@ from proofs._certificates import (
     theorem_obligation,
     write_certificates,
 )
-from proofs._fingerprint import FingerprintError, fingerprint, normalised_dump, resolve
-from proofs._theorem import Theorem
-from verify._catalogue import CatalogueEntry, builtin_catalogue
-from verify._results import Verdict
+from dpverify.proofs._fingerprint import FingerprintError, fingerprint, normalised_dump, resolve
+from dpverify.proofs._theorem import Theorem
+from dpverify.verify._catalogue import CatalogueEntry, builtin_catalogue
+from dpverify.verify._results import Verdict
 
 REPO = Path(__file__).resolve().parents[1]
 FIND = "if u_numerator * c.denominator <= T * c.numerator:  # [GTM-find]  u <= CDF_q(x)"
@@ -40,7 +40,7 @@ SQUARE = Theorem(
     name="toy.square-nonnegative",
     statement="for all integers x: x*x >= 0",
     source="folklore (a test theorem)",
-    covers=("samplers.gtm.inverse_transform",),
+    covers=("dpverify.samplers.gtm.inverse_transform",),
     obligation=lambda: [_x * _x < 0],
     logic="QF_NIA",
 )
@@ -50,7 +50,7 @@ FALSE = Theorem(
     name="toy.false",
     statement="for all integers x, y: x + y > x",
     source="none (a test theorem that is false)",
-    covers=("samplers.gtm.gtpmf", "specs.gtm.GtmSpec.pmf"),
+    covers=("dpverify.samplers.gtm.gtpmf", "dpverify.specs.gtm.GtmSpec.pmf"),
     obligation=lambda: [z3.Not(_x + _y > _x)],
     logic="QF_LIA",
 )
@@ -80,12 +80,12 @@ def tree(tmp_path: Path) -> Path:
 
 
 def test_resolve_finds_module_functions_and_methods() -> None:
-    assert resolve("samplers.gtm.inverse_transform", REPO) == (REPO / "samplers" / "gtm.py", "inverse_transform")
-    assert resolve("specs.gtm.GtmSpec.pmf", REPO) == (REPO / "specs" / "gtm.py", "GtmSpec.pmf")
+    assert resolve("dpverify.samplers.gtm.inverse_transform", REPO) == (REPO / "samplers" / "gtm.py", "inverse_transform")
+    assert resolve("dpverify.specs.gtm.GtmSpec.pmf", REPO) == (REPO / "specs" / "gtm.py", "GtmSpec.pmf")
 
 
-@pytest.mark.parametrize("name", ["samplers.gtm.no_such_function", "specs.gtm.GtmSpec.no_such_method",
-                                  "nowhere.module.f", "samplers.gtm.inverse_transform.inner"])
+@pytest.mark.parametrize("name", ["dpverify.samplers.gtm.no_such_function", "dpverify.specs.gtm.GtmSpec.no_such_method",
+                                  "nowhere.module.f", "dpverify.samplers.gtm.inverse_transform.inner"])
 def test_an_unknown_name_is_refused(name: str) -> None:
     with pytest.raises(FingerprintError, match="no module|not defined"):
         fingerprint(name, REPO)
@@ -94,11 +94,11 @@ def test_an_unknown_name_is_refused(name: str) -> None:
 def test_the_fingerprint_ignores_docstrings_comments_and_layout(tmp_path: Path) -> None:
     source = tmp_path / "m.py"
     source.write_text('def f(a, b):\n    """Doc."""\n    return a <= b\n', encoding="utf-8")
-    before = fingerprint("m.f", tmp_path)
+    before = fingerprint("dpverify.m.f", tmp_path)
     source.write_text("# moved down\n\n\ndef f(a,\n      b):  # a comment\n    return (a <= b)\n", encoding="utf-8")
-    assert fingerprint("m.f", tmp_path) == before
+    assert fingerprint("dpverify.m.f", tmp_path) == before
     source.write_text("def f(a, b):\n    return a < b\n", encoding="utf-8")
-    assert fingerprint("m.f", tmp_path) != before
+    assert fingerprint("dpverify.m.f", tmp_path) != before
 
 
 def test_the_fingerprint_sees_decorators_defaults_and_nested_code(tmp_path: Path) -> None:
@@ -112,12 +112,12 @@ def test_the_fingerprint_sees_decorators_defaults_and_nested_code(tmp_path: Path
     hashes = set()
     for text in variants:
         source.write_text(text, encoding="utf-8")
-        hashes.add(fingerprint("m.f", tmp_path))
+        hashes.add(fingerprint("dpverify.m.f", tmp_path))
     assert len(hashes) == len(variants)
     source.write_text(variants[0], encoding="utf-8")
-    first = fingerprint("m.f", tmp_path)
+    first = fingerprint("dpverify.m.f", tmp_path)
     source.write_text(variants[0].replace("'''inner doc'''", "'''another doc'''"), encoding="utf-8")
-    assert fingerprint("m.f", tmp_path) == first
+    assert fingerprint("dpverify.m.f", tmp_path) == first
 
 
 @pytest.mark.skipif(sys.version_info < (3, 13), reason="ast.dump(show_empty=False) is Python 3.13+")
@@ -145,7 +145,7 @@ def test_certificates_and_manifest_are_written(tree: Path) -> None:
     records = {c["name"]: c for c in data["certificates"]}
     square = records["toy.square-nonnegative"]
     assert square["verdict"] == "proved" and square["expect"] == "proved"
-    assert square["covers"] == {"samplers.gtm.inverse_transform": fingerprint("samplers.gtm.inverse_transform", tree)}
+    assert square["covers"] == {"dpverify.samplers.gtm.inverse_transform": fingerprint("dpverify.samplers.gtm.inverse_transform", tree)}
     assert set(square) >= {"name", "file", "sha256", "verdict", "covers", "source", "bounded"}
     assert records["toy.false"]["verdict"] == "violated"
     text = (tree / square["file"]).read_text(encoding="utf-8")
@@ -199,7 +199,7 @@ def test_the_recorded_verdicts_are_checked_without_a_solver(tree: Path, tmp_path
 
 def test_an_unresolvable_cover_is_refused_before_anything_is_written(tmp_path: Path) -> None:
     root = _copy_tree(tmp_path)
-    typo = Theorem("toy.typo", "x*x >= 0", "none", ("samplers.gtm.inverse_transfrom",), SQUARE.obligation)
+    typo = Theorem("toy.typo", "x*x >= 0", "none", ("dpverify.samplers.gtm.inverse_transfrom",), SQUARE.obligation)
     with pytest.raises(FingerprintError, match="inverse_transfrom"):
         write_certificates(root, [typo])
     assert not (root / "proofs").exists()
@@ -224,10 +224,10 @@ def test_changing_a_covered_sampler_makes_its_proof_stale(tree: Path) -> None:
     result = check_manifest(tree)
     assert result.verdict is Verdict.VIOLATED
     assert "stale proof" in result.summary
-    assert "toy.square-nonnegative" in result.summary and "samplers.gtm.inverse_transform" in result.summary
+    assert "toy.square-nonnegative" in result.summary and "dpverify.samplers.gtm.inverse_transform" in result.summary
     findings = result.evidence["findings"]
     assert [(f["certificate"], f["function"], f["problem"]) for f in findings] == [
-        ("toy.square-nonnegative", "samplers.gtm.inverse_transform", "function-changed")]
+        ("toy.square-nonnegative", "dpverify.samplers.gtm.inverse_transform", "function-changed")]
     write_certificates(tree, [SQUARE, FALSE])  # dpverify prove
     assert check_manifest(tree).verdict is Verdict.PROVED
 
@@ -238,7 +238,7 @@ def test_changing_a_covered_spec_method_names_it(tree: Path) -> None:
     result = check_manifest(tree)
     assert result.verdict is Verdict.VIOLATED
     assert [(f["certificate"], f["function"]) for f in result.evidence["findings"]] == [
-        ("toy.false", "specs.gtm.GtmSpec.pmf")]
+        ("toy.false", "dpverify.specs.gtm.GtmSpec.pmf")]
 
 
 def test_docstring_comment_and_layout_changes_keep_the_proof(tree: Path) -> None:
@@ -255,7 +255,7 @@ def test_a_removed_function_makes_its_proof_stale(tree: Path) -> None:
     result = check_manifest(tree)
     assert result.verdict is Verdict.VIOLATED
     assert result.evidence["findings"][0]["problem"] == "function-missing"
-    assert "samplers.gtm.inverse_transform, which no longer exists" in result.summary
+    assert "dpverify.samplers.gtm.inverse_transform, which no longer exists" in result.summary
 
 
 def test_an_edited_certificate_file_is_caught(tree: Path) -> None:
@@ -278,7 +278,7 @@ def test_a_certificate_outside_the_manifest_is_caught(tree: Path) -> None:
 def test_a_changed_or_new_obligation_is_caught_given_the_current_ones(tree: Path) -> None:
     changed = Theorem(SQUARE.name, SQUARE.statement, SQUARE.source, SQUARE.covers,
                       lambda: [_x * _x < -1], logic="QF_NIA")
-    new = Theorem("toy.new", "x = x", "none", ("samplers.gtm.gtpmf",), lambda: [_x != _x])
+    new = Theorem("toy.new", "x = x", "none", ("dpverify.samplers.gtm.gtpmf",), lambda: [_x != _x])
     result = check_manifest(tree, current=[theorem_obligation(changed), theorem_obligation(FALSE),
                                            theorem_obligation(new)])
     assert result.verdict is Verdict.VIOLATED
@@ -319,7 +319,7 @@ def test_every_small_gtm_catalogue_entry_gets_an_instance_certificate(tmp_path: 
     result = check_manifest(root)
     assert result.verdict is Verdict.VIOLATED
     assert {f["certificate"] for f in result.evidence["findings"]} == set(gtm_entries)
-    assert {f["function"] for f in result.evidence["findings"]} == {"samplers.gtm.sample"}
+    assert {f["function"] for f in result.evidence["findings"]} == {"dpverify.samplers.gtm.sample"}
 
 
 # --- the cvc5 recheck ------------------------------------------------------------------------
@@ -355,14 +355,14 @@ def test_a_tampered_verdict_is_a_disagreement(tree: Path) -> None:
 
 def test_cvc5_unknown_is_inconclusive_not_a_disagreement(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("cvc5")
-    monkeypatch.setattr("proofs._certificates.cvc5_status", lambda text, timeout_ms: ("unknown", "timeout"))
+    monkeypatch.setattr("dpverify.proofs._certificates.cvc5_status", lambda text, timeout_ms: ("unknown", "timeout"))
     result = recheck_certificates(tree)
     assert result.verdict is Verdict.INCONCLUSIVE
     assert "timeout" in result.summary
 
 
 def test_without_cvc5_the_recheck_is_inconclusive(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("proofs._certificates.cvc5_version", lambda: None)
+    monkeypatch.setattr("dpverify.proofs._certificates.cvc5_version", lambda: None)
     result = recheck_certificates(tree)
     assert result.verdict is Verdict.INCONCLUSIVE
     assert "cvc5 is not installed" in result.summary

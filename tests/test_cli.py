@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from specs import GtmSpec
-from verify.cli import main
+from dpverify.specs import GtmSpec
+from dpverify.verify.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -91,7 +91,7 @@ def test_bad_input_is_one_line_exit_2(capsys: pytest.CaptureFixture[str], argv: 
 
 def test_bad_input_in_a_real_process_prints_no_traceback() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "verify", "pmf", "gtm", "--alpha", "0.5", "--n", "3", "--T", "1/2", "--q", "0"],
+        [sys.executable, "-m", "dpverify", "pmf", "gtm", "--alpha", "0.5", "--n", "3", "--T", "1/2", "--q", "0"],
         capture_output=True, text=True, cwd=ROOT, check=False,
     )
     assert done.returncode == 2 and done.stdout == ""
@@ -103,7 +103,7 @@ def test_bad_input_in_a_real_process_prints_no_traceback() -> None:
 def test_check_runs_the_catalogue_and_writes_json(tmp_path: Path) -> None:
     target = tmp_path / "check.json"
     done = subprocess.run(
-        [sys.executable, "-m", "verify", "check", "--seed", "12345", "--samples", "5000", "--json", str(target)],
+        [sys.executable, "-m", "dpverify", "check", "--seed", "12345", "--samples", "5000", "--json", str(target)],
         capture_output=True, text=True, cwd=ROOT, check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr

@@ -6,9 +6,9 @@ from fractions import Fraction
 
 import pytest
 
-from samplers import RandomSource, SamplerContractError, gtm
-from verify import bisect_outputs, enumerate_outputs
-from verify._enumerate import SamplerCrashed
+from dpverify.samplers import RandomSource, SamplerContractError, gtm
+from dpverify.verify import bisect_outputs, enumerate_outputs
+from dpverify.verify._enumerate import SamplerCrashed
 
 
 def _geometric(rng: RandomSource) -> int:

@@ -12,9 +12,9 @@ import json
 import pytest
 import z3
 
-from samplers import InvalidArgument
-from verify._fixed_point import FIXED_POINT_CHECK, fixed_point_smtlib, prove_fixed_point_leak
-from verify._results import Verdict
+from dpverify.samplers import InvalidArgument
+from dpverify.verify._fixed_point import FIXED_POINT_CHECK, fixed_point_smtlib, prove_fixed_point_leak
+from dpverify.verify._results import Verdict
 
 
 def _run_script(text: str) -> str:

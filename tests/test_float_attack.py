@@ -11,10 +11,10 @@ from collections import Counter
 
 import pytest
 
-from samplers import InvalidArgument
-from samplers.laplace_float_unsafe import mechanism_unsafe
-from verify._float_attack import attack_text, first_violation, laplace_float_attack
-from verify._float_exact import float_pmf, float_privacy
+from dpverify.samplers import InvalidArgument
+from dpverify.samplers.laplace_float_unsafe import mechanism_unsafe
+from dpverify.verify._float_attack import attack_text, first_violation, laplace_float_attack
+from dpverify.verify._float_exact import float_pmf, float_privacy
 
 SEED = 20261123
 

@@ -6,11 +6,11 @@ from fractions import Fraction
 
 import pytest
 
-from samplers import RandomSource, discrete_laplace, gtm
-from specs import DiscreteLaplaceSpec, GtmSpec
-from verify import Verdict
-from verify._catalogue import CatalogueEntry, NoiseEntry, builtin_catalogue
-from verify._gate import run_entry
+from dpverify.samplers import RandomSource, discrete_laplace, gtm
+from dpverify.specs import DiscreteLaplaceSpec, GtmSpec
+from dpverify.verify import Verdict
+from dpverify.verify._catalogue import CatalogueEntry, NoiseEntry, builtin_catalogue
+from dpverify.verify._gate import run_entry
 
 SEED = 20261123
 

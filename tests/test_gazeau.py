@@ -16,11 +16,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from samplers import InvalidArgument, SeededRandomSource
-from samplers.gazeau_unsafe import EXCEPTION, GazeauConfig, grid_unsafe, mechanism_unsafe, sample_unsafe
-from samplers.laplace_float_unsafe import mechanism_unsafe as laplace_unsafe
-from verify._float_exact import float_pmf
-from verify._gazeau import (
+from dpverify.samplers import InvalidArgument, SeededRandomSource
+from dpverify.samplers.gazeau_unsafe import EXCEPTION, GazeauConfig, grid_unsafe, mechanism_unsafe, sample_unsafe
+from dpverify.samplers.laplace_float_unsafe import mechanism_unsafe as laplace_unsafe
+from dpverify.verify._float_exact import float_pmf
+from dpverify.verify._gazeau import (
     computation_error,
     default_delta_0,
     epsilon_prime,

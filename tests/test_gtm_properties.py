@@ -16,12 +16,12 @@ import sympy
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from samplers import gtm
-from specs import GtmSpec
-from specs.gtm import ALPHA, FINITE_PMF, IDEAL_CDF, IDEAL_PMF, N, Q, T_SYMBOL, X
-from verify import Verdict, code_distribution, tightest_alpha
-from verify._exactness import EXHAUSTIVE_DRAW_LIMIT
-from verify._statistics import check_empirical
+from dpverify.samplers import gtm
+from dpverify.specs import GtmSpec
+from dpverify.specs.gtm import ALPHA, FINITE_PMF, IDEAL_CDF, IDEAL_PMF, N, Q, T_SYMBOL, X
+from dpverify.verify import Verdict, code_distribution, tightest_alpha
+from dpverify.verify._exactness import EXHAUSTIVE_DRAW_LIMIT
+from dpverify.verify._statistics import check_empirical
 
 # --- strategies --------------------------------------------------------------------------------
 

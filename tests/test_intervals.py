@@ -21,10 +21,10 @@ import mpmath
 import pytest
 from mpmath import iv
 
-from samplers import InvalidArgument, RandomSource, discrete_gaussian, discrete_laplace
-from samplers.bernoulli import bernoulli_exp_ratio
-from verify import enumerate_outputs
-from verify._intervals import check_intervals, enclosure_bound
+from dpverify.samplers import InvalidArgument, RandomSource, discrete_gaussian, discrete_laplace
+from dpverify.samplers.bernoulli import bernoulli_exp_ratio
+from dpverify.verify import enumerate_outputs
+from dpverify.verify._intervals import check_intervals, enclosure_bound
 
 Ideal = Callable[[Hashable, int], tuple[mpmath.mpf, mpmath.mpf]]
 

@@ -15,10 +15,10 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-import verify._mironov as mironov
-from samplers import InvalidArgument, SeededRandomSource
-from samplers.laplace_float_unsafe import mechanism_unsafe, sample_unsafe
-from verify._mironov import NonMonotoneMechanism, mironov_attack, reachable
+import dpverify.verify._mironov as mironov
+from dpverify.samplers import InvalidArgument, SeededRandomSource
+from dpverify.samplers.laplace_float_unsafe import mechanism_unsafe, sample_unsafe
+from dpverify.verify._mironov import NonMonotoneMechanism, mironov_attack, reachable
 
 N53 = 1 << 52  # the middle draw at k = 53 (u = 1/2)
 LAST53 = (1 << 53) - 1

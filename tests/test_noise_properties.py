@@ -14,8 +14,8 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from specs import BernoulliExpSpec, DiscreteGaussianSpec, DiscreteLaplaceSpec
-from verify import Verdict, check_empirical_ideal, check_intervals
+from dpverify.specs import BernoulliExpSpec, DiscreteGaussianSpec, DiscreteLaplaceSpec
+from dpverify.verify import Verdict, check_empirical_ideal, check_intervals
 
 rationals = st.builds(Fraction, st.integers(1, 40), st.integers(1, 7))
 seeds = st.integers(0, 2**64 - 1)

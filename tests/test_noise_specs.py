@@ -14,8 +14,8 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from samplers import InvalidArgument, SeededRandomSource, as_fraction
-from specs.noise import (
+from dpverify.samplers import InvalidArgument, SeededRandomSource, as_fraction
+from dpverify.specs.noise import (
     B,
     BernoulliExpSpec,
     DiscreteGaussianApproxDpClaim,

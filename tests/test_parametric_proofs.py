@@ -20,12 +20,12 @@ from fractions import Fraction
 import pytest
 import z3
 
-import proofs
-from proofs import discrete_laplace_ratio, gtm_ideal_ratio, registry, theorem_6_1, theorem_6_2, theorem_7_1
-from proofs._theorem import Theorem, discharge, smtlib
-from samplers.gtm import gtpmf
-from specs.gtm import GtmSpec
-from verify._results import CheckResult, Verdict
+from dpverify import proofs
+from dpverify.proofs import discrete_laplace_ratio, gtm_ideal_ratio, registry, theorem_6_1, theorem_6_2, theorem_7_1
+from dpverify.proofs._theorem import Theorem, discharge, smtlib
+from dpverify.samplers.gtm import gtpmf
+from dpverify.specs.gtm import GtmSpec
+from dpverify.verify._results import CheckResult, Verdict
 
 MODULES = registry.MODULES
 
@@ -206,9 +206,9 @@ def test_covers_are_importable_function_paths() -> None:
     for theorem in registry.THEOREMS:
         for name in theorem.covers:
             parts = name.split(".")
-            module = importlib.import_module(".".join(parts[:2]))
+            module = importlib.import_module(".".join(parts[:3]))
             target: object = module
-            for part in parts[2:]:
+            for part in parts[3:]:
                 target = getattr(target, part)
             assert callable(target), name
 

@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from samplers import InvalidArgument, RandomSource, SeededRandomSource
-from samplers.planar_laplace_unsafe import (
+from dpverify.samplers import InvalidArgument, RandomSource, SeededRandomSource
+from dpverify.samplers.planar_laplace_unsafe import (
     BRANCH_POINT,
     lambertw_m1,
     mechanism_unsafe,
@@ -28,8 +28,8 @@ from samplers.planar_laplace_unsafe import (
     sample_unsafe,
     truncate_round_unsafe,
 )
-from verify._planar import planar_report
-from verify._results import Verdict
+from dpverify.verify._planar import planar_report
+from dpverify.verify._results import Verdict
 
 ULPS = 4  # allowed distance from the correctly rounded W_-1 (measured: at most 2)
 

@@ -7,8 +7,8 @@ from fractions import Fraction
 from hypothesis import given
 from hypothesis import strategies as st
 
-from specs import ExactPmf, GtmSpec, PureDpClaim
-from verify import Verdict, check_pure_dp, gtm_privacy, gtm_table, tightest_alpha
+from dpverify.specs import ExactPmf, GtmSpec, PureDpClaim
+from dpverify.verify import Verdict, check_pure_dp, gtm_privacy, gtm_table, tightest_alpha
 
 
 def _oracle_alpha(table: dict[int, ExactPmf], neighbours: list[tuple[int, int]]) -> Fraction:

@@ -7,8 +7,8 @@ from fractions import Fraction
 
 import pytest
 
-from samplers import InvalidArgument, RandomSource, SeededRandomSource, SystemRandomSource
-from verify import enumerate_outputs
+from dpverify.samplers import InvalidArgument, RandomSource, SeededRandomSource, SystemRandomSource
+from dpverify.verify import enumerate_outputs
 
 SOURCES: dict[str, Callable[[], RandomSource]] = {
     "system": SystemRandomSource,
@@ -96,7 +96,7 @@ def test_enumerating_source_refuses_bad_arguments() -> None:
 @pytest.fixture
 def words(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Words the system source will pop, last first (as ``list.pop`` does)."""
-    import samplers._random_source as module
+    import dpverify.samplers._random_source as module
 
     queue: list[int] = []
     monkeypatch.setattr(module, "_pop", queue.pop)

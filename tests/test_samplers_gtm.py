@@ -6,8 +6,8 @@ from fractions import Fraction
 
 import pytest
 
-from samplers import InvalidArgument, SeededRandomSource, gtm
-from verify._enumerate import _FixedDraw
+from dpverify.samplers import InvalidArgument, SeededRandomSource, gtm
+from dpverify.verify._enumerate import _FixedDraw
 
 
 @pytest.mark.parametrize(

@@ -6,10 +6,10 @@ from fractions import Fraction
 
 import pytest
 
-from samplers import InvalidArgument, SeededRandomSource
-from samplers import discrete_gaussian, discrete_laplace
-from samplers.bernoulli import bernoulli, bernoulli_exp, bernoulli_exp_many, bernoulli_many
-from verify import enumerate_outputs
+from dpverify.samplers import InvalidArgument, SeededRandomSource
+from dpverify.samplers import discrete_gaussian, discrete_laplace
+from dpverify.samplers.bernoulli import bernoulli, bernoulli_exp, bernoulli_exp_many, bernoulli_many
+from dpverify.verify import enumerate_outputs
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from verify._results import Verdict
-from verify._static import MATH_ALLOWED, check_samplers_static, scan_file, scanned_files
+from dpverify.verify._results import Verdict
+from dpverify.verify._static import MATH_ALLOWED, check_samplers_static, scan_file, scanned_files
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -63,8 +63,8 @@ def test_a_clean_copy_passes(root: Path) -> None:
         ("import os\ndef _bytes():\n    return os.urandom(8)", "random-bypass"),
         ("from os import urandom", "random-bypass"),
         ("import time\nSEED = time.time_ns()", "random-bypass"),
-        ("from samplers._random_source import _refill_and_pop", "random-bypass"),
-        ("from samplers import fresh_seed", "random-bypass"),
+        ("from dpverify.samplers._random_source import _refill_and_pop", "random-bypass"),
+        ("from dpverify.samplers import fresh_seed", "random-bypass"),
         ("from ._random_source import _WORDS", "random-bypass"),
         ("from . import _random_source\nWORD = _random_source._pop()", "random-bypass"),
         ("import importlib\nR = importlib.import_module('random')", "dynamic-import"),

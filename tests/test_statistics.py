@@ -13,10 +13,10 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from samplers import InvalidArgument, RandomSource, gtm
-from specs import GtmSpec
-from verify import Verdict, code_distribution
-from verify._statistics import _ln_upper, check_empirical, dkw_threshold
+from dpverify.samplers import InvalidArgument, RandomSource, gtm
+from dpverify.specs import GtmSpec
+from dpverify.verify import Verdict, code_distribution
+from dpverify.verify._statistics import _ln_upper, check_empirical, dkw_threshold
 
 BETA = Fraction(1, 10**9)
 

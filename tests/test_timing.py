@@ -8,9 +8,9 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from samplers import RandomSource, discrete_laplace
-from verify import enumerate_outputs
-from verify._timing import check_timing, timing_channel
+from dpverify.samplers import RandomSource, discrete_laplace
+from dpverify.verify import enumerate_outputs
+from dpverify.verify._timing import check_timing, timing_channel
 
 
 def _laplace_scale_1(rng: RandomSource) -> int:

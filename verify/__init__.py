@@ -1,22 +1,22 @@
 """The verification engine: exact enumeration, privacy loss, SMT and statistical checks."""
 
-from verify._accounting import dgauss_delta, dgauss_delta_hockey_stick, dgauss_privacy
-from verify._enumerate import Enumeration, SamplerCrashed, bisect_outputs, enumerate_outputs
-from verify._exactness import check_exactness, code_distribution
-from verify._fixed_point import fixed_point_smtlib, prove_fixed_point_leak
-from verify._float_attack import check_float_laplace, first_violation, laplace_float_attack
-from verify._float_exact import float_pmf, float_privacy
-from verify._gazeau import gazeau_privacy
-from verify._grid import check_grid_laplace_claim, grid_claim_smtlib
-from verify._intervals import check_intervals, judge_intervals, renewal
-from verify._mironov import mironov_attack, reachable
-from verify._planar import planar_report
-from verify._gtm_privacy import gtm_privacy, gtm_table
-from verify._privacy import PrivacyLoss, check_pure_dp, tightest_alpha
-from verify._results import CheckResult, RatioWitness, Verdict
-from verify._smt import check_ratio_bound_z3, smtlib_obligation
-from verify._statistics import check_empirical, check_empirical_ideal, dkw_threshold
-from verify._timing import TimingChannel, check_timing, timing_channel
+from dpverify.verify._accounting import dgauss_delta, dgauss_delta_hockey_stick, dgauss_privacy
+from dpverify.verify._enumerate import Enumeration, SamplerCrashed, bisect_outputs, enumerate_outputs
+from dpverify.verify._exactness import check_exactness, code_distribution
+from dpverify.verify._fixed_point import fixed_point_smtlib, prove_fixed_point_leak
+from dpverify.verify._float_attack import check_float_laplace, first_violation, laplace_float_attack
+from dpverify.verify._float_exact import float_pmf, float_privacy
+from dpverify.verify._gazeau import gazeau_privacy
+from dpverify.verify._grid import check_grid_laplace_claim, grid_claim_smtlib
+from dpverify.verify._intervals import check_intervals, judge_intervals, renewal
+from dpverify.verify._mironov import mironov_attack, reachable
+from dpverify.verify._planar import planar_report
+from dpverify.verify._gtm_privacy import gtm_privacy, gtm_table
+from dpverify.verify._privacy import PrivacyLoss, check_pure_dp, tightest_alpha
+from dpverify.verify._results import CheckResult, RatioWitness, Verdict
+from dpverify.verify._smt import check_ratio_bound_z3, smtlib_obligation
+from dpverify.verify._statistics import check_empirical, check_empirical_ideal, dkw_threshold
+from dpverify.verify._timing import TimingChannel, check_timing, timing_channel
 
 __all__ = [
     "CheckResult",

@@ -9,13 +9,13 @@ reconstructed from the paper, the extract we hold is sparse)::
 
 with ``f(y) = e^(-y^2/(2 sigma2))``, ``N = sum_y f(y)``, the tail ``T(m) = sum_{y>=m} f(y)`` and
 the exact integer thresholds ``m1, m2`` of
-:meth:`specs.noise.DiscreteGaussianApproxDpClaim.thresholds`.  ``rho = D^2/(2 sigma2)``
+:meth:`dpverify.specs.noise.DiscreteGaussianApproxDpClaim.thresholds`.  ``rho = D^2/(2 sigma2)``
 (Theorem 4) is exact.
 
 Every quantity is a rigorous interval (``mpmath.iv``, outward rounding; see
-:mod:`specs.noise`) and every infinite sum carries an explicit bound on what it omits:
+:mod:`dpverify.specs.noise`) and every infinite sum carries an explicit bound on what it omits:
 
-* ``N``: :func:`specs.noise.dgauss_normaliser_interval` (direct sum or Poisson summation).
+* ``N``: :func:`dpverify.specs.noise.dgauss_normaliser_interval` (direct sum or Poisson summation).
 * ``T(m)``, ``m >= 1``, *direct* (:func:`_tail_direct`): ``sum_{j<K} f(m+j)`` plus
   ``[0, f(m+K) / (1 - e^(-(2(m+K)+1)/(2 sigma2)))]``: past ``m+K`` consecutive terms shrink by
   at least that ratio.  Used when ``K`` stays below :data:`DIRECT_MAX_TERMS`: for any
@@ -59,11 +59,11 @@ from typing import Any
 import mpmath
 from mpmath import iv, libmp
 
-from samplers import DpverifyError, InvalidArgument, as_fraction, as_int
-from samplers._rational import RationalLike
-from specs._enclosure import MAX_BITS, MAX_DPS, bits_for_digits, enclose, interval_precision, iv_rational, one_minus_exp_neg
-from specs.noise import DiscreteGaussianSpec, dgauss_normaliser_interval
-from verify._results import CheckResult, Verdict, fraction_text
+from dpverify.samplers import DpverifyError, InvalidArgument, as_fraction, as_int
+from dpverify.samplers._rational import RationalLike
+from dpverify.specs._enclosure import MAX_BITS, MAX_DPS, bits_for_digits, enclose, interval_precision, iv_rational, one_minus_exp_neg
+from dpverify.specs.noise import DiscreteGaussianSpec, dgauss_normaliser_interval
+from dpverify.verify._results import CheckResult, Verdict, fraction_text
 
 __all__ = [
     "DELTA_DPS",

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from specs import (
+from dpverify.specs import (
     BernoulliExpSpec,
     DiscreteGaussianSpec,
     DiscreteLaplaceSpec,
@@ -21,8 +21,8 @@ from specs import (
     NoiseSpec,
     PureDpClaim,
 )
-from specs.grid_laplace import GridLaplaceSpec
-from verify._results import CheckResult, Verdict, fraction_text
+from dpverify.specs.grid_laplace import GridLaplaceSpec
+from dpverify.verify._results import CheckResult, Verdict, fraction_text
 
 
 class _SpecEntry:
@@ -204,9 +204,9 @@ class CheckEntry:
 def _finite_precision_entries() -> tuple[CheckEntry | NoiseEntry, ...]:
     # Imported here: these pull in the float samplers and the bit-vector prover, which the
     # rest of the catalogue does not need.
-    from verify._fixed_point import prove_fixed_point_leak
-    from verify._float_attack import check_float_laplace
-    from verify._planar import planar_report
+    from dpverify.verify._fixed_point import prove_fixed_point_leak
+    from dpverify.verify._float_attack import check_float_laplace
+    from dpverify.verify._planar import planar_report
 
     return (
         CheckEntry(

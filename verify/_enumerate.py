@@ -33,7 +33,7 @@ Draw counts.  Every valid path also records how many calls it made to the source
 ``randbelow`` and every ``bernoulli``, certain ones included, since a production source
 draws for each), so :attr:`Enumeration.joint` is the exact explored part of the joint
 distribution of ``(output, draws)``: the input of the timing analysis in
-:mod:`verify._timing`.
+:mod:`dpverify.verify._timing`.
 """
 
 from __future__ import annotations
@@ -42,8 +42,8 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from samplers import DpverifyError, InvalidArgument, RandomSource, SamplerContractError, as_fraction
-from samplers._random_source import _check_bernoulli, _check_randbelow
+from dpverify.samplers import DpverifyError, InvalidArgument, RandomSource, SamplerContractError, as_fraction
+from dpverify.samplers._random_source import _check_bernoulli, _check_randbelow
 
 Sampler = Callable[[RandomSource], Hashable]
 

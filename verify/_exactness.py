@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable
 from fractions import Fraction
 
-from samplers import SamplerContractError
-from specs import MechanismSpec
-from verify._enumerate import Enumeration, SamplerCrashed, bisect_outputs, enumerate_outputs
-from verify._results import CheckResult, Verdict, fraction_text, json_value
+from dpverify.samplers import SamplerContractError
+from dpverify.specs import MechanismSpec
+from dpverify.verify._enumerate import Enumeration, SamplerCrashed, bisect_outputs, enumerate_outputs
+from dpverify.verify._results import CheckResult, Verdict, fraction_text, json_value
 
 #: Up to this many draws a single-draw sampler is enumerated path by path; above, bisected.
 EXHAUSTIVE_DRAW_LIMIT = 4096

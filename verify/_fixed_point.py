@@ -44,8 +44,8 @@ from typing import Any
 
 import z3
 
-from samplers import InvalidArgument
-from verify._results import CheckResult, Verdict
+from dpverify.samplers import InvalidArgument
+from dpverify.verify._results import CheckResult, Verdict
 
 __all__ = ["FIXED_POINT_CHECK", "fixed_point_smtlib", "prove_fixed_point_leak"]
 

@@ -8,11 +8,11 @@ is ``(|q - q'| / b)``-DP for inputs ``q, q'``; in doubles it is not DP at all.
 Two exact arguments, both on the real code:
 
 - **Enumeration at ``k`` bits** (``2 <= k <= 24``): every draw of both inputs is run
-  (:func:`verify._float_exact.float_pmf`), so ``P(y | q) = #{j : f_q(j) = y} / M`` exactly and
+  (:func:`dpverify.verify._float_exact.float_pmf`), so ``P(y | q) = #{j : f_q(j) = y} / M`` exactly and
   ``epsilon_k = max_y |ln P(y|q) - ln P(y|q')|`` is exact; it is infinite when some ``y`` has
   ``P(y|q) > 0 = P(y|q')`` (or the reverse), and the witness is that ``y`` with its draw ``j``.
   :func:`first_violation` stops at the first such draw instead of building both PMFs.
-- **Reachability at 53 bits** (:func:`verify._mironov.mironov_attack`): outputs sampled from
+- **Reachability at 53 bits** (:func:`dpverify.verify._mironov.mironov_attack`): outputs sampled from
   ``q`` with a seeded source, each decided exactly reachable or not from ``q'`` by monotone
   search (Mironov 2012, "On significance of the least significant bits for differential
   privacy", CCS '12).  An unreachable one reveals the input with certainty.
@@ -30,12 +30,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from samplers._errors import InvalidArgument
-from samplers._random_source import fresh_seed
-from samplers.laplace_float_unsafe import mechanism_unsafe
-from verify._float_exact import float_pmf, float_privacy
-from verify._mironov import scale_parameter, float_parameter, mironov_attack
-from verify._results import CheckResult, Verdict, fraction_text, json_number, json_value
+from dpverify.samplers._errors import InvalidArgument
+from dpverify.samplers._random_source import fresh_seed
+from dpverify.samplers.laplace_float_unsafe import mechanism_unsafe
+from dpverify.verify._float_exact import float_pmf, float_privacy
+from dpverify.verify._mironov import scale_parameter, float_parameter, mironov_attack
+from dpverify.verify._results import CheckResult, Verdict, fraction_text, json_number, json_value
 
 __all__ = ["FirstViolation", "attack_text", "first_violation", "laplace_float_attack"]
 

@@ -21,17 +21,17 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from verify._accounting import check_dgauss_accounting
-from verify._catalogue import CatalogueEntry, CheckEntry, Entry, NoiseEntry
-from specs.grid_laplace import GridLaplaceSpec
-from verify._exactness import check_exactness
-from verify._grid import check_grid_laplace_claim
-from verify._intervals import check_intervals
-from verify._privacy import check_pure_dp, tightest_alpha
-from verify._results import CheckResult, Verdict
-from verify._smt import check_ratio_bound_z3
-from verify._statistics import check_empirical, check_empirical_ideal
-from verify._timing import check_timing
+from dpverify.verify._accounting import check_dgauss_accounting
+from dpverify.verify._catalogue import CatalogueEntry, CheckEntry, Entry, NoiseEntry
+from dpverify.specs.grid_laplace import GridLaplaceSpec
+from dpverify.verify._exactness import check_exactness
+from dpverify.verify._grid import check_grid_laplace_claim
+from dpverify.verify._intervals import check_intervals
+from dpverify.verify._privacy import check_pure_dp, tightest_alpha
+from dpverify.verify._results import CheckResult, Verdict
+from dpverify.verify._smt import check_ratio_bound_z3
+from dpverify.verify._statistics import check_empirical, check_empirical_ideal
+from dpverify.verify._timing import check_timing
 
 #: Version of the JSON document ``dpverify check --json`` writes (see the README).
 CHECK_SCHEMA = "dpverify.check/1"

@@ -3,7 +3,7 @@
 Paper: I. Gazeau, D. Miller, C. Palamidessi, "Preserving differential privacy under
 finite-precision semantics", QAPL 2013 (paper 000 in ``/work/shared/papers``; the text there
 is machine-extracted and garbled in places: the reconstructions below are marked).  The
-code under audit is :mod:`samplers.gazeau_unsafe` (Mechanisms 2 and 3 over the textbook float
+code under audit is :mod:`dpverify.samplers.gazeau_unsafe` (Mechanisms 2 and 3 over the textbook float
 Laplace at ``k`` bits).
 
 What is computed
@@ -11,7 +11,7 @@ What is computed
 
 **The exact privacy loss at k bits.**  The code draws ``j`` uniform on ``1 .. 2^k - 1`` and
 is otherwise deterministic, so running it on every ``j`` for ``q`` and for ``q'`` gives both
-exact output PMFs (:func:`verify._float_exact.float_pmf`), and ``max_y P(y|q)/P(y|q')`` over
+exact output PMFs (:func:`dpverify.verify._float_exact.float_pmf`), and ``max_y P(y|q)/P(y|q')`` over
 both orders is the exact ``e^eps`` of the implementation, or an output one input can produce
 and the other cannot (infinite loss).  Pure DP over sets follows from singletons.
 
@@ -117,12 +117,12 @@ import mpmath
 from mpmath import iv, libmp
 from mpmath.libmp import to_rational
 
-from samplers import InvalidArgument, as_fraction, as_int
-from samplers.gazeau_unsafe import EXCEPTION, GazeauConfig, mechanism_unsafe
-from samplers.laplace_float_unsafe import noise_unsafe
-from specs._enclosure import enclose, iv_rational
-from verify._float_exact import FloatPrivacy, float_pmf, float_privacy
-from verify._results import fraction_text, json_number
+from dpverify.samplers import InvalidArgument, as_fraction, as_int
+from dpverify.samplers.gazeau_unsafe import EXCEPTION, GazeauConfig, mechanism_unsafe
+from dpverify.samplers.laplace_float_unsafe import noise_unsafe
+from dpverify.specs._enclosure import enclose, iv_rational
+from dpverify.verify._float_exact import FloatPrivacy, float_pmf, float_privacy
+from dpverify.verify._results import fraction_text, json_number
 
 __all__ = [
     "MAX_BITS",
@@ -356,7 +356,7 @@ def gazeau_privacy(
     delta_n: object = None,
     sensitivity: object = None,
 ) -> dict[str, Any]:
-    """The exact privacy loss of :mod:`samplers.gazeau_unsafe` at ``bits`` bits between ``q``
+    """The exact privacy loss of :mod:`dpverify.samplers.gazeau_unsafe` at ``bits`` bits between ``q``
     and ``q_prime``, next to Theorem 4.5's ``eps'`` under both readings of (5), as JSON.
 
     ``scale, q, q_prime, lower, upper, step`` are the doubles the code runs on (numbers, or

@@ -1,7 +1,7 @@
 """Z3 proof of the grid Laplace mechanism's privacy claim, for every real input.
 
 With ``m(q) = floor(q/L + 1/2)`` and the discrete Laplace of scale ``b' = b/L`` shifted to
-``m(q)`` (``specs.grid_laplace``), the privacy loss at the release ``L*k`` is
+``m(q)`` (``dpverify.specs.grid_laplace``), the privacy loss at the release ``L*k`` is
 
     ln P(L*k | q) - ln P(L*k | q') = (|k - m(q')| - |k - m(q)|) * L / b,
 
@@ -21,8 +21,8 @@ from fractions import Fraction
 
 import z3
 
-from specs.grid_laplace import GridLaplaceSpec
-from verify._results import CheckResult, Verdict, fraction_text
+from dpverify.specs.grid_laplace import GridLaplaceSpec
+from dpverify.verify._results import CheckResult, Verdict, fraction_text
 
 __all__ = ["check_grid_laplace_claim", "grid_claim_smtlib"]
 

@@ -1,6 +1,6 @@
 """The privacy verdict of one GTM instance: what ``dpverify privacy gtm`` prints.
 
-Combines the exact table (``specs.gtm``) with the paper's bounds (Amorim, Gaboardi,
+Combines the exact table (``dpverify.specs.gtm``) with the paper's bounds (Amorim, Gaboardi,
 Rindisbacher: §5 support condition, Theorem 6.2's ``alpha'``, Theorem 7.1).
 """
 
@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from samplers._rational import RationalLike
-from specs import GtmSpec, PureDpClaim
-from verify._privacy import PrivacyLoss, check_pure_dp, tightest_alpha
-from verify._results import fraction_text, json_number
+from dpverify.samplers._rational import RationalLike
+from dpverify.specs import GtmSpec, PureDpClaim
+from dpverify.verify._privacy import PrivacyLoss, check_pure_dp, tightest_alpha
+from dpverify.verify._results import fraction_text, json_number
 
 
 def gtm_table(spec: GtmSpec) -> dict[int, Any]:

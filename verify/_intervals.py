@@ -1,6 +1,6 @@
 """Interval proofs: a rejection sampler's code against an irrational ideal PMF.
 
-The code side.  :func:`verify._enumerate.enumerate_outputs` walks the sampler's tree of
+The code side.  :func:`dpverify.verify._enumerate.enumerate_outputs` walks the sampler's tree of
 choice sequences within a budget and returns, for every output ``o``, the exact mass ``E(o)``
 of the explored paths that return ``o`` and the exact mass ``U`` of everything left
 unexplored.  The paths partition the probability space, so the code's true probability obeys
@@ -45,9 +45,9 @@ from typing import Any
 import mpmath
 from mpmath.libmp import to_rational
 
-from samplers import InvalidArgument, SamplerContractError, as_fraction
-from verify._enumerate import Enumeration, Sampler, SamplerCrashed, enumerate_outputs
-from verify._results import CheckResult, Verdict, fraction_text, json_value
+from dpverify.samplers import InvalidArgument, SamplerContractError, as_fraction
+from dpverify.verify._enumerate import Enumeration, Sampler, SamplerCrashed, enumerate_outputs
+from dpverify.verify._results import CheckResult, Verdict, fraction_text, json_value
 
 #: ``ideal(output, dps) -> (lo, hi)``: a rigorous enclosure of the ideal probability.
 IdealPMF = Callable[[Hashable, int], tuple[Any, Any]]

@@ -72,10 +72,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from samplers._errors import InvalidArgument, SamplerContractError
-from samplers._random_source import RandomSource, SeededRandomSource, fresh_seed
-from samplers.laplace_float_unsafe import mechanism_unsafe, sample_unsafe
-from verify._results import fraction_text, json_value
+from dpverify.samplers._errors import InvalidArgument, SamplerContractError
+from dpverify.samplers._random_source import RandomSource, SeededRandomSource, fresh_seed
+from dpverify.samplers.laplace_float_unsafe import mechanism_unsafe, sample_unsafe
+from dpverify.verify._results import fraction_text, json_value
 
 __all__ = [
     "AttackExample",
@@ -350,7 +350,7 @@ class AttackReport:
 
     def replay(self) -> str:
         """The Python call that reproduces this report exactly (floats by their repr, which round-trips)."""
-        return (f"verify._mironov.mironov_attack({self.q!r}, {self.q_prime!r}, {self.b!r}, "
+        return (f"dpverify.verify._mironov.mironov_attack({self.q!r}, {self.q_prime!r}, {self.b!r}, "
                 f"samples={self.samples}, seed={self.seed}, k={self.k})")
 
     def to_json(self, alpha: float = 1e-6) -> dict[str, Any]:

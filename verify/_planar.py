@@ -1,14 +1,14 @@
 """Exact privacy of the UNSAFE planar Laplace over every pair of ``k``-bit draws.
 
-The sampler :mod:`samplers.planar_laplace_unsafe` (Gazeau, Miller, Palamidessi, "Preserving
+The sampler :mod:`dpverify.samplers.planar_laplace_unsafe` (Gazeau, Miller, Palamidessi, "Preserving
 differential privacy under finite-precision semantics", QAPL 2013, §6) makes two ``k``-bit
 draws, the angle ``j_a`` and the radius ``j_r``, so it has exactly ``4^k`` equally likely
 executions.  Each pair is encoded as the single draw ``d = j_a * 2^k + j_r`` and the real code
-is run on every ``d`` (:func:`verify._float_exact.float_pmf`): output ``o`` has probability
+is run on every ``d`` (:func:`dpverify.verify._float_exact.float_pmf`): output ``o`` has probability
 ``#{d : release(d) = o} / 4^k`` exactly, for the plain release ``(x + dx, y + dy)`` and for the
 truncated and rounded one (``None`` outside the box, else the nearest point of the grid of step
 ``L``).  For two true locations ``a, b`` this gives the exact privacy loss
-``max_o ln(P(o|a) / P(o|b))`` over both orders (:func:`verify._float_exact.float_privacy`).
+``max_o ln(P(o|a) / P(o|b))`` over both orders (:func:`dpverify.verify._float_exact.float_privacy`).
 
 What it is compared with.  The ideal planar Laplace (real arithmetic, a continuous uniform
 draw) is ``eps``-geo-indistinguishable (Andrés et al., CCS 2013): ``P(S|a) <= e^{eps d(a,b)}
@@ -37,8 +37,8 @@ from typing import Any
 
 import mpmath
 
-from samplers import InvalidArgument
-from samplers.planar_laplace_unsafe import (
+from dpverify.samplers import InvalidArgument
+from dpverify.samplers.planar_laplace_unsafe import (
     Box,
     check_box,
     check_parameters,
@@ -46,8 +46,8 @@ from samplers.planar_laplace_unsafe import (
     noise_unsafe,
     truncate_round_unsafe,
 )
-from verify._float_exact import FloatPmf, FloatPrivacy, float_pmf, float_privacy
-from verify._results import CheckResult, RatioWitness, Verdict, json_number, json_value
+from dpverify.verify._float_exact import FloatPmf, FloatPrivacy, float_pmf, float_privacy
+from dpverify.verify._results import CheckResult, RatioWitness, Verdict, json_number, json_value
 
 __all__ = ["PlanarReport", "planar_report"]
 

@@ -12,9 +12,9 @@ from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
-from specs import ExactPmf, PureDpClaim
-from verify._results import CheckResult, RatioWitness, Verdict, epsilon_of, fraction_text
-from verify._text import short_rational
+from dpverify.specs import ExactPmf, PureDpClaim
+from dpverify.verify._results import CheckResult, RatioWitness, Verdict, epsilon_of, fraction_text
+from dpverify.verify._text import short_rational
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,7 +34,7 @@ cases costs about quadratically in ``m`` (every refuted case propagates through 
 other), so blocks cut GTM n=1000 from about 8 s to about 1 s.  After a ``sat``, the bound
 is tightened to the witness's own ratio and the search goes on, so the reported witness is
 the *smallest* ratio in the table, the same number the exact engine
-(:func:`verify._privacy.tightest_alpha`) computes by another route.
+(:func:`dpverify.verify._privacy.tightest_alpha`) computes by another route.
 """
 
 from __future__ import annotations
@@ -48,11 +48,11 @@ from typing import Any
 
 import z3
 
-from samplers import InvalidArgument, as_int
-from specs import ExactPmf, PureDpClaim
-from verify._privacy import distinct_weight_pairs
-from verify._results import CheckResult, RatioWitness, Verdict, fraction_text
-from verify._text import short_rational
+from dpverify.samplers import InvalidArgument, as_int
+from dpverify.specs import ExactPmf, PureDpClaim
+from dpverify.verify._privacy import distinct_weight_pairs
+from dpverify.verify._results import CheckResult, RatioWitness, Verdict, fraction_text
+from dpverify.verify._text import short_rational
 
 # Cases per Z3 query; 64..256 measured equally fast on GTM n=1000, 1024 twice as slow.
 _BLOCK = 256
@@ -134,7 +134,7 @@ def check_ratio_bound_z3(
     ``timeout_ms`` bounds the whole check; running out gives ``inconclusive`` (or, once a
     violation is known, ``violated`` with ``witness_is_tightest = False``).
 
-    >>> from specs import GtmSpec
+    >>> from dpverify.specs import GtmSpec
     >>> spec = GtmSpec.create("1/3", 2, 36)  # Theorem 7.1: D = 3, T = (D+1)*D**n
     >>> table = {q: spec.pmf(q) for q in spec.inputs()}
     >>> check_ratio_bound_z3(table, spec.neighbours(), spec.claim()).verdict.value

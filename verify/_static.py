@@ -20,7 +20,7 @@ itself:
     :mod:`random`, ``_random``, :mod:`secrets`, ``numpy.random``; any use of ``os.urandom``
     or ``os.getrandom`` (``ssl.RAND_bytes``, ``uuid.uuid1``/``uuid4`` likewise); reading
     the clock (``time.time()``, ``time.perf_counter_ns()``, ``datetime.now()``, ...), the
-    usual way to make a seed; and taking from ``samplers._random_source`` anything but
+    usual way to make a seed; and taking from ``dpverify.samplers._random_source`` anything but
     :class:`RandomSource` and :class:`SystemRandomSource` (its private word pool, a seeded
     source or ``fresh_seed``, also re-exported by ``samplers``, would let a sampler make
     randomness the engine cannot see).
@@ -46,7 +46,7 @@ audit), ``_random_source.py`` (it *is* the RandomSource, and legitimately reads
 syntactic check: true division ``a / b`` of two ints (a float, but the operand types are not
 known from the syntax), ``float`` passed as a value (``map(float, xs)``), and a float that
 arrives as an argument; the exact engine and the run-time refusal of float parameters
-(``samplers._rational``) cover those.
+(``dpverify.samplers._rational``) cover those.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from verify._results import CheckResult, Verdict
+from dpverify.verify._results import CheckResult, Verdict
 
 __all__ = ["StaticFinding", "check_samplers_static", "scan_file", "scanned_files"]
 
@@ -76,7 +76,7 @@ _CLOCKS = {
     "uuid": frozenset({"uuid1", "uuid4"}),
     "os": _OS_RANDOM,
 }
-_SOURCE_MODULE = "samplers._random_source"
+_SOURCE_MODULE = "dpverify.samplers._random_source"
 _SOURCE_ALLOWED = frozenset({"RandomSource", "SystemRandomSource"})
 
 #: Re-exported by ``samplers/__init__.py``: a source seeded by the sampler itself, and a seed.
@@ -142,7 +142,7 @@ class _Scanner(ast.NodeVisitor):
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         module = node.module or ""
-        if node.level:  # "from ._random_source import x" in samplers/ is samplers._random_source
+        if node.level:  # "from ._random_source import x" in samplers/ is dpverify.samplers._random_source
             base = self.package.split(".")[: max(0, self.package.count(".") + 2 - node.level)]
             module = ".".join([*base, *([module] if module else [])])
         for alias in node.names:
@@ -160,7 +160,7 @@ class _Scanner(ast.NodeVisitor):
             elif _bypasses_source(module, alias.name):
                 self.add(node, "random-bypass",
                          f"imports {full}; a sampler may use only RandomSource and SystemRandomSource "
-                         "from samplers._random_source")
+                         "from dpverify.samplers._random_source")
             if module in _FLOAT_MATH_MODULES or module in _CLOCKS:
                 self.imported[local] = (module, alias.name)
             else:
@@ -210,7 +210,7 @@ class _Scanner(ast.NodeVisitor):
                 return
             if _bypasses_source(module, name):
                 self.add(node, "random-bypass", f"uses {dotted}; a sampler may use only RandomSource "
-                         "and SystemRandomSource from samplers._random_source")
+                         "and SystemRandomSource from dpverify.samplers._random_source")
                 return
         self.generic_visit(node)
 
@@ -253,7 +253,7 @@ def _bypasses_source(module: str, name: str) -> bool:
     randomness the engine does not supply (a seeded source, a fresh seed, the word pool)."""
     if module == _SOURCE_MODULE:
         return name not in _SOURCE_ALLOWED
-    return module == "samplers" and name in _PACKAGE_FORBIDDEN
+    return module == "dpverify.samplers" and name in _PACKAGE_FORBIDDEN
 
 
 def _math_allowed(module: str, name: str) -> bool:
@@ -271,7 +271,8 @@ def scan_file(path: Path | str, root: Path | str | None = None) -> list[StaticFi
         return [StaticFinding(shown, error.lineno or 0, "syntax-error", (error.text or "").strip(),
                               f"cannot parse: {error.msg}")]
     parent = path.parent.relative_to(root) if root is not None else Path(path.parent.name)
-    scanner = _Scanner(shown, text.splitlines(), ".".join(parent.parts))
+    # The folders under the root are the parts of the installed package ``dpverify``.
+    scanner = _Scanner(shown, text.splitlines(), ".".join(("dpverify", *parent.parts)))
     return sorted(scanner.scan(tree), key=lambda f: (f.line, f.rule, f.message))
 
 

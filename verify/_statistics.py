@@ -16,11 +16,11 @@ from fractions import Fraction
 
 import mpmath
 
-from samplers import InvalidArgument, SeededRandomSource, as_int, as_open_unit_interval, fresh_seed
-from samplers._rational import RationalLike
-from specs import MechanismSpec
-from specs._noise import NoiseSpec
-from verify._results import CheckResult, Verdict, fraction_text, json_value
+from dpverify.samplers import InvalidArgument, SeededRandomSource, as_int, as_open_unit_interval, fresh_seed
+from dpverify.samplers._rational import RationalLike
+from dpverify.specs import MechanismSpec
+from dpverify.specs._noise import NoiseSpec
+from dpverify.verify._results import CheckResult, Verdict, fraction_text, json_value
 
 __all__ = ["check_empirical", "check_empirical_ideal", "dkw_threshold"]
 
@@ -83,8 +83,8 @@ def check_empirical(
     """Kolmogorov–Smirnov-type test of ``spec.run(q, .)`` against the exact CDF of ``spec.pmf(q)``.
 
     Draws ``N = samples`` outputs of the real sampler from
-    :class:`samplers.SeededRandomSource` ``(seed)`` (SHA-256 in counter mode, so the run replays
-    exactly; ``seed=None`` takes :func:`samplers.fresh_seed`), forms the empirical CDF
+    :class:`dpverify.samplers.SeededRandomSource` ``(seed)`` (SHA-256 in counter mode, so the run replays
+    exactly; ``seed=None`` takes :func:`dpverify.samplers.fresh_seed`), forms the empirical CDF
     ``F_N(x) = #{i : X_i <= x} / N`` from integer counts, and compares it with the exact CDF
     ``F(x) = sum_{y <= x} P(y | q)`` of the spec, in exact rational arithmetic, at every output
     of the spec (both are step functions that only jump there, so this is the supremum over
@@ -127,11 +127,11 @@ def check_empirical(
 
     Arguments are validated: ``samples`` an int ``>= 1``, ``seed`` None or an int ``>= 0``,
     ``false_positive_rate`` an exact rational in (0, 1) (floats refused), ``q`` one of
-    ``spec.inputs()``; anything else raises :class:`samplers.InvalidArgument`.
+    ``spec.inputs()``; anything else raises :class:`dpverify.samplers.InvalidArgument`.
     """
     if not isinstance(spec, MechanismSpec):
         raise InvalidArgument(
-            f"spec must be a MechanismSpec (e.g. specs.GtmSpec.create(...)); got spec={spec!r}."
+            f"spec must be a MechanismSpec (e.g. dpverify.specs.GtmSpec.create(...)); got spec={spec!r}."
         )
     N = as_int("samples", samples, low=1)
     beta = as_open_unit_interval("false_positive_rate", false_positive_rate)
@@ -242,9 +242,9 @@ def _describe(inputs: tuple[Hashable, ...]) -> str:
 
 def _replay(spec: MechanismSpec, q: Hashable, samples: int, seed: int, beta: Fraction) -> str:
     """The Python statements that rerun this exact check."""
-    import verify  # at call time the package is fully imported
+    from dpverify import verify  # at call time the package is fully imported
 
-    home = "verify" if getattr(verify, "check_empirical", None) is check_empirical else __name__
+    home = "dpverify.verify" if getattr(verify, "check_empirical", None) is check_empirical else __name__
     cls = type(spec)
     create = getattr(cls, "create", None)
     if callable(create):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from verify._results import fraction_text
+from dpverify.verify._results import fraction_text
 
 
 def short_rational(value: Fraction, digits: int = 40) -> str:

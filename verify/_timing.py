@@ -6,7 +6,7 @@ output ``O``: the discrete Laplace needs more Bernoulli(exp(-1)) coins for a lar
 An attacker who times the sampler learns ``I(O; D)`` bits about the noise, a side channel
 that the DP claim on ``O`` alone does not cover.  The audit states it; this module measures it.
 
-The data.  :func:`verify._enumerate.enumerate_outputs` records, per explored path, the output
+The data.  :func:`dpverify.verify._enumerate.enumerate_outputs` records, per explored path, the output
 and the number of calls made to the source, so ``J(o, d)``, the exact mass of explored paths
 returning ``o`` after ``d`` draws, is known; ``E = sum J`` is the explored mass and
 ``U = 1 - E`` the unexplored remainder.
@@ -45,10 +45,10 @@ from typing import Any
 import mpmath
 from mpmath import iv
 
-from samplers import SamplerContractError, as_fraction
-from verify._enumerate import Enumeration, Sampler, SamplerCrashed, enumerate_outputs
-from verify._intervals import DEFAULT_MIN_MASS, decimal_text
-from verify._results import CheckResult, Verdict, fraction_text, json_value
+from dpverify.samplers import SamplerContractError, as_fraction
+from dpverify.verify._enumerate import Enumeration, Sampler, SamplerCrashed, enumerate_outputs
+from dpverify.verify._intervals import DEFAULT_MIN_MASS, decimal_text
+from dpverify.verify._results import CheckResult, Verdict, fraction_text, json_value
 
 
 @contextmanager

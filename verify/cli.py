@@ -14,15 +14,15 @@ from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
-from samplers import DpverifyError, as_fraction, as_int, fresh_seed
-from specs import GtmSpec
-from verify._exactness import code_distribution
-from verify._gtm_privacy import gtm_privacy, gtm_table
-from verify._results import Verdict, fraction_text
-from verify._text import short_rational
+from dpverify.samplers import DpverifyError, as_fraction, as_int, fresh_seed
+from dpverify.specs import GtmSpec
+from dpverify.verify._exactness import code_distribution
+from dpverify.verify._gtm_privacy import gtm_privacy, gtm_table
+from dpverify.verify._results import Verdict, fraction_text
+from dpverify.verify._text import short_rational
 
 if TYPE_CHECKING:
-    from verify._gate import EntryOutcome
+    from dpverify.verify._gate import EntryOutcome
 
 
 class _Parser(argparse.ArgumentParser):
@@ -89,8 +89,8 @@ def _privacy(args: argparse.Namespace) -> int:
     report = gtm_privacy(spec, claim)
     if args.z3 or args.smtlib:
         # Imported here so that the exact answer never waits for Z3 to load.
-        from specs import PureDpClaim
-        from verify._smt import check_ratio_bound_z3, smtlib_obligation
+        from dpverify.specs import PureDpClaim
+        from dpverify.verify._smt import check_ratio_bound_z3, smtlib_obligation
 
         table = gtm_table(spec)
         stated = PureDpClaim(Fraction(report["claim_alpha"]))
@@ -127,7 +127,7 @@ def _print_privacy(spec: GtmSpec, report: dict[str, Any]) -> None:
 
 
 def _privacy_dgauss(args: argparse.Namespace) -> int:
-    from verify._accounting import dgauss_privacy
+    from dpverify.verify._accounting import dgauss_privacy
 
     report = dgauss_privacy(args.sigma2, args.epsilon, args.sensitivity)
     if args.json:
@@ -147,7 +147,7 @@ def _privacy_dgauss(args: argparse.Namespace) -> int:
 
 
 def _privacy_gazeau(args: argparse.Namespace) -> int:
-    from verify._gazeau import gazeau_privacy
+    from dpverify.verify._gazeau import gazeau_privacy
 
     report = gazeau_privacy(
         args.scale, args.q, args.q_prime, args.bits, args.lower, args.upper, args.step,
@@ -176,14 +176,14 @@ def _privacy_gazeau(args: argparse.Namespace) -> int:
 def _prove(args: argparse.Namespace) -> int:
     # The CLI is the one place that composes the layers: proofs/ builds on verify/, so
     # verify/ never imports it except here, lazily.
-    from proofs._certificates import (
+    from dpverify.proofs._certificates import (
         instance_obligations,
         prove_result,
         recheck_certificates,
         repository_root,
         write_certificates,
     )
-    from proofs.registry import THEOREMS
+    from dpverify.proofs.registry import THEOREMS
 
     root, timeout_ms = repository_root(), args.timeout * 1000
 
@@ -207,15 +207,15 @@ def _prove(args: argparse.Namespace) -> int:
 
 def _repository_checks(human: TextIO) -> tuple[Any, ...]:
     """The source tree's own checks: static rules on samplers/ and proof staleness."""
-    from proofs._certificates import (
+    from dpverify.proofs._certificates import (
         check_manifest,
         check_recorded_verdicts,
         instance_obligations,
         repository_root,
         theorem_obligation,
     )
-    from proofs.registry import THEOREMS
-    from verify._static import check_samplers_static
+    from dpverify.proofs.registry import THEOREMS
+    from dpverify.verify._static import check_samplers_static
 
     root = repository_root()
     current = [*(theorem_obligation(t) for t in THEOREMS), *instance_obligations()]
@@ -231,7 +231,7 @@ def _repository_checks(human: TextIO) -> tuple[Any, ...]:
 
 
 def _attack_laplace_float(args: argparse.Namespace) -> int:
-    from verify._float_attack import attack_text, laplace_float_attack
+    from dpverify.verify._float_attack import attack_text, laplace_float_attack
 
     document = laplace_float_attack(args.scale, args.q, args.q_prime, args.bits, samples=args.samples, seed=args.seed)
     if args.json:
@@ -254,8 +254,8 @@ def _yes(flag: bool) -> str:
 
 def _check(args: argparse.Namespace) -> int:
     # Imported here so that pmf and privacy start without loading Z3.
-    from verify._catalogue import builtin_catalogue
-    from verify._gate import gate_json, run_gate
+    from dpverify.verify._catalogue import builtin_catalogue
+    from dpverify.verify._gate import gate_json, run_gate
 
     seed = fresh_seed() if args.seed is None else args.seed
     entries = builtin_catalogue()

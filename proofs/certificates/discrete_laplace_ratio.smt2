@@ -1,7 +1,7 @@
 ; dpverify certificate: discrete_laplace_ratio
 ; source: Canonne, Kamath, Steinke, The Discrete Gaussian for Differential Privacy (NeurIPS 2020), Algorithm 2 (discrete Laplace); its pure-DP claim epsilon = Delta/b (specs.noise.DiscreteLaplaceSpec)
 ; theorem: for every rational b > 0, integer Delta >= 1 and integers z, z' with |z - z'| <= Delta: e^(-Delta/b) * P(z') <= P(z) <= e^(Delta/b) * P(z'), P(z) = (e^(1/b)-1)/(e^(1/b)+1) * e^(-|z|/b); proved for r = e^(-1/b) as every real r in (0, 1)
-; covers: specs.noise.DiscreteLaplaceSpec.ideal_pmf_expr, specs.noise.DiscreteLaplaceSpec.ideal_probability, specs.noise.DiscreteLaplaceSpec.claim
+; covers: dpverify.specs.noise.DiscreteLaplaceSpec.ideal_pmf_expr, dpverify.specs.noise.DiscreteLaplaceSpec.ideal_probability, dpverify.specs.noise.DiscreteLaplaceSpec.claim
 ; the assertions are the negated theorem: unsat means it holds
 ; benchmark generated from python API
 (set-logic QF_UFNIRA)

@@ -1,7 +1,7 @@
 ; dpverify certificate: gtm_ideal_ratio_upper
 ; source: Amorim, Gaboardi, Rindisbacher, Verified Differential Privacy for Finite Computers, §2 (gtpmf and its alpha-DP claim)
 ; theorem: for all alpha in (0, 1), n >= 1, q, q' in [0, n] with |q - q'| <= 1 and x in [0, n]: gtpmf(q, x) <= gtpmf(q', x) / alpha
-; covers: samplers.gtm.gtpmf, specs.gtm.GtmSpec.ideal_pmf
+; covers: dpverify.samplers.gtm.gtpmf, dpverify.specs.gtm.GtmSpec.ideal_pmf
 ; the assertions are the negated theorem: unsat means it holds
 ; benchmark generated from python API
 (set-logic QF_UFNIRA)

@@ -1,7 +1,7 @@
 ; dpverify certificate: gtm_pmf_minimum
 ; source: Amorim, Gaboardi, Rindisbacher, Verified Differential Privacy for Finite Computers, Theorem 6.2 (D) and §5 (the support bound 1/D)
 ; theorem: for all alpha in (0, 1), n >= 1 and q, x in [0, n]: gtpmf(q, x) >= D = (1-alpha)/(1+alpha) * alpha**n
-; covers: samplers.gtm.gtpmf, specs.gtm.GtmSpec.support_bound
+; covers: dpverify.samplers.gtm.gtpmf, dpverify.specs.gtm.GtmSpec.support_bound
 ; the assertions are the negated theorem: unsat means it holds
 ; benchmark generated from python API
 (set-logic QF_UFNIRA)

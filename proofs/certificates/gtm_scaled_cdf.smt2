@@ -1,7 +1,7 @@
 ; dpverify certificate: gtm_scaled_cdf
 ; source: Amorim, Gaboardi, Rindisbacher, Verified Differential Privacy for Finite Computers, Theorem 7.1
 ; theorem: for alpha in (0, 1), n >= 1, q in [0, n], -1 <= y <= n and every real T with T * alpha**j/(1+alpha) = D**(n-j+1) at j = q-y and j = y+1-q (where 1 <= j <= n): T*C(y) = W_q(y), which is 0, D**(n+1-(q-y)), T - D**(n+q-y) or T on the four pieces of C
-; covers: specs.gtm._offset_tables, specs.gtm.GtmSpec.is_theorem_7_1_instance
+; covers: dpverify.specs.gtm._offset_tables, dpverify.specs.gtm.GtmSpec.is_theorem_7_1_instance
 ; the assertions are the negated theorem: unsat means it holds
 ; benchmark generated from python API
 (set-logic QF_UFNIRA)

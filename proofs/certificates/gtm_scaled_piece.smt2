@@ -1,7 +1,7 @@
 ; dpverify certificate: gtm_scaled_piece
 ; source: Amorim, Gaboardi, Rindisbacher, Verified Differential Privacy for Finite Computers, Theorem 7.1
 ; theorem: for reals D >= 2, alpha = 1/D and 1 <= j <= n: with T = (D+1)*D**n, T * alpha**j/(1+alpha) = D**(n-j+1) (given D**n * alpha**j = D**(n-j) and D**(n-j+1) = D*D**(n-j))
-; covers: specs.gtm._offset_tables, specs.gtm.GtmSpec.is_theorem_7_1_instance
+; covers: dpverify.specs.gtm._offset_tables, dpverify.specs.gtm.GtmSpec.is_theorem_7_1_instance
 ; the assertions are the negated theorem: unsat means it holds
 ; benchmark generated from python API
 (set-logic QF_NRA)

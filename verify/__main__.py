@@ -1,7 +1,0 @@
-"""``python -m verify`` is ``dpverify``."""
-
-import sys
-
-from verify.cli import main
-
-sys.exit(main())
