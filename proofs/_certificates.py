@@ -220,35 +220,35 @@ def instance_obligations(max_table: int = MAX_INSTANCE_TABLE) -> list[Obligation
     spec's neighbours and the entry's claim, covering :data:`GTM_COVERS`.  Expected verdict:
     the entry's (a known violation is certified as violated)."""
     # Imported here: building the catalogue pulls in the whole engine.
-    from dpverify.specs import GtmSpec
-    from dpverify.verify._catalogue import CatalogueEntry, builtin_catalogue
+    from dpverify.specs import GtmSpec, PureDpClaim
+    from dpverify.verify._catalogue import GTM
     from dpverify.verify._smt import smtlib_obligation
 
     found = []
-    for entry in builtin_catalogue():
-        if not isinstance(entry, CatalogueEntry) or not isinstance(entry.spec, GtmSpec):
-            continue
-        spec = entry.spec
+    for case in GTM.cases:
+        p = GTM.bind(case)
+        spec = GtmSpec.create(p["alpha"], p["n"], p["T"])
         if (spec.n + 1) ** 2 > max_table:
             continue
-        claim = entry.claim()
+        claim = PureDpClaim(GTM.claim_for(p, case).alpha)  # type: ignore[union-attr, arg-type]
+        name = f"{GTM.name}/{case.describe()}"
         parameters = ", ".join(f"{k}={v}" for k, v in spec.parameters().items())
         table = {q: spec.pmf(q) for q in spec.inputs()}
         header = "".join(f"; {line}\n" for line in (
-            f"dpverify certificate: {entry.name} (catalogue instance, expected {entry.expect.value})",
+            f"dpverify certificate: {name} (catalogue instance, expected {case.expect})",
             f"parameters: {parameters}",
-            f"why: {entry.why}",
+            f"why: {case.why}",
         ))
         found.append(Obligation(
-            name=entry.name,
+            name=name,
             kind="instance",
             statement=f"GTM {parameters}: alpha * P(x|q') <= P(x|q) for all neighbours (q, q') and "
                       f"outputs x, alpha={claim.alpha}",
             source='Amorim, Gaboardi, Rindisbacher, "Verified Differential Privacy for Finite Computers", section 2',
             covers=GTM_COVERS,
             text=header + smtlib_obligation(table, spec.neighbours(), claim),
-            stem=f"{_INSTANCE_DIR}/{_slug(entry.name)}",
-            expect=entry.expect,
+            stem=f"{_INSTANCE_DIR}/{_slug(name)}",
+            expect=Verdict(case.expect),
         ))
     return found
 

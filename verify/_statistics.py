@@ -241,7 +241,10 @@ def _describe(inputs: tuple[Hashable, ...]) -> str:
 
 
 def _replay(spec: MechanismSpec, q: Hashable, samples: int, seed: int, beta: Fraction) -> str:
-    """The Python statements that rerun this exact check."""
+    """The Python statements (or, for a declared spec, the command) that rerun this exact check."""
+    command = getattr(spec, "replay_command", None)
+    if command:
+        return str(command)
     from dpverify import verify  # at call time the package is fully imported
 
     home = "dpverify.verify" if getattr(verify, "check_empirical", None) is check_empirical else __name__

@@ -22,7 +22,7 @@ from dpverify.verify._results import Verdict, fraction_text
 from dpverify.verify._text import short_rational
 
 if TYPE_CHECKING:
-    from dpverify.verify._gate import EntryOutcome
+    from dpverify.verify._spec_run import CaseOutcome
 
 
 class _Parser(argparse.ArgumentParser):
@@ -254,22 +254,36 @@ def _yes(flag: bool) -> str:
 
 def _check(args: argparse.Namespace) -> int:
     # Imported here so that pmf and privacy start without loading Z3.
-    from dpverify.verify._catalogue import builtin_catalogue
+    from dpverify.verify._discovery import discover
     from dpverify.verify._gate import gate_json, run_gate
+    from dpverify.verify._spec_run import ERROR
 
+    if args.spec_module:
+        sys.path.insert(0, os.getcwd())  # a project's own modules, as pytest finds them
+    found = discover(args.spec_module or (), names=args.spec or ())
+    if args.list:
+        _print_specs(found)
+        return 0
+    if not found:
+        raise DpverifyError("no spec found: install a package that registers the dpverify.specs entry point, "
+                            "or pass --spec-module MODULE.")
+    _check_json_target(args.json)
     seed = fresh_seed() if args.seed is None else args.seed
-    entries = builtin_catalogue()
     # With --json - the JSON owns stdout, so the human report moves to stderr.
     human = sys.stderr if args.json == "-" else sys.stdout
-    print(f"dpverify check: {len(entries)} catalogue entries, statistical seed {seed} "
+    cases = sum(len(item.spec.cases) for item in found)
+    print(f"dpverify check: {len(found)} specs, {cases} cases, statistical seed {seed} "
           f"(replay: dpverify check --seed {seed})", file=human)
-    outcomes = run_gate(entries, seed=seed, samples=args.samples, report=lambda o: _print_outcome(o, human))
-    repository = _repository_checks(human)
+    outcomes = run_gate(found, seed=seed, samples=args.samples, report=lambda o: _print_outcome(o, human))
+    repository = _repository_checks(human) if any(item.builtin for item in found) else ()
     met = sum(o.met for o in outcomes)
+    broken = sum(o.outcome == ERROR for o in outcomes)
     clean = all(check.verdict is Verdict.PROVED for check in repository)
     passed = met == len(outcomes) and clean
-    print(f"{met} of {len(outcomes)} entries met their expectation; source tree checks "
-          f"{'clean' if clean else 'FAILED'}: {'PASS' if passed else 'FAIL'}", file=human)
+    tree = f"; source tree checks {'clean' if clean else 'FAILED'}" if repository else ""
+    spec_errors = f"; {broken} broken spec case(s)" if broken else ""
+    print(f"{met} of {len(outcomes)} cases met their expectation{spec_errors}{tree}: {'PASS' if passed else 'FAIL'}",
+          file=human)
     if args.json:
         document = gate_json(outcomes, seed=seed, samples=args.samples, repository=repository)
         if args.json == "-":
@@ -279,14 +293,34 @@ def _check(args: argparse.Namespace) -> int:
                 json.dump(document, handle, indent=2)
                 handle.write("\n")
             print(f"JSON written to {args.json}", file=human)
-    return 0 if passed else 1
+    return 0 if passed else 2 if broken else 1
 
 
-def _print_outcome(outcome: EntryOutcome, out: TextIO) -> None:
-    mark = "ok  " if outcome.met else "FAIL"
-    entry = outcome.entry
-    print(f"{mark} {entry.name}: expect {entry.expect.value}, got {outcome.outcome.value}", file=out)
-    print(f"       {entry.why}", file=out)
+def _check_json_target(path: str | None) -> None:
+    """Refuse an unwritable --json path before the work, not after it."""
+    if path is None or path == "-":
+        return
+    directory = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path) or not os.path.isdir(directory) or not os.access(directory, os.W_OK):
+        raise DpverifyError(f"--json must be a writable file path or -; got --json={path!r}.")
+
+
+def _print_specs(found: Sequence[Any]) -> None:
+    for item in found:
+        spec = item.spec
+        print(f"{spec.name}: {len(spec.cases)} case(s), from {item.origin}")
+        if spec.description:
+            print(f"    {spec.description}")
+
+
+def _print_outcome(outcome: CaseOutcome, out: TextIO) -> None:
+    mark = "ok  " if outcome.met else "ERROR" if outcome.error else "FAIL"
+    print(f"{mark:<4} {outcome.name}: expect {outcome.case.expect}, got {outcome.outcome}", file=out)
+    if outcome.error:
+        print(f"       broken spec: {outcome.error}", file=out)
+        return
+    if outcome.case.why:
+        print(f"       {outcome.case.why}", file=out)
     for check in outcome.checks:
         print(f"       {check.check:<14} {check.verdict.value:<12} {check.summary}", file=out)
     for problem in outcome.problems:
@@ -317,7 +351,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="dpverify", description="Exact verification of differential-privacy samplers.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    check = commands.add_parser("check", help="verify the built-in catalogue (the CI gate)")
+    check = commands.add_parser("check", help="verify every spec found (the CI gate)")
+    check.add_argument("--spec-module", action="append", metavar="MODULE",
+                       help="check the SPECS of this module instead of the installed entry points (repeatable)")
+    check.add_argument("--spec", action="append", metavar="NAME", help="check only the spec with this name (repeatable)")
+    check.add_argument("--list", action="store_true", help="list the specs found and where from, and exit")
     check.add_argument("--json", metavar="PATH", help='also write the results as JSON to PATH ("-": stdout)')
     check.add_argument("--seed", type=_non_negative_int, help="seed of the statistical checks (default: fresh)")
     check.add_argument("--samples", type=_positive_int, default=20_000, help="draws per statistical check")

@@ -1,0 +1,361 @@
+"""The one public way to declare a spec: :class:`Spec`, its :class:`Case` list and its parts.
+
+A spec is a second, independent statement about a sampler: what it takes (its parameter
+domain and, for a mechanism, its input and neighbour relation), what it claims (pure, approximate
+or zero-concentrated DP, or only that it samples a stated PMF), and what it samples (an exact
+PMF in closed form, or certified enclosures of an irrational ideal PMF).  The engine reads the
+declaration and chooses the checks; it never dispatches on a spec's class.  The built-in
+catalogue (:mod:`dpverify.verify._catalogue`) is declared through this same API.
+
+How the engine calls the code.  ``sampler`` is called with keyword arguments: every declared
+parameter its signature names (a parameter it does not name, such as a sensitivity that only
+the neighbour relation uses, is not passed), the input under ``Input.name``, and the
+randomness as ``rng`` (a :class:`~dpverify.samplers.RandomSource`, or a ``random.Random``-like
+object, per :class:`Randomness`).  ``Attempt.attempt`` is called the same way.  Every other
+callable of a spec takes the case's validated parameters ``p`` (a dict of name to ``int`` or
+``Fraction``) first.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from fractions import Fraction
+from typing import Any
+
+from dpverify.samplers import DpverifyError, InvalidArgument, as_fraction, as_int
+from dpverify.specs._claims import CLAIM_TYPES, Claim
+from dpverify.specs._domains import Domain, is_domain
+
+__all__ = [
+    "Attempt",
+    "Bisection",
+    "Bounded",
+    "Case",
+    "Exhaustive",
+    "Input",
+    "Params",
+    "Randomness",
+    "Spec",
+    "SpecError",
+]
+
+Params = Mapping[str, Any]
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_EXPECTATIONS = ("proved", "violated", "inconclusive")
+
+
+class SpecError(DpverifyError):
+    """A spec is wrongly declared, or its code or closed form misbehaves on valid parameters.
+
+    Always distinct from a privacy violation: it says the spec cannot be checked as written.
+    The message names the spec (and the case), then the problem.
+    """
+
+
+class Randomness(str, Enum):
+    """How the sampler takes its randomness."""
+
+    #: ``rng`` is a :class:`~dpverify.samplers.RandomSource`: exact draws the engine enumerates.
+    SOURCE = "source"
+    #: ``rng`` is a ``random.Random``-like object (exact integer methods, ``random()`` on a
+    #: 53-bit grid) presented over a RandomSource, so the same engine enumerates it.
+    RANDOM = "random"
+    #: A black box that draws its own randomness: only statistical checks apply.
+    NONE = "none"
+
+
+# --- how the code can be enumerated ------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Exhaustive:
+    """Every random choice of the code is enumerated, path by path, up to ``max_paths`` paths
+    (past that the exactness check is inconclusive).  The default for a spec with an exact PMF."""
+
+    max_paths: int = 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class Bisection:
+    """The code makes exactly one draw ``randbelow(T)`` and its output is non-decreasing in it
+    (an inverse transform): above ``4096`` draws each output's range is found by bisection, in
+    ``O(outputs * log T)`` executions, so ``T = 10^100`` is exact too."""
+
+
+@dataclass(frozen=True, slots=True)
+class Bounded:
+    """The whole sampler is enumerated until the unexplored mass is below ``min_mass``: exact
+    intervals around each output's probability.  The default for a spec with an ideal PMF."""
+
+    min_mass: Fraction | int | str = Fraction(1, 10**6)
+    max_paths: int = 1_000_000
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "min_mass", as_fraction("min_mass", self.min_mass))
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """The sampler repeats an independent ``attempt`` (returning an output, or None to reject)
+    until it accepts: one attempt is enumerated to ``min_mass`` and the loop's intervals follow
+    by renewal, much tighter than enumerating the loop.  ``attempt`` is called like the sampler."""
+
+    attempt: Callable[..., Hashable | None]
+    min_mass: Fraction | int | str = Fraction(1, 10**6)
+    max_paths: int = 1_000_000
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "min_mass", as_fraction("min_mass", self.min_mass))
+
+
+Enumeration = Exhaustive | Bisection | Bounded | Attempt
+_ENUMERATIONS = (Exhaustive, Bisection, Bounded, Attempt)
+
+
+# --- the input and the parameter sets ----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Input:
+    """The query answer a mechanism takes: the sampler's argument ``name``, the values the claim
+    quantifies over (``values(p)``), and the neighbour relation: an int ``d`` (``|q - q'| <= d``
+    over those values), ``"all"`` (every two values are neighbours, as in local DP), or a
+    callable ``neighbours(p)`` giving the pairs."""
+
+    name: str
+    values: Callable[[Params], Iterable[Hashable]]
+    neighbours: int | str | Callable[[Params], Iterable[tuple[Hashable, Hashable]]] = 1
+
+    def pairs(self, p: Params, values: Sequence[Hashable]) -> tuple[tuple[Hashable, Hashable], ...]:
+        if callable(self.neighbours):
+            return tuple(tuple(pair) for pair in self.neighbours(p))  # type: ignore[misc]
+        if self.neighbours == "all":
+            return tuple((a, b) for i, a in enumerate(values) for b in values[i + 1 :])
+        d = self.neighbours
+        return tuple((a, b) for i, a in enumerate(values) for b in values[i + 1 :] if abs(a - b) <= d)  # type: ignore[operator]
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    """One parameter set the gate checks, with the verdict it must reach (``"proved"``,
+    ``"violated"`` or ``"inconclusive"``) and why.  ``label`` names it in reports (default
+    ``name=value,...``); ``claim`` overrides the spec's claim for this case; ``sample_inputs``
+    are the inputs the statistical check samples (default: the first input; ``()``: none)."""
+
+    parameters: Mapping[str, Any]
+    expect: str = "proved"
+    why: str = ""
+    label: str | None = None
+    claim: Claim | None = None
+    sample_inputs: tuple[Hashable, ...] | None = None
+
+    def describe(self) -> str:
+        return self.label or ",".join(f"{k}={v}" for k, v in self.parameters.items())
+
+
+# --- the spec ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A sampler and the independent statement of what it samples and what it guarantees.
+
+    ``name``
+        unique among the specs a run finds; letters, digits, ``.``, ``_`` and ``-``.
+    ``sampler``
+        the production callable (see the module docstring for how it is called); None only for
+        a mechanism modelled inside its own ``checks`` (a theorem with no Python sampler).
+    ``parameters``
+        each parameter's :class:`~dpverify.specs.Rational` or :class:`~dpverify.specs.Integer`
+        domain.
+    ``cases``
+        the parameter sets the gate checks, each with its expected verdict.
+    ``claim``
+        a claim (:class:`~dpverify.specs.PureDp`, :class:`~dpverify.specs.ApproxDp`,
+        :class:`~dpverify.specs.Zcdp`, :class:`~dpverify.specs.SamplesPmf`) or ``claim(p)``.
+    ``input``
+        the mechanism's input and neighbour relation; None for a noise sampler whose mechanism
+        is ``q + noise`` over integers with ``|q - q'| <= sensitivity``.
+    ``sensitivity``
+        that bound for a noise sampler: an int or ``sensitivity(p)``.
+    ``pmf``
+        the exact PMF in closed form: ``pmf(p, q)`` (``pmf(p)`` for a noise sampler) returning
+        ``{output: Fraction}`` or an :class:`~dpverify.specs.ExactPmf`; it must sum to 1.
+    ``ideal``
+        ``ideal(p, output, dps)``: a certified enclosure ``(low, high)`` of an irrational ideal
+        probability, for samplers with no exact closed form.
+    ``outputs``
+        ``outputs(p)``: the outputs the interval and statistical checks cover when ``ideal`` is
+        given (an unbounded sampler's support cannot be listed).
+    ``randomness``
+        a :class:`Randomness`.
+    ``enumeration``
+        :class:`Exhaustive`, :class:`Bisection`, :class:`Bounded` or :class:`Attempt`; None
+        picks ``Exhaustive`` with a ``pmf`` and ``Bounded`` with an ``ideal``.
+    ``checks``
+        further checks of the claim, each ``check(p) -> CheckResult`` (a Z3 proof, an
+        accounting cross-check); they gate like the engine's own.
+    ``draw``
+        a Hypothesis strategy of parameter dicts for the search beyond ``cases``; default: each
+        parameter drawn from its domain's search window.
+    ``timing``
+        also report the draw-count timing channel (a finding; it never gates).
+    """
+
+    name: str
+    sampler: Callable[..., Hashable] | None
+    parameters: Mapping[str, Domain]
+    cases: Sequence[Case]
+    claim: Claim | Callable[[Params], Claim]
+    input: Input | None = None
+    sensitivity: int | Callable[[Params], int] = 1
+    pmf: Callable[..., Any] | None = None
+    ideal: Callable[[Params, Hashable, int], tuple[Any, Any]] | None = None
+    outputs: Callable[[Params], Sequence[Hashable]] | None = None
+    randomness: Randomness | str = Randomness.SOURCE
+    enumeration: Enumeration | None = None
+    checks: Sequence[Callable[[Params], Any]] = ()
+    draw: Any = None
+    timing: bool = False
+    description: str = ""
+    citation: str = ""
+    _sampler_arguments: frozenset[str] | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not _NAME.match(self.name):
+            raise SpecError(
+                f"spec name must be letters, digits, '.', '_' or '-' (starting with a letter or digit); got name={self.name!r}."
+            )
+        problem = self._declaration_problem()
+        if problem:
+            raise SpecError(f"spec {self.name!r}: {problem}")
+        object.__setattr__(self, "randomness", Randomness(self.randomness))
+        object.__setattr__(self, "cases", tuple(self.cases))
+        object.__setattr__(self, "checks", tuple(self.checks))
+        object.__setattr__(self, "_sampler_arguments", _keyword_names(self.sampler))
+        for index, case in enumerate(self.cases):
+            self.bind(case, where=f"case {index + 1} ({case.describe()})")
+
+    def _declaration_problem(self) -> str | None:
+        """The first thing wrong with the declaration's shape, or None."""
+        if self.sampler is not None and not callable(self.sampler):
+            return f"sampler must be callable or None; got sampler={self.sampler!r}."
+        if self.sampler is None and not self.checks:
+            return "a spec without a sampler must declare checks; there is nothing else to run."
+        if not isinstance(self.parameters, Mapping) or not all(
+            isinstance(k, str) and is_domain(v) for k, v in self.parameters.items()
+        ):
+            return "parameters must map each name to a Rational(...) or Integer(...) domain."
+        if not isinstance(self.cases, Sequence) or not self.cases or not all(isinstance(c, Case) for c in self.cases):
+            return "cases must be a non-empty sequence of Case(...): the parameter sets the gate checks."
+        if not (isinstance(self.claim, CLAIM_TYPES) or callable(self.claim)):
+            return (f"claim must be PureDp, ApproxDp, Zcdp, SamplesPmf or a callable returning one; "
+                    f"got claim={self.claim!r}.")
+        if self.input is not None and not isinstance(self.input, Input):
+            return f"input must be an Input(...) or None; got input={self.input!r}."
+        if self.enumeration is not None and not isinstance(self.enumeration, _ENUMERATIONS):
+            return ("enumeration must be Exhaustive(), Bisection(), Bounded(...), Attempt(...) or None; "
+                    f"got enumeration={self.enumeration!r}.")
+        if self.randomness not in {r.value for r in Randomness}:
+            return f"randomness must be one of 'source', 'random', 'none'; got randomness={self.randomness!r}."
+        for name in ("pmf", "ideal", "outputs"):
+            value = getattr(self, name)
+            if value is not None and not callable(value):
+                return f"{name} must be callable or None; got {name}={value!r}."
+        if self.ideal is not None and self.outputs is None:
+            return "a spec with an ideal PMF must declare outputs(p), the outputs its checks cover."
+        if not all(callable(check) for check in self.checks):
+            return "checks must be callables check(p) returning a CheckResult."
+        for case in self.cases:
+            if case.expect not in _EXPECTATIONS:
+                return f"case {case.describe()!r}: expect must be one of {', '.join(_EXPECTATIONS)}; got expect={case.expect!r}."
+            if case.claim is not None and not isinstance(case.claim, CLAIM_TYPES):
+                return f"case {case.describe()!r}: claim must be PureDp, ApproxDp, Zcdp or SamplesPmf; got claim={case.claim!r}."
+        return self._sampler_problem()
+
+    def _sampler_problem(self) -> str | None:
+        if self.sampler is None:
+            return None
+        names = _keyword_names(self.sampler)
+        if names is None:  # **kwargs, or no signature to read: trust the author
+            return None
+        wants_rng = Randomness(self.randomness) is not Randomness.NONE
+        if wants_rng and "rng" not in names:
+            return "the sampler takes no argument named rng; name it rng, or wrap the sampler."
+        if self.input is not None and self.input.name not in names:
+            return f"the sampler takes no argument named {self.input.name!r}, the declared input."
+        return None
+
+    # --- what the engine asks of a spec ----------------------------------------------------
+
+    def bind(self, case: Case | Params, *, where: str = "parameters") -> dict[str, Any]:
+        """The parameters of ``case`` validated against the domain, in declaration order."""
+        given = case.parameters if isinstance(case, Case) else case
+        missing = [n for n in self.parameters if n not in given]
+        unknown = [n for n in given if n not in self.parameters]
+        if missing or unknown:
+            raise SpecError(
+                f"spec {self.name!r}, {where}: "
+                + "; ".join(filter(None, (
+                    f"missing parameter(s) {', '.join(missing)}" if missing else "",
+                    f"undeclared parameter(s) {', '.join(unknown)}" if unknown else "",
+                )))
+                + f"; the declared parameters are {', '.join(self.parameters) or '(none)'}."
+            )
+        try:
+            return {name: domain.validate(name, given[name]) for name, domain in self.parameters.items()}
+        except InvalidArgument as error:
+            raise SpecError(f"spec {self.name!r}, {where}: parameter outside its declared domain: {error}") from None
+
+    def claim_for(self, p: Params, case: Case | None = None) -> Claim:
+        """The claim at ``p`` (the case's override first); a wrong type is a :class:`SpecError`."""
+        if case is not None and case.claim is not None:
+            return case.claim
+        claim = self.claim(p) if callable(self.claim) and not isinstance(self.claim, CLAIM_TYPES) else self.claim
+        if not isinstance(claim, CLAIM_TYPES):
+            raise SpecError(
+                f"spec {self.name!r}: claim(p) returned {claim!r} ({type(claim).__name__}); it must return "
+                "PureDp, ApproxDp, Zcdp or SamplesPmf."
+            )
+        return claim  # type: ignore[return-value]
+
+    def enumeration_for(self) -> Enumeration | None:
+        """The declared enumeration, or the default for what the spec declares."""
+        if self.enumeration is not None or Randomness(self.randomness) is Randomness.NONE:
+            return self.enumeration if Randomness(self.randomness) is not Randomness.NONE else None
+        if self.pmf is not None:
+            return Exhaustive()
+        if self.ideal is not None:
+            return Bounded()
+        return None
+
+    def sampler_arguments(self, p: Params) -> dict[str, Any]:
+        """The parameters the sampler's signature names (all of them for ``**kwargs``)."""
+        names = self._sampler_arguments
+        return dict(p) if names is None else {k: v for k, v in p.items() if k in names}
+
+    def sensitivity_for(self, p: Params) -> int:
+        value = self.sensitivity(p) if callable(self.sensitivity) else self.sensitivity
+        try:
+            return as_int("sensitivity", value, low=1)
+        except InvalidArgument as error:
+            raise SpecError(f"spec {self.name!r}: {error}") from None
+
+
+def _keyword_names(function: Callable[..., Any] | None) -> frozenset[str] | None:
+    """The keyword-passable argument names of ``function``; None when it takes ``**kwargs`` or
+    has no readable signature."""
+    if function is None:
+        return frozenset()
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return None
+    return frozenset(p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
