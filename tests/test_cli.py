@@ -109,16 +109,18 @@ def test_check_runs_the_catalogue_and_writes_json(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "seed 12345" in done.stdout
     document = json.loads(target.read_text())
-    assert document["schema"] == "dpverify.check/1" and document["passed"] is True
+    assert document["schema"] == "dpverify.check/2" and document["passed"] is True
+    assert document["broken_specs"] == 0
     outcomes = {entry["name"]: entry for entry in document["entries"]}
     assert outcomes["gtm/below-support/T=10"]["outcome"] == "violated"
     assert outcomes["gtm/thm7.1/D=3,n=4"]["outcome"] == "proved"
-    violated = [e for e in document["entries"] if e["expect"] == "violated" and e["mechanism"] == "gtm"]
+    violated = [e for e in document["entries"] if e["expect"] == "violated" and e["spec"] == "gtm"]
     assert violated
     for entry in violated:  # each expected failure carries its counterexample
         privacy = next(c for c in entry["checks"] if c["check"] == "privacy")
         witness = privacy["evidence"]["witness"]
         assert Fraction(witness["p"]) < Fraction(entry["claim_alpha"]) * Fraction(witness["p_prime"])
+    assert {e["origin"] for e in document["entries"]} == {"entry point builtin (dpverify)"}
     float_laplace = outcomes["laplace-float/k=16,q=0,q'=1"]
     assert float_laplace["outcome"] == "violated" and float_laplace["checks"][0]["evidence"]["epsilon"] == "Infinity"
     assert outcomes["grid-laplace/q=7/10,b=2,L=1/2"]["outcome"] == "proved"

@@ -20,6 +20,7 @@ precision doubled up to :data:`MAX_BITS` first.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from fractions import Fraction
 
@@ -27,6 +28,8 @@ from mpmath import iv
 
 from dpverify.specs import ExactPmf
 from dpverify.specs._claims import ApproxDp, PureDp, Zcdp
+from dpverify.specs._enclosure import interval_precision, iv_rational
+from dpverify.verify._intervals import enclosure_bound
 from dpverify.verify._privacy import tightest_alpha
 from dpverify.verify._results import CheckResult, RatioWitness, Verdict, fraction_text
 from dpverify.verify._text import short_rational
@@ -42,7 +45,7 @@ def _decide(interval: Callable[[], object], bound: Callable[[], object]) -> bool
     """True when ``interval() <= bound()`` surely, False when surely above, None if undecided."""
     bits = 64
     while bits <= MAX_BITS:
-        with iv.workprec(bits):
+        with interval_precision(bits):
             value, limit = iv.mpf(interval()), iv.mpf(bound())
             if value.b <= limit.a:
                 return True
@@ -50,10 +53,6 @@ def _decide(interval: Callable[[], object], bound: Callable[[], object]) -> bool
                 return False
         bits *= 2
     return None
-
-
-def _iv(value: Fraction) -> object:
-    return iv.mpf(value.numerator) / value.denominator
 
 
 def check_pure_epsilon(table: Mapping[Hashable, ExactPmf], neighbours: Pairs, claim: PureDp) -> CheckResult:
@@ -64,7 +63,7 @@ def check_pure_epsilon(table: Mapping[Hashable, ExactPmf], neighbours: Pairs, cl
     evidence = {"claim_epsilon": fraction_text(epsilon), "alpha_exact": fraction_text(loss.alpha),
                 "witness": None if loss.witness is None else loss.witness.to_json()}
     holds = True if loss.alpha == 1 else (False if loss.alpha == 0 else _decide(
-        lambda: -iv.log(_iv(loss.alpha)), lambda: _iv(epsilon)))
+        lambda: -iv.log(iv_rational(loss.alpha)), lambda: iv_rational(epsilon)))
     if holds is None:
         reason = f"ln(1/alpha) and epsilon={epsilon} agree to {MAX_BITS} bits"
         return CheckResult("privacy", Verdict.INCONCLUSIVE, reason, reason=reason, evidence=evidence)
@@ -90,17 +89,19 @@ def check_approx_dp(table: Mapping[Hashable, ExactPmf], neighbours: Pairs, claim
             def divergence(terms: list[tuple[Hashable, Fraction, Fraction]] = terms) -> object:
                 total = iv.mpf(0)
                 for _, px, px2 in terms:
-                    total += _positive_part(_iv(px) - iv.exp(_iv(epsilon)) * _iv(px2))
+                    total += _positive_part(iv_rational(px) - iv.exp(iv_rational(epsilon)) * iv_rational(px2))
                 return total
 
-            holds = _decide(divergence, lambda: _iv(delta))
+            holds = _decide(divergence, lambda: iv_rational(delta))
             if holds is False:
                 x, px, px2 = max(terms, key=lambda t: t[1] - t[2])
                 witness = RatioWitness(q, q2, x, px, px2)
-                with iv.workprec(128):
-                    low = divergence().a
+                with interval_precision(128):
+                    exact_low = enclosure_bound(divergence(), upper=False)
+                # rounded down to 20 decimals, so it stays a lower bound and stays readable
+                low = Fraction(math.floor(exact_low * 10**20), 10**20)
                 evidence = {"claim_epsilon": fraction_text(epsilon), "claim_delta": fraction_text(delta),
-                            "delta_lower_bound": str(low), "witness": witness.to_json()}
+                            "delta_lower_bound": fraction_text(low), "witness": witness.to_json()}
                 return CheckResult("privacy", Verdict.VIOLATED,
                                    f"hockey-stick divergence >= {float(low):.6g} > delta={short_rational(delta)} "
                                    f"from {_where(witness)}", evidence=evidence)
@@ -137,7 +138,7 @@ def check_zcdp(table: Mapping[Hashable, ExactPmf], neighbours: Pairs, claim: Zcd
                 # D_a = ln(S) / (a - 1) with S = sum P^a / Q^(a-1), exact; D_a > rho*a iff S > e^(rho*a*(a-1))
                 s = sum((px**order / p2[x] ** (order - 1) for x, px in p.items() if px), Fraction(0))
                 exponent = rho * order * (order - 1)
-                if _decide(lambda: _iv(s), lambda: iv.exp(_iv(exponent))) is False:
+                if _decide(lambda: iv_rational(s), lambda: iv.exp(iv_rational(exponent))) is False:
                     return CheckResult(
                         "privacy", Verdict.VIOLATED,
                         f"Renyi divergence of order {order} exceeds rho*a={short_rational(rho * order)} "
