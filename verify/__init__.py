@@ -1,6 +1,8 @@
 """The verification engine: exact enumeration, privacy loss, SMT and statistical checks."""
 
 from dpverify.verify._accounting import dgauss_delta, dgauss_delta_hockey_stick, dgauss_privacy
+from dpverify.verify._claim_checks import check_approx_dp, check_pure_epsilon, check_zcdp
+from dpverify.verify._discovery import FoundSpec, discover
 from dpverify.verify._enumerate import Enumeration, SamplerCrashed, bisect_outputs, enumerate_outputs
 from dpverify.verify._exactness import check_exactness, code_distribution
 from dpverify.verify._fixed_point import fixed_point_smtlib, prove_fixed_point_leak
@@ -13,20 +15,26 @@ from dpverify.verify._mironov import mironov_attack, reachable
 from dpverify.verify._planar import planar_report
 from dpverify.verify._gtm_privacy import gtm_privacy, gtm_table
 from dpverify.verify._privacy import PrivacyLoss, check_pure_dp, tightest_alpha
+from dpverify.verify._random_compat import RandomCompat
 from dpverify.verify._results import CheckResult, RatioWitness, Verdict
 from dpverify.verify._smt import check_ratio_bound_z3, smtlib_obligation
+from dpverify.verify._spec_run import CaseOutcome, run_case
 from dpverify.verify._statistics import check_empirical, check_empirical_ideal, dkw_threshold
 from dpverify.verify._timing import TimingChannel, check_timing, timing_channel
 
 __all__ = [
+    "CaseOutcome",
     "CheckResult",
     "Enumeration",
+    "FoundSpec",
     "PrivacyLoss",
+    "RandomCompat",
     "RatioWitness",
     "SamplerCrashed",
     "TimingChannel",
     "Verdict",
     "bisect_outputs",
+    "check_approx_dp",
     "check_empirical",
     "check_empirical_ideal",
     "check_exactness",
@@ -34,12 +42,15 @@ __all__ = [
     "check_grid_laplace_claim",
     "check_intervals",
     "check_pure_dp",
+    "check_pure_epsilon",
     "check_ratio_bound_z3",
     "check_timing",
+    "check_zcdp",
     "code_distribution",
     "dgauss_delta",
     "dgauss_delta_hockey_stick",
     "dgauss_privacy",
+    "discover",
     "dkw_threshold",
     "enumerate_outputs",
     "first_violation",
@@ -57,6 +68,7 @@ __all__ = [
     "prove_fixed_point_leak",
     "reachable",
     "renewal",
+    "run_case",
     "smtlib_obligation",
     "tightest_alpha",
     "timing_channel",

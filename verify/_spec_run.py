@@ -24,16 +24,17 @@ naming the spec, the case and the problem: a broken spec, never a privacy verdic
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
-from dpverify.samplers import DpverifyError, RandomSource, SeededRandomSource
+from dpverify.samplers import DpverifyError, RandomSource, SamplerContractError, SeededRandomSource
 from dpverify.specs import ExactPmf, MechanismSpec, NoiseSpec, PureDpClaim
 from dpverify.specs._api import Attempt, Bisection, Bounded, Case, Exhaustive, Params, Randomness, Spec, SpecError
 from dpverify.specs._claims import ApproxDp, Claim, PureDp, SamplesPmf, Zcdp
 from dpverify.verify._claim_checks import check_approx_dp, check_pure_epsilon, check_zcdp
-from dpverify.verify._exactness import check_exactness
+from dpverify.verify._enumerate import SamplerCrashed
+from dpverify.verify._exactness import check_exactness, code_distribution
 from dpverify.verify._intervals import check_intervals
 from dpverify.verify._privacy import check_pure_dp, tightest_alpha
 from dpverify.verify._random_compat import RandomCompat
@@ -113,7 +114,13 @@ def _run(spec: Spec, case: Case, *, seed: int, samples: int, origin: str, statis
     soundness: list[CheckResult] = [*instance.exactness(), *instance.intervals()]
     if statistics:
         soundness += instance.statistical(case, seed=seed, samples=samples)
-    claims = [*instance.claim_checks(claim)]
+    claims = [*instance.claim_checks(claim, instance.table() if spec.pmf is not None else None)]
+    if any(c.check == "exactness" and c.verdict is Verdict.VIOLATED for c in soundness):
+        # The code does not sample the spec's PMF, so the claim proved on the spec says nothing
+        # about the code: check it on the code's own exact PMF too, for a counterexample of its own.
+        code = instance.code_table()
+        if code is not None:
+            claims += [replace(c, check=f"code_{c.check}") for c in instance.claim_checks(claim, code)]
     for check in spec.checks:
         result = _declared(where, f"check {getattr(check, '__name__', check)!r}", check, p)
         if not isinstance(result, CheckResult):
@@ -131,7 +138,7 @@ def _run(spec: Spec, case: Case, *, seed: int, samples: int, origin: str, statis
     else:
         problems = [f"expected {c.check} {expect.value}, got {c.verdict.value}: {c.summary}"
                     for c in soundness if c.verdict is not expect]
-    outcome = _combined(claims or soundness)
+    outcome = _combined([*claims, *soundness] if claims else soundness)
     alpha = claim.alpha if isinstance(claim, PureDp) else None
     return CaseOutcome(
         spec, case, origin, outcome.value, (*soundness, *claims, *findings), tuple(problems),
@@ -290,10 +297,23 @@ class _Instance:
             return [check_empirical_ideal(_Noise(self), samples=samples, seed=seed)]
         return []
 
-    def claim_checks(self, claim: Claim) -> list[CheckResult]:
-        if self.spec.pmf is None or isinstance(claim, SamplesPmf):
+    def code_table(self) -> dict[Hashable, ExactPmf] | None:
+        """The code's own exact PMF per input, or None where enumeration cannot finish."""
+        mechanism, table = self.mechanism(), {}
+        for q in mechanism.inputs():
+            try:
+                found = code_distribution(mechanism, q)
+            except (SamplerCrashed, SamplerContractError):
+                return None
+            if not found.exhausted:
+                return None
+            table[q] = ExactPmf.from_fractions(found.masses)
+        return table
+
+    def claim_checks(self, claim: Claim, table: dict[Hashable, ExactPmf] | None) -> list[CheckResult]:
+        if table is None or isinstance(claim, SamplesPmf):
             return []
-        table, neighbours = self._claim_table()
+        table, neighbours = self._claim_table(table)
         if isinstance(claim, PureDp) and claim.alpha is not None:
             ratio = PureDpClaim(claim.alpha)  # type: ignore[arg-type]
             return [check_pure_dp(tightest_alpha(table, neighbours), ratio),
@@ -305,8 +325,9 @@ class _Instance:
         assert isinstance(claim, Zcdp)
         return [check_zcdp(table, neighbours, claim)]
 
-    def _claim_table(self) -> tuple[dict[Hashable, ExactPmf], tuple[tuple[Hashable, Hashable], ...]]:
-        table = self.table()
+    def _claim_table(
+        self, table: dict[Hashable, ExactPmf]
+    ) -> tuple[dict[Hashable, ExactPmf], tuple[tuple[Hashable, Hashable], ...]]:
         if self.inputs is not None:
             return table, self.spec.input.pairs(self.p, self.inputs)  # type: ignore[union-attr]
         # q + noise over integers with |q - q'| <= sensitivity: by shift invariance the rows
@@ -347,7 +368,7 @@ class _Mechanism(MechanismSpec):
         return self.instance.inputs or (0,)
 
     def neighbours(self) -> tuple[tuple[Hashable, Hashable], ...]:
-        return self.instance._claim_table()[1]
+        return self.instance._claim_table(self.instance.table())[1]
 
     def pmf(self, q: Hashable) -> ExactPmf:
         return self.instance.table()[q]
