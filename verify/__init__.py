@@ -17,6 +17,7 @@ from dpverify.verify._gtm_privacy import gtm_privacy, gtm_table
 from dpverify.verify._privacy import PrivacyLoss, check_pure_dp, tightest_alpha
 from dpverify.verify._random_compat import RandomCompat
 from dpverify.verify._results import CheckResult, RatioWitness, Verdict
+from dpverify.verify._search import SearchResult, parameter_strategy, search_spec
 from dpverify.verify._smt import check_ratio_bound_z3, smtlib_obligation
 from dpverify.verify._spec_run import CaseOutcome, run_case
 from dpverify.verify._statistics import check_empirical, check_empirical_ideal, dkw_threshold
@@ -31,6 +32,7 @@ __all__ = [
     "RandomCompat",
     "RatioWitness",
     "SamplerCrashed",
+    "SearchResult",
     "TimingChannel",
     "Verdict",
     "bisect_outputs",
@@ -64,11 +66,13 @@ __all__ = [
     "judge_intervals",
     "laplace_float_attack",
     "mironov_attack",
+    "parameter_strategy",
     "planar_report",
     "prove_fixed_point_leak",
     "reachable",
     "renewal",
     "run_case",
+    "search_spec",
     "smtlib_obligation",
     "tightest_alpha",
     "timing_channel",

@@ -270,12 +270,21 @@ def _fixed_point_proof(p: Params) -> CheckResult:
     return prove_fixed_point_leak(p["width"], p["n"])
 
 
+def _fixed_point_instances() -> Any:
+    """Hypothesis: ``n < width``, the instances the proof takes (the domains alone allow ``n >= width``)."""
+    from hypothesis import strategies as st
+
+    return st.integers(4, 64).flatmap(lambda width: st.fixed_dictionaries(
+        {"width": st.just(width), "n": st.integers(1, min(16, width - 1))}))
+
+
 FIXED_POINT = Spec(
     name="fixed-point",
     sampler=None,
     parameters={"width": Integer(4, 64), "n": Integer(1, 16)},
     claim=SamplesPmf(),
     checks=(_fixed_point_proof,),
+    draw=_fixed_point_instances,
     citation="paper 000 Example 1.1",
     description="the last n bits of r + z*2^n are those of r, so different low bits give disjoint "
                 "outputs; modelled in two's-complement bit-vectors inside the proof",

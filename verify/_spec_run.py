@@ -108,7 +108,7 @@ def _run(spec: Spec, case: Case, *, seed: int, samples: int, origin: str, statis
     where = f"spec {spec.name!r}, case {case.describe()!r}"
     p = spec.bind(case, where=f"case {case.describe()!r}")
     claim = _declared(where, "claim(p)", spec.claim_for, p, case)
-    instance = _Instance(spec, p, where, seed=seed, samples=samples)
+    instance = _Instance(spec, p, where, seed=seed, samples=samples, origin=origin)
     instance.smoke(seed)
 
     soundness: list[CheckResult] = [*instance.exactness(), *instance.intervals()]
@@ -171,7 +171,7 @@ def _short(text: str, limit: int = 300) -> str:
 class _Instance:
     """A spec bound to one validated parameter set: what the engine's checks take."""
 
-    def __init__(self, spec: Spec, p: Params, where: str, *, seed: int, samples: int) -> None:
+    def __init__(self, spec: Spec, p: Params, where: str, *, seed: int, samples: int, origin: str = "") -> None:
         self.spec, self.p, self.where = spec, p, where
         self.arguments = spec.sampler_arguments(p)
         self.enumeration = spec.enumeration_for()
@@ -180,7 +180,8 @@ class _Instance:
             self.inputs = tuple(_declared(where, "input.values(p)", spec.input.values, p))
             if not self.inputs:
                 raise SpecError(f"{where}: input.values(p) is empty; the claim needs at least one input.")
-        self.replay = f"dpverify check --spec {spec.name} --seed {seed} --samples {samples}"
+        module = f" --spec-module {origin.removeprefix('module ')}" if origin.startswith("module ") else ""
+        self.replay = f"dpverify check{module} --spec {spec.name} --seed {seed} --samples {samples}"
         self._table: dict[Hashable, ExactPmf] | None = None
 
     # --- running the code ----------------------------------------------------------------

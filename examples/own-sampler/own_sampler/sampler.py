@@ -67,8 +67,8 @@ def randomized_response_off_by_one(q: int, k: int, alpha: Fraction | int, rng: R
     The tightest ratio becomes ``(a-1)/(b+1) < a/b``, so the ``alpha`` claim is false; with
     ``a = 1`` the first other value is never reported (infinite privacy loss).  At
     ``alpha = 999_999/1_000_000`` and ``k = 4`` the error is ``1/3_999_997`` in probability:
-    a DKW test at 20,000 samples detects only CDF distances above about ``0.046``, so
-    sampling cannot see it, while the exact check does.
+    a DKW test at 20,000 samples is sure to detect only CDF distances above about ``0.046``,
+    so sampling cannot see it, while the exact check does.
     """
     q, k, a, b = _checked(q, k, alpha)
     u = rng.randbelow(b + (k - 1) * a)

@@ -1,8 +1,10 @@
 """What ``dpverify check`` verifies about :mod:`own_sampler.sampler`: copy this file and adapt it.
 
 A spec is a second, independent statement about a sampler.  ``dpverify`` runs the real code on
-an enumerating source, derives its exact output distribution, and checks it against the spec's
-closed form and the spec's privacy claim.  The fields used here:
+an enumerating source, derives its exact output distribution, checks that it equals the spec's
+closed form, and checks the privacy claim on that closed form; where the code departs from it,
+the claim is checked on the code's own exact distribution too, which names two inputs, an
+output and both exact probabilities.  The fields used here:
 
 ``name``
     how reports and ``dpverify check --spec NAME`` refer to the spec; unique across every
