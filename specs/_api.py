@@ -82,9 +82,10 @@ class Exhaustive:
 
 @dataclass(frozen=True, slots=True)
 class Bisection:
-    """The code makes exactly one draw ``randbelow(T)`` and its output is non-decreasing in it
-    (an inverse transform): above ``4096`` draws each output's range is found by bisection, in
-    ``O(outputs * log T)`` executions, so ``T = 10^100`` is exact too."""
+    """The code makes exactly one draw ``randbelow(T)`` and each output comes from one interval
+    of draws (an inverse transform is such code): above ``4096`` draws each output's interval is
+    found by bisection, in ``O(outputs * log T)`` executions, so ``T = 10^100`` is exact too.
+    The engine refuses a sampler where it sees an output in two intervals."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -91,7 +91,7 @@ def test_the_module_declares_the_two_specs_the_readme_names(specs: ModuleType) -
     for spec in specs.SPECS:
         assert 2 <= len(spec.cases) <= 3
         assert all(case.expect == "proved" for case in spec.cases)
-        # one case past the 4096 draws that are enumerated one by one
+        # a large denominator, where sampling is blind to a one-draw error
         assert any(_sizes(case.parameters)[3] > 10**6 for case in spec.cases)
 
 
@@ -107,8 +107,9 @@ def test_the_pmf_never_runs_the_sampler(specs: ModuleType, sampler: ModuleType,
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("the spec's PMF called the sampler")
 
-    monkeypatch.setattr(sampler, "randomized_response", refuse)
-    monkeypatch.setattr(sampler, "randomized_response_off_by_one", refuse)
+    for module in (sampler, specs):
+        monkeypatch.setattr(module, "randomized_response", refuse)
+        monkeypatch.setattr(module, "randomized_response_off_by_one", refuse)
     for spec in specs.SPECS:
         for case in spec.cases:
             p = spec.bind(case)
@@ -139,10 +140,21 @@ def test_every_correct_case_is_proved(outcomes: dict[str, list[CaseOutcome]]) ->
         assert method == (["bisection"] if N > 4096 else ["exhaustive"])
 
 
+class CountingSource(SeededRandomSource):
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.sizes: list[int] = []
+
+    def randbelow(self, n: int) -> int:
+        self.sizes.append(n)
+        return super().randbelow(n)
+
+
 def test_the_correct_sampler_draws_once_and_stays_in_range(sampler: ModuleType) -> None:
-    rng = SeededRandomSource(7)
+    rng = CountingSource(7)
     seen = {sampler.randomized_response(2, 5, Fraction(2, 7), rng) for _ in range(400)}
     assert seen == {0, 1, 2, 3, 4}
+    assert rng.sizes == [7 + 4 * 2] * 400
 
 
 @pytest.mark.parametrize(
