@@ -343,3 +343,16 @@ def test_statistics_see_what_they_should_on_the_flip() -> None:
     rng = SeededRandomSource(SEED)
     counts = Counter(flip(0, Fraction(1, 3), rng) for _ in range(4_000))
     assert abs(Fraction(counts[0], 4_000) - Fraction(3, 4)) < Fraction(1, 20)
+
+
+def test_a_neighbour_relation_outside_the_inputs_is_a_broken_spec() -> None:
+    spec = replace(FLIP, input=Input("bit", values=lambda p: (0, 1), neighbours=lambda p: [(0, 2)]))
+    outcome = run_case(spec, Case({"alpha": "1/3"}), seed=SEED, samples=100)
+    assert outcome.outcome == "error" and "names 2, which is not an input" in (outcome.error or "")
+
+
+def test_unordered_outputs_stop_one_case_with_a_message_not_the_run() -> None:
+    spec = replace(FLIP, sampler=lambda bit, alpha, rng: ("a", 1)[flip(bit, alpha, rng)],
+                   pmf=lambda p, q: {("a", 1)[q]: 1 / (1 + p["alpha"]), ("a", 1)[1 - q]: p["alpha"] / (1 + p["alpha"])})
+    outcome = run_case(spec, Case({"alpha": "1/3"}), seed=SEED, samples=100)
+    assert outcome.outcome == "error" and "totally ordered outputs" in (outcome.error or "")

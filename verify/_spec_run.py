@@ -98,10 +98,16 @@ def run_case(
 ) -> CaseOutcome:
     """Every check that applies to ``case`` of ``spec``; ``statistics=False`` skips the sampling
     (a search runs only the exact checks)."""
+    where = f"spec {spec.name!r}, case {case.describe()!r}"
     try:
         return _run(spec, case, seed=seed, samples=samples, origin=origin, statistics=statistics)
     except SpecError as error:
         return CaseOutcome(spec, case, origin, ERROR, error=str(error))
+    except DpverifyError as error:  # an engine check refused what this spec gave it
+        return CaseOutcome(spec, case, origin, ERROR, error=f"{where}: {error}")
+    except Exception as error:  # noqa: BLE001 - one case's failure is reported, and the gate goes on
+        return CaseOutcome(spec, case, origin, ERROR,
+                           error=f"{where}: checking stopped on {type(error).__name__}: {_short(str(error))}")
 
 
 def _run(spec: Spec, case: Case, *, seed: int, samples: int, origin: str, statistics: bool) -> CaseOutcome:
@@ -330,7 +336,11 @@ class _Instance:
         self, table: dict[Hashable, ExactPmf]
     ) -> tuple[dict[Hashable, ExactPmf], tuple[tuple[Hashable, Hashable], ...]]:
         if self.inputs is not None:
-            return table, self.spec.input.pairs(self.p, self.inputs)  # type: ignore[union-attr]
+            pairs = _declared(self.where, "the neighbour relation", self.spec.input.pairs, self.p, self.inputs)  # type: ignore[union-attr]
+            unknown = [q for pair in pairs for q in pair if q not in table]
+            if unknown:
+                raise SpecError(f"{self.where}: the neighbour relation names {unknown[0]!r}, which is not an input.")
+            return table, pairs
         # q + noise over integers with |q - q'| <= sensitivity: by shift invariance the rows
         # q = 0..sensitivity and every pair of them cover every neighbouring pair.
         noise, shift = table[0], self.spec.sensitivity_for(self.p)
