@@ -327,8 +327,10 @@ class Spec:
 
     def enumeration_for(self) -> Enumeration | None:
         """The declared enumeration, or the default for what the spec declares."""
-        if self.enumeration is not None or Randomness(self.randomness) is Randomness.NONE:
-            return self.enumeration if Randomness(self.randomness) is not Randomness.NONE else None
+        if Randomness(self.randomness) is Randomness.NONE:
+            return None  # a black box's draws cannot be enumerated
+        if self.enumeration is not None:
+            return self.enumeration
         if self.pmf is not None:
             return Exhaustive()
         if self.ideal is not None:

@@ -40,7 +40,7 @@ from dpverify.specs import (
 )
 from dpverify.verify._results import CheckResult
 
-__all__ = ["SPECS", "builtin_specs"]
+__all__ = ["SPECS"]
 
 
 # --- GTM (Amorim, Gaboardi, Rindisbacher) ------------------------------------------------------
@@ -297,8 +297,3 @@ FIXED_POINT = Spec(
 SPECS: tuple[Spec, ...] = (
     GTM, BERNOULLI_EXP, DISCRETE_LAPLACE, DISCRETE_GAUSSIAN, LAPLACE_FLOAT, PLANAR_LAPLACE, FIXED_POINT, GRID_LAPLACE,
 )
-
-
-def builtin_specs() -> tuple[Spec, ...]:
-    """:data:`SPECS`, for callers that want a function."""
-    return SPECS

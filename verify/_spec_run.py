@@ -410,7 +410,7 @@ class _Mechanism(MechanismSpec):
 class _FirstDraw(RandomSource):
     """Records the size of the first ``randbelow`` and stops the run there."""
 
-    class Seen(Exception):
+    class Seen(BaseException):  # not an Exception: a sampler's own "except Exception" must not swallow it
         pass
 
     size: int | None = None
