@@ -180,6 +180,8 @@ class _Instance:
     def __init__(self, spec: Spec, p: Params, where: str, *, seed: int, samples: int, origin: str = "") -> None:
         self.spec, self.p, self.where = spec, p, where
         self.arguments = spec.sampler_arguments(p)
+        self.input_name = None if spec.input is None else spec.input.name
+        self.randomness = Randomness(spec.randomness)
         self.enumeration = spec.enumeration_for()
         self.inputs: tuple[Hashable, ...] | None = None
         if spec.input is not None:
@@ -193,16 +195,14 @@ class _Instance:
     # --- running the code ----------------------------------------------------------------
 
     def run(self, q: Hashable | None, rng: RandomSource, function: Callable[..., Any] | None = None) -> Any:
+        # The hot path of every enumeration and sample: everything constant is set up once.
         function = function or self.spec.sampler
         assert function is not None
-        kwargs = dict(self.arguments)
-        if self.spec.input is not None:
-            kwargs[self.spec.input.name] = q
-        randomness = Randomness(self.spec.randomness)
-        if randomness is Randomness.SOURCE:
-            kwargs["rng"] = rng
-        elif randomness is Randomness.RANDOM:
-            kwargs["rng"] = RandomCompat(rng)
+        kwargs = self.arguments if self.input_name is None else {**self.arguments, self.input_name: q}
+        if self.randomness is Randomness.SOURCE:
+            return function(**kwargs, rng=rng)
+        if self.randomness is Randomness.RANDOM:
+            return function(**kwargs, rng=RandomCompat(rng))
         return function(**kwargs)
 
     def smoke(self, seed: int) -> None:
@@ -225,7 +225,7 @@ class _Instance:
 
     @property
     def enumerable(self) -> bool:
-        return self.spec.sampler is not None and Randomness(self.spec.randomness) is not Randomness.NONE
+        return self.spec.sampler is not None and self.randomness is not Randomness.NONE
 
     # --- the declared distribution -----------------------------------------------------------
 
