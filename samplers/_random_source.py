@@ -12,10 +12,17 @@ Edge cases every implementation honours (checked by one conformance test for all
 - ``bernoulli(num, den)`` returns True with probability exactly ``num/den``;
   ``0 <= num <= den`` and ``den >= 1`` are required; ``bernoulli(0, d)`` is always False and
   ``bernoulli(d, d)`` always True.
+
+A source that breaks this contract is caught at the draw, not by a sampler that then loops
+for ever: every subclass's ``randbelow`` and ``bernoulli`` are wrapped so that a value out of
+range, a value of the wrong type, or an exception raises :class:`SamplerContractError` naming
+the source, the call and what it returned.  The sources this package and its engine define
+are declared with ``trusted=True`` and run unwrapped, since their draws are the hot path.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import secrets
@@ -23,7 +30,11 @@ import sys
 from abc import ABC, abstractmethod
 from array import array
 
-from dpverify.samplers._errors import InvalidArgument
+from collections.abc import Callable
+from typing import Any
+
+from dpverify.samplers._errors import DpverifyError, InvalidArgument, SamplerContractError
+from dpverify.samplers._rational import shown
 
 
 def _check_randbelow(n: object) -> int:
@@ -47,8 +58,65 @@ def _check_bernoulli(num: object, den: object) -> tuple[int, int]:
     return num, den
 
 
+def _broken(source: object, call: str, what: str, allowed: str) -> SamplerContractError:
+    return SamplerContractError(
+        f"{type(source).__name__}.{call} {what}; a RandomSource must return {allowed} (see RandomSource)."
+    )
+
+
+def _guard_randbelow(method: Callable[[Any, int], Any]) -> Callable[[Any, int], int]:
+    @functools.wraps(method)
+    def randbelow(self: Any, n: int) -> int:
+        n = _check_randbelow(n)
+        try:
+            value = method(self, n)
+        except DpverifyError:
+            raise
+        except Exception as error:  # noqa: BLE001 - any failure of the source is its contract broken
+            raise _broken(self, f"randbelow({shown(n)})", f"raised {type(error).__name__}: {shown(str(error))}",
+                          "an int in [0, n)") from error
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < n:
+            raise _broken(self, f"randbelow({shown(n)})", f"returned {shown(value)}", "an int in [0, n)")
+        return value
+
+    randbelow.guarded = True  # type: ignore[attr-defined]
+    return randbelow
+
+
+def _guard_bernoulli(method: Callable[[Any, int, int], Any]) -> Callable[[Any, int, int], bool]:
+    @functools.wraps(method)
+    def bernoulli(self: Any, num: int, den: int) -> bool:
+        num, den = _check_bernoulli(num, den)
+        try:
+            value = method(self, num, den)
+        except DpverifyError:
+            raise
+        except Exception as error:  # noqa: BLE001
+            raise _broken(self, f"bernoulli({shown(num)}, {shown(den)})",
+                          f"raised {type(error).__name__}: {shown(str(error))}", "a bool") from error
+        if not isinstance(value, bool):
+            raise _broken(self, f"bernoulli({shown(num)}, {shown(den)})", f"returned {shown(value)}", "a bool")
+        return value
+
+    bernoulli.guarded = True  # type: ignore[attr-defined]
+    return bernoulli
+
+
 class RandomSource(ABC):
-    """Uniform integer draws; the only way a sampler may obtain randomness."""
+    """Uniform integer draws; the only way a sampler may obtain randomness.
+
+    Subclass it with ``class MySource(RandomSource)``; its draws are then checked against the
+    contract above.  (``trusted=True`` skips the checks; it is for this package's own sources.)
+    """
+
+    def __init_subclass__(cls, *, trusted: bool = False, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if trusted:
+            return
+        for name, guard in (("randbelow", _guard_randbelow), ("bernoulli", _guard_bernoulli)):
+            method = cls.__dict__.get(name)
+            if method is not None and not getattr(method, "guarded", False):
+                setattr(cls, name, guard(method))
 
     @abstractmethod
     def randbelow(self, n: int) -> int:
@@ -103,7 +171,7 @@ if _POOLED and hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_pool_after_fork)
 
 
-class SystemRandomSource(RandomSource):
+class SystemRandomSource(RandomSource, trusted=True):
     """The production source: the operating system's CSPRNG (os.urandom, as :mod:`secrets`).
 
     Uniform 64-bit words come from a process-wide pool of os.urandom output (see ``_WORDS``),
@@ -169,7 +237,7 @@ class SystemRandomSource(RandomSource):
                 return False
 
 
-class SeededRandomSource(RandomSource):
+class SeededRandomSource(RandomSource, trusted=True):
     """A replayable cryptographic source: SHA-256 in counter mode keyed by ``seed``.
 
     Statistical checks use it so that every run prints a seed that replays it exactly.

@@ -5,6 +5,14 @@ Exact samplers take rationals as ``int``, :class:`fractions.Fraction` or strings
 quotients of integer products and powers such as ``"1/10^6"`` or ``"11*10^40/3"``).
 A ``float`` is refused: it is a binary approximation whose low bits would leak into the
 output distribution (Mironov 2012), which is the failure this project exists to catch.
+
+Size limits, checked before any arithmetic: a number written as text has at most
+:data:`MAX_DIGITS` digits (in its integer, numerator or denominator, powers evaluated; a power is
+refused before it is computed when it would exceed the limit), and the text is at most
+:data:`MAX_TEXT` characters; an ``int`` or ``Fraction`` passed directly has at most
+:data:`MAX_BITS` bits in each part.  Without them ``"10^999999"`` or ``"1e99999999999"`` would
+compute for hours, and CPython refuses to print integers of more than 4300 digits.  An error
+quotes at most a short, elided prefix of a long value (:func:`shown`).
 """
 
 from __future__ import annotations
@@ -17,7 +25,48 @@ from dpverify.samplers._errors import InvalidArgument
 
 RationalLike = int | Fraction | str
 
+#: Most decimal digits in a number written as text (each of numerator and denominator).
+MAX_DIGITS = 1000
+#: Most characters of such a text.
+MAX_TEXT = 2 * MAX_DIGITS + 100
+#: Most bits in an int, or in each part of a Fraction, passed directly (about 19,700 digits).
+MAX_BITS = 1 << 16
+
 _TERM = re.compile(r"\d+(\^\d{1,6})?")
+_EXPONENT = re.compile(r"[eE]([+-]?\d+)\s*$")
+
+
+def shown(value: object, limit: int = 60) -> str:
+    """``repr(value)``, or for a long one its first characters and its length, so an error
+    line stays short (and never converts a huge int to text, which CPython refuses).
+
+    >>> shown("7" * 5000)
+    "'7777777777777777777777777777777777777...' (5002 characters)"
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 3 * limit:
+        return f"an integer of about {_digits(value.bit_length())} digits"
+    if isinstance(value, Fraction) and max(value.numerator.bit_length(), value.denominator.bit_length()) > 3 * limit:
+        return f"a fraction with about {_digits(max(value.numerator.bit_length(), value.denominator.bit_length()))} digits"
+    text = str(value) if isinstance(value, (int, Fraction)) else repr(value)
+    return text if len(text) <= limit else f"{text[: limit - 20]}...' ({len(text)} characters)"
+
+
+def _digits(bits: int) -> int:
+    """Decimal digits of a ``bits``-bit integer, to within one (log10(2) = 0.30103...)."""
+    return bits * 30103 // 100000
+
+
+def _too_big(name: str, value: object) -> InvalidArgument:
+    return InvalidArgument(
+        f"{name} is too large: {name}={shown(value)}; numbers are limited to {MAX_DIGITS} digits "
+        f"as text and {MAX_BITS} bits as an int or Fraction."
+    )
+
+
+def _within_bits(name: str, value: Fraction, given: object) -> Fraction:
+    if value.numerator.bit_length() > MAX_BITS or value.denominator.bit_length() > MAX_BITS:
+        raise _too_big(name, given)
+    return value
 
 
 def as_fraction(name: str, value: object) -> Fraction:
@@ -35,53 +84,89 @@ def as_fraction(name: str, value: object) -> Fraction:
     if isinstance(value, bool):
         raise InvalidArgument(f"{name} must be an exact rational; got {name}={value!r} (a bool).")
     if isinstance(value, float):
+        if value - value != 0:  # nan and +-inf: x - x is nan only for them (and no float() is needed)
+            raise InvalidArgument(f'{name} must be an exact rational; got {name}={value!r} (a float). Pass it as "num/den".')
         hint = Fraction(value).limit_denominator(1000)
         raise InvalidArgument(
             f"{name} must be an exact rational; got {name}={value!r} (a float). "
             f'Pass it as "num/den", e.g. "{hint.numerator}/{hint.denominator}".'
         )
     if isinstance(value, (int, Fraction)):
-        return Fraction(value)
+        return _within_bits(name, Fraction(value), value)
     if isinstance(value, Rational):
-        return Fraction(value.numerator, value.denominator)
+        return _within_bits(name, Fraction(value.numerator, value.denominator), value)
     if isinstance(value, str):
-        parsed = _rational_expression(value)
+        if len(value) > MAX_TEXT:
+            raise _too_big(name, value)
+        try:
+            parsed = _rational_expression(value)
+        except _OverLimit:
+            raise _too_big(name, value) from None
         if parsed is not None:
             return parsed
         raise InvalidArgument(
-            f'{name} must be a rational such as "1/3" or "1/10^6"; got {name}={value!r}, which does not parse.'
+            f'{name} must be a rational such as "1/3" or "1/10^6"; got {name}={shown(value)}, which does not parse.'
         )
     raise InvalidArgument(
-        f'{name} must be an int, a Fraction or a "num/den" string; got {name}={value!r} '
+        f'{name} must be an int, a Fraction or a "num/den" string; got {name}={shown(value)} '
         f"({type(value).__name__})."
     )
 
 
 def _rational_expression(text: str) -> Fraction | None:
-    """``"1/3"``, ``"0.25"``, ``"-1/10^3"`` or ``"11*10^40/3"`` as a Fraction; None if none of those."""
+    """``"1/3"``, ``"0.25"``, ``"-1/10^3"`` or ``"11*10^40/3"`` as a Fraction; None if none of
+    those.  Raises InvalidArgument (naming nothing: the caller adds the name) past the limits."""
     text = text.strip()
+    exponent = _EXPONENT.search(text)
+    if exponent is not None and abs(int(exponent.group(1))) > MAX_DIGITS:
+        raise _OverLimit
+    if sum(c.isdigit() for c in text) > 2 * MAX_DIGITS + 20:
+        raise _OverLimit
     try:
-        return Fraction(text)
+        value = Fraction(text)
     except (ValueError, ZeroDivisionError):
         pass
+    else:
+        return _digits_ok(value)
     sign = -1 if text.startswith("-") else 1
     top, slash, bottom = (text[1:] if text[:1] in "+-" else text).partition("/")
     numerator = _integer_expression(top)
     denominator = _integer_expression(bottom) if slash else 1
     if numerator is None or not denominator:
         return None
-    return Fraction(sign * numerator, denominator)
+    return _digits_ok(Fraction(sign * numerator, denominator))
+
+
+class _OverLimit(Exception):
+    """Internal: a text number past :data:`MAX_DIGITS`; the public functions name it."""
+
+
+_LIMIT = 10**MAX_DIGITS
+
+
+def _digits_ok(value: Fraction) -> Fraction:
+    if abs(value.numerator) >= _LIMIT or value.denominator >= _LIMIT:
+        raise _OverLimit
+    return value
 
 
 def _integer_expression(text: str) -> int | None:
-    """Evaluate ``"11*10^40"``-style products of integers and powers; None if not of that form."""
+    """Evaluate ``"11*10^40"``-style products of integers and powers; None if not of that form.
+    A term is refused before it is computed when it would pass :data:`MAX_DIGITS` digits."""
     terms = text.replace(" ", "").replace("**", "^").split("*")
     if not all(_TERM.fullmatch(term) for term in terms):
         return None
-    value = 1
+    value, digits = 1, 0
     for term in terms:
         base, _, exponent = term.partition("^")
-        value *= int(base) ** int(exponent or 1)
+        power = int(exponent or 1)
+        # len(base) - 1 <= log10(base): a lower bound on the digits, so nothing legal is refused
+        digits += (len(base.lstrip("0")) - 1) * power
+        if digits > MAX_DIGITS:
+            raise _OverLimit
+        value *= int(base) ** power
+        if value >= _LIMIT:
+            raise _OverLimit
     return value
 
 
@@ -95,21 +180,31 @@ def as_int(name: str, value: object, *, low: int, high: int | None = None) -> in
     >>> as_int("T", "11*10^3", low=1)
     11000
     """
-    upper = "" if high is None else f" and {name} <= {high}"
-    allowed = f"an integer with {name} >= {low}{upper}"
+    upper = "" if high is None else f" and {name} <= {shown(high)}"
+    allowed = f"an integer with {name} >= {shown(low)}{upper}"
     if isinstance(value, str):
-        number = _integer_expression(value)
+        if len(value) > MAX_TEXT:
+            raise _too_big(name, value)
+        try:
+            number = _integer_expression(value.strip().removeprefix("+"))
+            if number is None and value.strip().startswith("-"):
+                magnitude = _integer_expression(value.strip()[1:])
+                number = None if magnitude is None else -magnitude
+        except _OverLimit:
+            raise _too_big(name, value) from None
         if number is None:
-            raise InvalidArgument(f'{name} must be {allowed}, such as "1000" or "10^100"; got {name}={value!r}.')
+            raise InvalidArgument(f'{name} must be {allowed}, such as "1000" or "10^100"; got {name}={shown(value)}.')
     elif isinstance(value, int) and not isinstance(value, bool):
+        if value.bit_length() > MAX_BITS:
+            raise _too_big(name, value)
         number = value
     else:
         fraction = as_fraction(name, value)
         if fraction.denominator != 1:
-            raise InvalidArgument(f"{name} must be {allowed}; got {name}={value!r}.")
+            raise InvalidArgument(f"{name} must be {allowed}; got {name}={shown(value)}, which is not an integer.")
         number = fraction.numerator
     if number < low or (high is not None and number > high):
-        raise InvalidArgument(f"{name} must be {allowed}; got {name}={number}.")
+        raise InvalidArgument(f"{name} must be {allowed}; got {name}={shown(number)}.")
     return int(number)
 
 
@@ -118,7 +213,7 @@ def as_open_unit_interval(name: str, value: object) -> Fraction:
     number = as_fraction(name, value)
     if not 0 < number < 1:
         raise InvalidArgument(
-            f'{name} must be a rational in (0, 1); got {name}={number}. Pass it as "num/den", '
+            f'{name} must be a rational in (0, 1); got {name}={shown(number)}. Pass it as "num/den", '
             'e.g. "1/3".'
         )
     return number

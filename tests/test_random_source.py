@@ -125,3 +125,53 @@ def test_system_randbelow_rejects_values_at_or_above_n(words: list[int]) -> None
     # n = 5 uses the top 3 bits of a word: 7 and 5 are rejected, 4 is kept.
     words[:] = [4 << 61, 5 << 61, 7 << 61]
     assert source.randbelow(5) == 4 and words == []
+
+
+# --- a source that breaks its contract is caught at the draw -----------------------------------
+
+
+class _ReturnsN(RandomSource):
+    def randbelow(self, n: int) -> int:
+        return n
+
+
+class _ReturnsFloat(RandomSource):
+    def randbelow(self, n: int) -> int:
+        return 0.0  # type: ignore[return-value]
+
+
+class _Raises(RandomSource):
+    def randbelow(self, n: int) -> int:
+        raise KeyError("gone")
+
+
+class _BernoulliInt(RandomSource):
+    def randbelow(self, n: int) -> int:
+        return 0
+
+    def bernoulli(self, num: int, den: int) -> bool:
+        return 1  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        (_ReturnsN, "_ReturnsN.randbelow(1) returned 1; a RandomSource must return an int in [0, n)"),
+        (_ReturnsFloat, "_ReturnsFloat.randbelow(1) returned 0.0"),
+        (_Raises, "_Raises.randbelow(1) raised KeyError"),
+        (_BernoulliInt, "returned 1; a RandomSource must return a bool"),
+    ],
+)
+def test_a_source_that_breaks_its_contract_stops_the_sampler_at_the_draw(source: type, message: str) -> None:
+    from dpverify.samplers import SamplerContractError, discrete_laplace
+
+    # discrete_laplace loops until a draw accepts: a source out of range would loop for ever
+    with pytest.raises(SamplerContractError) as raised:
+        discrete_laplace.sample(1, source())
+    assert message in str(raised.value)
+
+
+def test_the_package_sources_are_trusted_and_unwrapped() -> None:
+    assert not getattr(SystemRandomSource.randbelow, "guarded", False)
+    assert not getattr(SeededRandomSource.randbelow, "guarded", False)
+    assert getattr(_ReturnsN.randbelow, "guarded", False)

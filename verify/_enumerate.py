@@ -102,7 +102,7 @@ _CHANGED = (
 )
 
 
-class _TreeWalker(RandomSource):
+class _TreeWalker(RandomSource, trusted=True):
     """The enumerating source: one object walks the whole tree, one execution per path.
 
     Per depth ``d`` (the ``d``-th call of the current path) it keeps the call's arguments
@@ -288,7 +288,7 @@ def enumerate_outputs(
     return Enumeration(masses, unexplored, paths, paths, "exhaustive", joint, walker.cut, stopped)
 
 
-class _FixedDraw(RandomSource):
+class _FixedDraw(RandomSource, trusted=True):
     """Answers the single ``randbelow(T)`` of an inverse-transform sampler with ``value``."""
 
     def __init__(self, T: int, value: int) -> None:

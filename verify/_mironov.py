@@ -278,7 +278,7 @@ def _check_edges(f: Callable[[int], float], y: float, lo: int, hi: int, last: in
     return runs[0][0], runs[-1][1]
 
 
-class _RecordingSource(RandomSource):
+class _RecordingSource(RandomSource, trusted=True):
     """Delegates to a seeded source and remembers the last draw, so the attack knows each ``j``."""
 
     def __init__(self, inner: RandomSource) -> None:

@@ -407,7 +407,7 @@ class _Mechanism(MechanismSpec):
         return probe.size
 
 
-class _FirstDraw(RandomSource):
+class _FirstDraw(RandomSource, trusted=True):
     """Records the size of the first ``randbelow`` and stops the run there."""
 
     class Seen(BaseException):  # not an Exception: a sampler's own "except Exception" must not swallow it
