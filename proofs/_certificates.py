@@ -466,6 +466,15 @@ def write_certificates(
     solvers = {"z3": z3.get_version_string()}
     if (version := cvc5_version()) is not None:
         solvers["cvc5"] = version
+    else:
+        # cvc5 is optional: its absence here must not rewrite the version a tracked manifest
+        # records, so keep what the last run with cvc5 installed wrote
+        try:
+            previous = read_manifest(root)
+        except DpverifyError:
+            previous = None
+        if previous is not None and "cvc5" in previous.solvers:
+            solvers["cvc5"] = previous.solvers["cvc5"]
     manifest = Manifest(solvers, tuple(sorted(records, key=lambda r: r.file)))
     written = set()
     for obligation in obligations:

@@ -375,3 +375,24 @@ def test_a_modified_certificate_fails_the_recheck(tree: Path) -> None:
     result = recheck_certificates(tree, timeout_ms=10_000)
     assert result.verdict is Verdict.VIOLATED
     assert "toy.false" in result.summary
+
+
+def test_prove_without_cvc5_keeps_the_recorded_cvc5_version(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import dpverify.proofs._certificates as certificates
+
+    manifest = read_manifest(tree)
+    assert manifest is not None
+    if "cvc5" not in manifest.solvers:
+        pytest.skip("cvc5 is not installed, so there is no recorded version to keep")
+    monkeypatch.setattr(certificates, "cvc5_version", lambda: None)
+    rewritten = write_certificates(tree, [SQUARE], [])
+    assert rewritten.solvers.get("cvc5") == manifest.solvers.get("cvc5")
+
+
+def test_recheck_without_cvc5_is_a_usage_error(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import dpverify.proofs._certificates as certificates
+    from dpverify.verify.cli import main
+
+    monkeypatch.setattr(certificates, "cvc5_version", lambda: None)
+    assert main(["prove", "--recheck"]) == 2
+    assert "--recheck needs the cvc5 solver" in capsys.readouterr().err

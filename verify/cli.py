@@ -9,12 +9,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from dpverify.samplers import DpverifyError, as_fraction, as_int, fresh_seed
+from dpverify.samplers._rational import shown
 from dpverify.specs import GtmSpec
 from dpverify.verify._exactness import code_distribution
 from dpverify.verify._gtm_privacy import gtm_privacy, gtm_table
@@ -26,10 +28,31 @@ if TYPE_CHECKING:
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line on stderr and exit code 2."""
+    """argparse, but a usage error is one line on stderr, with the one prefix every error has,
+    and exit code 2; and a value such as ``-1e-3`` or ``-1/3`` is a value, not an option."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # argparse takes only -1 and -1.5 for numbers; a dash followed by a digit or a point
+        # is never one of our options, so it is always a (negative) value
+        self._negative_number_matcher = re.compile(r"^-\.?\d")
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        self.exit(2, f"dpverify: error: {_clip(message)} (see '{self.prog} --help')\n")
+
+
+def _clip(text: str, limit: int = 240) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
+def _usage(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], int]:
+    """A bare command (``dpverify``, ``dpverify pmf``): its usage and subcommands, exit 2."""
+
+    def show(args: argparse.Namespace) -> int:
+        sys.stderr.write(parser.format_help())
+        return 2
+
+    return show
 
 
 def _gtm_arguments(parser: argparse.ArgumentParser, *, with_q: bool) -> None:
@@ -45,9 +68,21 @@ def _gtm_arguments(parser: argparse.ArgumentParser, *, with_q: bool) -> None:
 MAX_N = 5000
 
 
+#: The ideal table's common denominator is (a+b)*b^n for alpha = a/b; past this many bits its
+#: exact probabilities could no longer be printed (CPython prints at most 4300 digits).
+MAX_TABLE_BITS = 12_000
+
+
 def _gtm_spec(args: argparse.Namespace) -> GtmSpec:
-    as_int("n", args.n, low=1, high=MAX_N)
-    return GtmSpec.create(args.alpha, args.n, args.T)
+    n = as_int("n", args.n, low=1, high=MAX_N)
+    spec = GtmSpec.create(args.alpha, n, args.T)
+    bits = n * spec.alpha.denominator.bit_length()
+    if bits > MAX_TABLE_BITS:
+        raise DpverifyError(
+            f"n={n} with alpha={shown(spec.alpha)} makes exact probabilities of about {bits * 3 // 10} digits; "
+            f"the limit is {MAX_TABLE_BITS * 3 // 10}: lower n, or give alpha a smaller denominator."
+        )
+    return spec
 
 
 def _print_json(document: Any) -> None:
@@ -86,6 +121,7 @@ def _privacy(args: argparse.Namespace) -> int:
     claim = None if args.claim_alpha is None else as_fraction("claim-alpha", args.claim_alpha)
     if claim is not None and not 0 < claim <= 1:
         raise DpverifyError(f"claim-alpha must be a rational in (0, 1]; got claim-alpha={claim}.")
+    _check_output_path("--smtlib", args.smtlib)
     report = gtm_privacy(spec, claim)
     if args.z3 or args.smtlib:
         # Imported here so that the exact answer never waits for Z3 to load.
@@ -97,8 +133,7 @@ def _privacy(args: argparse.Namespace) -> int:
         if args.z3:
             report["z3"] = check_ratio_bound_z3(table, spec.neighbours(), stated).to_json()
         if args.smtlib:
-            with open(args.smtlib, "w", encoding="utf-8") as handle:
-                handle.write(smtlib_obligation(table, spec.neighbours(), stated))
+            _write_text("--smtlib", args.smtlib, smtlib_obligation(table, spec.neighbours(), stated))
     if args.json:
         _print_json(report)
     else:
@@ -177,6 +212,7 @@ def _prove(args: argparse.Namespace) -> int:
     # The CLI is the one place that composes the layers: proofs/ builds on verify/, so
     # verify/ never imports it except here, lazily.
     from dpverify.proofs._certificates import (
+        cvc5_version,
         instance_obligations,
         prove_result,
         recheck_certificates,
@@ -185,6 +221,9 @@ def _prove(args: argparse.Namespace) -> int:
     )
     from dpverify.proofs.registry import THEOREMS
 
+    if args.recheck and cvc5_version() is None:
+        raise DpverifyError("--recheck needs the cvc5 solver, which is not installed; install it with "
+                            "pip install 'dpverify[recheck]'.")
     root, timeout_ms = repository_root(), args.timeout * 1000
 
     def show(record: Any) -> None:
@@ -267,7 +306,7 @@ def _check(args: argparse.Namespace) -> int:
     if not found:
         raise DpverifyError("no spec found: install a package that registers the dpverify.specs entry point, "
                             "or pass --spec-module MODULE.")
-    _check_json_target(args.json)
+    _check_output_path("--json", args.json)
     seed = fresh_seed() if args.seed is None else args.seed
     # With --json - the JSON owns stdout, so the human report moves to stderr.
     human = sys.stderr if args.json == "-" else sys.stdout
@@ -289,20 +328,30 @@ def _check(args: argparse.Namespace) -> int:
         if args.json == "-":
             _print_json(document)
         else:
-            with open(args.json, "w", encoding="utf-8") as handle:
-                json.dump(document, handle, indent=2)
-                handle.write("\n")
+            _write_text("--json", args.json, json.dumps(document, indent=2) + "\n")
             print(f"JSON written to {args.json}", file=human)
     return 0 if passed else 2 if broken else 1
 
 
-def _check_json_target(path: str | None) -> None:
-    """Refuse an unwritable --json path before the work, not after it."""
+def _check_output_path(option: str, path: str | None) -> None:
+    """Refuse an output path that cannot be written before the work, not after it."""
     if path is None or path == "-":
         return
-    directory = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path) or not os.path.isdir(directory) or not os.access(directory, os.W_OK):
-        raise DpverifyError(f"--json must be a writable file path or -; got --json={path!r}.")
+    directory = os.path.dirname(os.path.abspath(path)) or "."
+    if os.path.isdir(path):
+        raise DpverifyError(f"{option} must be a file path; got {option}={shown(path)}, which is a directory.")
+    if not os.path.isdir(directory):
+        raise DpverifyError(f"{option} must be in an existing directory; got {option}={shown(path)}.")
+    if not os.access(directory, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise DpverifyError(f"{option} must be a writable path; got {option}={shown(path)}, which is not writable.")
+
+
+def _write_text(option: str, path: str, text: str) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as error:
+        raise DpverifyError(f"could not write {option}={shown(path)}: {error.strerror or error}.") from None
 
 
 def _print_specs(found: Sequence[Any]) -> None:
@@ -349,7 +398,8 @@ def _positive_int(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="dpverify", description="Exact verification of differential-privacy samplers.")
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    commands = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
+    parser.set_defaults(run=_usage(parser))
 
     check = commands.add_parser("check", help="verify every spec found (the CI gate)")
     check.add_argument("--spec-module", action="append", metavar="MODULE",
@@ -362,7 +412,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(run=_check)
 
     pmf = commands.add_parser("pmf", help="print the exact output PMF of one instance")
-    pmf_mechanisms = pmf.add_subparsers(dest="mechanism", required=True, parser_class=_Parser)
+    pmf_mechanisms = pmf.add_subparsers(dest="mechanism", parser_class=_Parser, metavar="MECHANISM")
+    pmf.set_defaults(run=_usage(pmf))
     pmf_gtm = pmf_mechanisms.add_parser("gtm", help="Geometric Truncated Mechanism")
     _gtm_arguments(pmf_gtm, with_q=True)
     pmf_gtm.add_argument("--from-code", action="store_true", help="derive it from the sampler code, not the spec")
@@ -370,7 +421,8 @@ def build_parser() -> argparse.ArgumentParser:
     pmf_gtm.set_defaults(run=_pmf)
 
     privacy = commands.add_parser("privacy", help="tightest privacy of one instance, with its witness")
-    privacy_mechanisms = privacy.add_subparsers(dest="mechanism", required=True, parser_class=_Parser)
+    privacy_mechanisms = privacy.add_subparsers(dest="mechanism", parser_class=_Parser, metavar="MECHANISM")
+    privacy.set_defaults(run=_usage(privacy))
     privacy_gtm = privacy_mechanisms.add_parser("gtm", help="Geometric Truncated Mechanism")
     _gtm_arguments(privacy_gtm, with_q=False)
     privacy_gtm.add_argument("--claim-alpha", help="the alpha to check (default: --alpha)")
@@ -407,7 +459,8 @@ def build_parser() -> argparse.ArgumentParser:
     prove.set_defaults(run=_prove)
 
     attack = commands.add_parser("attack", help="exact attacks on UNSAFE floating-point samplers")
-    attack_mechanisms = attack.add_subparsers(dest="mechanism", required=True, parser_class=_Parser)
+    attack_mechanisms = attack.add_subparsers(dest="mechanism", parser_class=_Parser, metavar="MECHANISM")
+    attack.set_defaults(run=_usage(attack))
     laplace_float = attack_mechanisms.add_parser(
         "laplace-float", help="the textbook float Laplace (Mironov 2012): exact epsilon at K bits"
     )
@@ -423,8 +476,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _options(parser: argparse.ArgumentParser) -> dict[str, str]:
+    """``{dest: option string}`` over ``parser`` and every subcommand's parser."""
+    found: dict[str, str] = {}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found |= _options(sub)
+        elif action.option_strings:
+            found.setdefault(action.dest, action.option_strings[-1])
+    return found
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    for dest, value in vars(args).items():
+        # argparse reads "--seed=--" as an empty list and skips the type check
+        if value == [] and dest in (options := _options(parser)):
+            parser.error(f"{options[dest]} needs a value")
     command: Callable[[argparse.Namespace], int] = args.run
     try:
         return command(args)
