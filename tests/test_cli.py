@@ -182,3 +182,50 @@ def test_privacy_gazeau_reports_exact_epsilon_beside_both_bounds(capsys: pytest.
     assert code == 0 and report["exact_ratio"] == "520/191"
     exact = report["exact_epsilon"]
     assert exact <= report["bounds"]["definition_5"]["epsilon_prime"] <= report["bounds"]["section_5"]["epsilon_prime"]
+
+
+# --- the rough edges a newcomer hits ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("argv", [[], ["pmf"], ["privacy"], ["attack"]])
+def test_a_bare_command_prints_its_usage_and_subcommands(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.startswith("usage: dpverify") and ("check" in err if not argv else "gtm" in err or "laplace-float" in err)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["check", "--seed=--"], "dpverify: error: --seed needs a value"),
+        (["prove", "--timeout=--"], "dpverify: error: --timeout needs a value"),
+        (["pmf", "gtm", "--alpha", "1/3", "--n", "3", "--T", "100", "--q", "-1e-3"], "got q='-1e-3'"),
+        (["pmf", "gtm", "--alpha", "1/3", "--n", "3", "--T", "10^5000", "--q", "0"], "T is too large: T='10^5000'"),
+        (["privacy", "dgauss", "--sigma2", "1/" + "9" * 5000, "--epsilon", "1"], "sigma2 is too large"),
+        (["privacy", "gtm", "--alpha", "1e99999999999999999999", "--n", "3", "--T", "9"], "alpha is too large"),
+        (["privacy", "gtm", "--alpha", "999/1000", "--n", "5000", "--T", "9"], "limit is 3600"),
+        (["privacy", "gtm", "--alpha", "1/3", "--n", "3", "--T", "100", "--smtlib", "/no/such/dir/x.smt2"],
+         "--smtlib must be in an existing directory"),
+        (["privacy", "gtm", "--alpha", "1/3", "--n", "3", "--T", "100", "--smtlib", "/"], "which is a directory"),
+        (["check", "--json", "/no/such/dir/x.json"], "--json must be in an existing directory"),
+        (["nosuch"], "dpverify: error: argument COMMAND: invalid choice: 'nosuch'"),
+    ],
+)
+def test_each_bad_input_is_one_short_line_with_one_prefix(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    try:
+        code, out, err = run_cli(capsys, *argv)
+    except SystemExit as done:  # argparse's own errors exit from inside parse_args
+        code, captured = done.code, capsys.readouterr()
+        out, err = captured.out, captured.err
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("dpverify: error:") and message in err
+    assert len(err) < 400 and "Traceback" not in err
+
+
+def test_a_write_that_fails_at_the_end_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full on this system")
+    code, out, err = run_cli(capsys, "privacy", "gtm", "--alpha", "1/3", "--n", "3", "--T", "100", "--smtlib", "/dev/full")
+    assert code == 2 and err.strip() == "dpverify: error: could not write --smtlib='/dev/full': No space left on device."
