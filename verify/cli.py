@@ -379,21 +379,23 @@ def _print_outcome(outcome: CaseOutcome, out: TextIO) -> None:
 # --- entry point -------------------------------------------------------------------------
 
 
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0; got {text!r}")
-    return value
+#: Upper limits of the CLI's counts, so that no option asks for work without end.
+MAX_SEED = 2**64 - 1  # fresh seeds are 64-bit
+MAX_SAMPLES = 10**7
+MAX_TIMEOUT = 86_400
 
 
-def _positive_int(text: str) -> int:
-    value = _non_negative_int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1; got {text!r}")
-    return value
+def _count(name: str, low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: an integer in ``[low, high]``, with the project's one-line message."""
+
+    def parse(text: str) -> int:
+        try:
+            return as_int(name, text, low=low, high=high)
+        except DpverifyError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    parse.__name__ = name  # argparse names the type in its message
+    return parse
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -407,8 +409,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--spec", action="append", metavar="NAME", help="check only the spec with this name (repeatable)")
     check.add_argument("--list", action="store_true", help="list the specs found and where from, and exit")
     check.add_argument("--json", metavar="PATH", help='also write the results as JSON to PATH ("-": stdout)')
-    check.add_argument("--seed", type=_non_negative_int, help="seed of the statistical checks (default: fresh)")
-    check.add_argument("--samples", type=_positive_int, default=20_000, help="draws per statistical check")
+    check.add_argument("--seed", type=_count("seed", 0, MAX_SEED), help="seed of the statistical checks (default: fresh)")
+    check.add_argument("--samples", type=_count("samples", 1, MAX_SAMPLES), default=20_000, help="draws per statistical check")
     check.set_defaults(run=_check)
 
     pmf = commands.add_parser("pmf", help="print the exact output PMF of one instance")
@@ -455,7 +457,7 @@ def build_parser() -> argparse.ArgumentParser:
     prove = commands.add_parser("prove", help="prove every theorem; write proofs/certificates and proofs/manifest.json")
     prove.add_argument("--recheck", action="store_true",
                        help="recheck every certificate with cvc5 (pip install 'dpverify[recheck]')")
-    prove.add_argument("--timeout", type=_positive_int, default=60, help="seconds per obligation and solver")
+    prove.add_argument("--timeout", type=_count("timeout", 1, MAX_TIMEOUT), default=60, help="seconds per obligation and solver")
     prove.set_defaults(run=_prove)
 
     attack = commands.add_parser("attack", help="exact attacks on UNSAFE floating-point samplers")
@@ -467,10 +469,10 @@ def build_parser() -> argparse.ArgumentParser:
     laplace_float.add_argument("--scale", required=True, help="noise scale b > 0 (a float is fine here)")
     laplace_float.add_argument("--q", required=True, help="true value (write --q=-1.5 for negatives)")
     laplace_float.add_argument("--q-prime", required=True, help="neighbouring true value")
-    laplace_float.add_argument("--bits", type=int, required=True, help="draw bits K, 2..24, enumerated exhaustively")
-    laplace_float.add_argument("--samples", type=_non_negative_int, default=1000,
+    laplace_float.add_argument("--bits", type=_count("bits", 2, 24), required=True, help="draw bits K, 2..24, enumerated exhaustively")
+    laplace_float.add_argument("--samples", type=_count("samples", 0, MAX_SAMPLES), default=1000,
                                help="53-bit outputs tested for reachability (0 skips)")
-    laplace_float.add_argument("--seed", type=_non_negative_int, help="seed of those samples (default: fresh)")
+    laplace_float.add_argument("--seed", type=_count("seed", 0, MAX_SEED), help="seed of those samples (default: fresh)")
     laplace_float.add_argument("--json", action="store_true", help="print JSON")
     laplace_float.set_defaults(run=_attack_laplace_float)
     return parser
