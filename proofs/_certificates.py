@@ -89,7 +89,7 @@ RECHECK_EXTRA = "dpverify[recheck]"
 GTM_COVERS: tuple[str, ...] = (
     "dpverify.samplers.gtm.validate",
     "dpverify.samplers.gtm.gtpmf",
-    "dpverify.samplers.gtm.cdf_vector",
+    "dpverify.samplers.gtm.cdf_vector", "dpverify.samplers.gtm._cdf_vector",
     "dpverify.samplers.gtm.inverse_transform",
     "dpverify.samplers.gtm.sample",
     "dpverify.specs.gtm._OffsetCdf",

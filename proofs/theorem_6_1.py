@@ -63,7 +63,8 @@ THEOREM = Theorem(
               "|(floor(T*c) - floor(T*c'))/T - (c - c')| < 1/T, so with c = CDF_q(x), c' = CDF_q(x-1): "
               "|P_T(x|q) - gtpmf(q, x)| < 1/T",
     source=f"{SOURCE}, Theorem 6.1",
-    covers=("dpverify.samplers.gtm.inverse_transform", "dpverify.samplers.gtm.cdf_vector", "dpverify.specs.gtm._offset_tables",
+    covers=("dpverify.samplers.gtm.inverse_transform", "dpverify.samplers.gtm.cdf_vector",
+            "dpverify.samplers.gtm._cdf_vector", "dpverify.specs.gtm._offset_tables",
             "dpverify.specs.gtm.GtmSpec.pmf"),
     obligation=negated_theorem,
     logic="QF_NIRA",

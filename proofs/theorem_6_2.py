@@ -118,7 +118,8 @@ THEOREM = Theorem(
               "D = (1-alpha)/(1+alpha) * alpha**n, D' = (1-alpha)/(1+alpha) * alpha**(n-1)",
     source=f"{SOURCE}, Theorem 6.2",
     covers=("dpverify.specs.gtm.GtmSpec.theorem_6_2_alpha_prime", "dpverify.samplers.gtm.inverse_transform",
-            "dpverify.samplers.gtm.cdf_vector", "dpverify.samplers.gtm.gtpmf", "dpverify.specs.gtm.GtmSpec.pmf", "dpverify.specs.gtm._offset_tables"),
+            "dpverify.samplers.gtm.cdf_vector",
+            "dpverify.samplers.gtm._cdf_vector", "dpverify.samplers.gtm.gtpmf", "dpverify.specs.gtm.GtmSpec.pmf", "dpverify.specs.gtm._offset_tables"),
     obligation=negated_theorem,
     logic="QF_NRA",
 )

@@ -231,7 +231,8 @@ def _closed_form_step() -> list[z3.BoolRef]:
             z3.Not(model.closed_form(y + 1))]
 
 
-_CDF_COVERS = ("dpverify.samplers.gtm.gtpmf", "dpverify.samplers.gtm.cdf_vector", "dpverify.specs.gtm._offset_tables")
+_CDF_COVERS = ("dpverify.samplers.gtm.gtpmf", "dpverify.samplers.gtm.cdf_vector",
+            "dpverify.samplers.gtm._cdf_vector", "dpverify.specs.gtm._offset_tables")
 
 CDF_CLOSED_FORM_BASE = Theorem(
     name="gtm_cdf_closed_form_base",
@@ -357,7 +358,8 @@ THEOREM = Theorem(
               "T*CDF_q(x) is an integer and P_T(x|q) = (floor(T*CDF_q(x)) - floor(T*CDF_q(x-1)))/T = gtpmf(q, x), "
               "so the implementation is alpha-DP exactly as the ideal mechanism",
     source=f"{SOURCE}, Theorem 7.1",
-    covers=("dpverify.samplers.gtm.inverse_transform", "dpverify.samplers.gtm.cdf_vector", "dpverify.samplers.gtm.gtpmf",
+    covers=("dpverify.samplers.gtm.inverse_transform", "dpverify.samplers.gtm.cdf_vector",
+            "dpverify.samplers.gtm._cdf_vector", "dpverify.samplers.gtm.gtpmf",
             "dpverify.specs.gtm._offset_tables", "dpverify.specs.gtm.GtmSpec.pmf", "dpverify.specs.gtm.GtmSpec.is_theorem_7_1_instance"),
     obligation=negated_theorem,
     bounded=None,

@@ -277,3 +277,15 @@ class SeededRandomSource(RandomSource, trusted=True):
 def fresh_seed() -> int:
     """A new 64-bit seed from the OS CSPRNG, to be printed beside any result it produces."""
     return secrets.randbits(64)
+
+
+def as_source(rng: object) -> RandomSource:
+    """``rng`` itself, or the OS CSPRNG for None; anything else is refused (a sampler's
+    ``rng`` argument, checked once per call)."""
+    if rng is None:
+        return SystemRandomSource()
+    if isinstance(rng, RandomSource):
+        return rng
+    raise InvalidArgument(
+        f"rng must be a RandomSource, or None for the OS CSPRNG; got rng={shown(rng)} ({type(rng).__name__})."
+    )

@@ -87,9 +87,10 @@ def as_fraction(name: str, value: object) -> Fraction:
         if value - value != 0:  # nan and +-inf: x - x is nan only for them (and no float() is needed)
             raise InvalidArgument(f'{name} must be an exact rational; got {name}={value!r} (a float). Pass it as "num/den".')
         hint = Fraction(value).limit_denominator(1000)
+        example = f', e.g. "{hint.numerator}/{hint.denominator}"' if hint.numerator.bit_length() <= 64 else ""
         raise InvalidArgument(
-            f"{name} must be an exact rational; got {name}={value!r} (a float). "
-            f'Pass it as "num/den", e.g. "{hint.numerator}/{hint.denominator}".'
+            f"{name} must be an exact rational; got {name}={shown(value)} (a float). "
+            f'Pass it as "num/den"{example}.'
         )
     if isinstance(value, (int, Fraction)):
         return _within_bits(name, Fraction(value), value)
@@ -180,6 +181,8 @@ def as_int(name: str, value: object, *, low: int, high: int | None = None) -> in
     >>> as_int("T", "11*10^3", low=1)
     11000
     """
+    if isinstance(low, bool) or not isinstance(low, int) or not (high is None or (isinstance(high, int) and not isinstance(high, bool))):
+        raise InvalidArgument(f"as_int needs int bounds; got low={shown(low)}, high={shown(high)}.")
     upper = "" if high is None else f" and {name} <= {shown(high)}"
     allowed = f"an integer with {name} >= {shown(low)}{upper}"
     if isinstance(value, str):
@@ -217,3 +220,13 @@ def as_open_unit_interval(name: str, value: object) -> Fraction:
             'e.g. "1/3".'
         )
     return number
+
+
+def require_ints(function: str, **arguments: tuple[object, int]) -> None:
+    """The check at the door of an integer fast path: each ``name=(value, low)`` must be an int
+    (not a bool) with ``low <= value`` and at most :data:`MAX_BITS` bits."""
+    for name, (value, low) in arguments.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value < low or value.bit_length() > MAX_BITS:
+            raise InvalidArgument(
+                f"{function} needs an int {name} >= {low} of at most {MAX_BITS} bits; got {name}={shown(value)}."
+            )

@@ -21,8 +21,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 from dpverify.samplers._errors import InvalidArgument
-from dpverify.samplers._random_source import RandomSource, SystemRandomSource
-from dpverify.samplers._rational import RationalLike, as_fraction, as_int
+from dpverify.samplers._random_source import RandomSource, as_source
+from dpverify.samplers._rational import RationalLike, as_fraction, as_int, require_ints
 
 __all__ = ["bernoulli", "bernoulli_exp", "bernoulli_exp_many", "bernoulli_exp_ratio", "bernoulli_many"]
 
@@ -44,34 +44,41 @@ def _gamma(gamma: RationalLike) -> Fraction:
 def bernoulli(p: RationalLike, rng: RandomSource | None = None) -> bool:
     """True with probability exactly ``p``, a rational in [0, 1]."""
     p_ = _probability(p)
-    return (rng or SystemRandomSource()).bernoulli(p_.numerator, p_.denominator)
+    return as_source(rng).bernoulli(p_.numerator, p_.denominator)
 
 
 def bernoulli_many(p: RationalLike, k: int, rng: RandomSource | None = None) -> list[bool]:
     """``k`` independent Bernoulli(p) draws, validating ``p`` once."""
     p_ = _probability(p)
-    source = rng or SystemRandomSource()
+    source = as_source(rng)
     return [source.bernoulli(p_.numerator, p_.denominator) for _ in range(as_int("k", k, low=0))]
 
 
 def bernoulli_exp(gamma: RationalLike, rng: RandomSource | None = None) -> bool:
     """True with probability exactly ``exp(-gamma)`` for a rational ``gamma >= 0`` (Algorithm 1)."""
     gamma_ = _gamma(gamma)
-    return bernoulli_exp_ratio(gamma_.numerator, gamma_.denominator, rng or SystemRandomSource())
+    return _bernoulli_exp_ratio(gamma_.numerator, gamma_.denominator, as_source(rng))
 
 
 def bernoulli_exp_many(gamma: RationalLike, k: int, rng: RandomSource | None = None) -> list[bool]:
     """``k`` independent Bernoulli(exp(-gamma)) draws, validating ``gamma`` once."""
     gamma_ = _gamma(gamma)
-    source = rng or SystemRandomSource()
-    return [bernoulli_exp_ratio(gamma_.numerator, gamma_.denominator, source) for _ in range(as_int("k", k, low=0))]
+    source = as_source(rng)
+    return [_bernoulli_exp_ratio(gamma_.numerator, gamma_.denominator, source) for _ in range(as_int("k", k, low=0))]
 
 
 def bernoulli_exp_ratio(numerator: int, denominator: int, rng: RandomSource) -> bool:
     """Bernoulli(exp(-numerator/denominator)) for ints ``numerator >= 0``, ``denominator >= 1``.
 
-    The unchecked integer form the other samplers call in their loops.
+    The checked door of the integer form; the samplers' loops call the unchecked
+    :func:`_bernoulli_exp_ratio` with values they have already validated.
     """
+    require_ints("bernoulli_exp_ratio", numerator=(numerator, 0), denominator=(denominator, 1))
+    return _bernoulli_exp_ratio(numerator, denominator, as_source(rng))
+
+
+def _bernoulli_exp_ratio(numerator: int, denominator: int, rng: RandomSource) -> bool:
+    """:func:`bernoulli_exp_ratio` without the checks."""
     whole, remainder = divmod(numerator, denominator)
     for _ in range(whole):
         if not _bernoulli_exp_at_most_one(1, 1, rng):

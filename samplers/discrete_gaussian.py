@@ -20,10 +20,10 @@ from __future__ import annotations
 from math import isqrt
 
 from dpverify.samplers._errors import InvalidArgument
-from dpverify.samplers._random_source import RandomSource, SystemRandomSource
-from dpverify.samplers._rational import RationalLike, as_fraction, as_int
-from dpverify.samplers.bernoulli import bernoulli_exp_ratio
-from dpverify.samplers.discrete_laplace import sample_scaled as _laplace
+from dpverify.samplers._random_source import RandomSource, as_source
+from dpverify.samplers._rational import RationalLike, as_fraction, as_int, require_ints
+from dpverify.samplers.bernoulli import _bernoulli_exp_ratio
+from dpverify.samplers.discrete_laplace import _sample_scaled as _laplace
 
 __all__ = ["attempt", "sample", "sample_many"]
 
@@ -38,33 +38,37 @@ def _sigma2(sigma2: RationalLike) -> tuple[int, int]:
 def sample(sigma2: RationalLike, rng: RandomSource | None = None) -> int:
     """One draw of the discrete Gaussian with variance parameter ``sigma2`` (Algorithm 3)."""
     n, d = _sigma2(sigma2)
-    return _sample(n, d, rng or SystemRandomSource())
+    return _sample(n, d, as_source(rng))
 
 
 def sample_many(sigma2: RationalLike, k: int, rng: RandomSource | None = None) -> list[int]:
     """``k`` independent draws, validating ``sigma2`` once."""
     n, d = _sigma2(sigma2)
     count = as_int("k", k, low=0)
-    source = rng or SystemRandomSource()
+    source = as_source(rng)
     return [_sample(n, d, source) for _ in range(count)]
 
 
 def _sample(n: int, d: int, rng: RandomSource) -> int:
     """Algorithm 3 for ``sigma2 = n/d``: independent attempts until one accepts."""
     while True:
-        z = attempt(n, d, rng)  # [DGAUSS-retry]
+        z = _attempt(n, d, rng)  # [DGAUSS-retry]
         if z is not None:
             return z
 
 
 def attempt(n: int, d: int, rng: RandomSource) -> int | None:
-    """One attempt of Algorithm 3's loop for ``sigma2 = n/d``: ``Y`` if accepted, else None.
+    """One attempt of Algorithm 3's loop for ``sigma2 = n/d`` (ints ``n, d >= 1``): ``Y`` if
+    accepted, else None (checked door of :func:`_attempt`)."""
+    require_ints("attempt", n=(n, 1), d=(d, 1))
+    return _attempt(n, d, as_source(rng))
 
-    ``t = floor(sigma) + 1`` with ``floor(sqrt(n/d)) = isqrt(n // d)``.
-    """
+
+def _attempt(n: int, d: int, rng: RandomSource) -> int | None:
+    """One attempt, unchecked.  ``t = floor(sigma) + 1`` with ``floor(sqrt(n/d)) = isqrt(n // d)``."""
     t = isqrt(n // d) + 1
     y = _laplace(1, t, rng)
     numerator = (abs(y) * t * d - n) ** 2
-    if bernoulli_exp_ratio(numerator, 2 * n * t * t * d, rng):  # [DGAUSS-accept]
+    if _bernoulli_exp_ratio(numerator, 2 * n * t * t * d, rng):  # [DGAUSS-accept]
         return y
     return None

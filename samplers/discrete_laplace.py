@@ -20,9 +20,9 @@ Contract: ``sample`` returns a Python int with exactly that distribution; checke
 from __future__ import annotations
 
 from dpverify.samplers._errors import InvalidArgument
-from dpverify.samplers._random_source import RandomSource, SystemRandomSource
-from dpverify.samplers._rational import RationalLike, as_fraction, as_int
-from dpverify.samplers.bernoulli import _bernoulli_exp_at_most_one, bernoulli_exp_ratio
+from dpverify.samplers._random_source import RandomSource, as_source
+from dpverify.samplers._rational import RationalLike, as_fraction, as_int, require_ints
+from dpverify.samplers.bernoulli import _bernoulli_exp_at_most_one, _bernoulli_exp_ratio
 
 __all__ = ["attempt_scaled", "sample", "sample_many", "sample_scaled"]
 
@@ -37,33 +37,44 @@ def _scale(scale: RationalLike) -> tuple[int, int]:
 def sample(scale: RationalLike, rng: RandomSource | None = None) -> int:
     """One draw of the discrete Laplace distribution with ``scale`` (Algorithm 2)."""
     t, s = _scale(scale)
-    return sample_scaled(s, t, rng or SystemRandomSource())
+    return _sample_scaled(s, t, as_source(rng))
 
 
 def sample_many(scale: RationalLike, k: int, rng: RandomSource | None = None) -> list[int]:
     """``k`` independent draws, validating ``scale`` once."""
     t, s = _scale(scale)
     count = as_int("k", k, low=0)
-    source = rng or SystemRandomSource()
-    return [sample_scaled(s, t, source) for _ in range(count)]
+    source = as_source(rng)
+    return [_sample_scaled(s, t, source) for _ in range(count)]
 
 
 def sample_scaled(s: int, t: int, rng: RandomSource) -> int:
-    """Discrete Laplace with scale ``t/s`` for ints ``s, t >= 1``: Algorithm 2, unchecked.
+    """Discrete Laplace with scale ``t/s`` for ints ``s, t >= 1``: Algorithm 2 (checked door)."""
+    require_ints("sample_scaled", s=(s, 1), t=(t, 1))
+    return _sample_scaled(s, t, as_source(rng))
 
-    Repeats independent :func:`attempt_scaled` until one returns a value; so the output has
-    the distribution of one attempt conditioned on not rejecting.
+
+def attempt_scaled(s: int, t: int, rng: RandomSource) -> int | None:
+    """One attempt of Algorithm 2's loop: its output, or None where the algorithm rejects
+    (checked door of :func:`_attempt_scaled`)."""
+    require_ints("attempt_scaled", s=(s, 1), t=(t, 1))
+    return _attempt_scaled(s, t, as_source(rng))
+
+
+def _sample_scaled(s: int, t: int, rng: RandomSource) -> int:
+    """Algorithm 2, unchecked: repeats independent :func:`_attempt_scaled` until one returns a
+    value; so the output has the distribution of one attempt conditioned on not rejecting.
     """
     while True:
-        z = attempt_scaled(s, t, rng)  # [DLAP-retry]
+        z = _attempt_scaled(s, t, rng)  # [DLAP-retry]
         if z is not None:
             return z
 
 
-def attempt_scaled(s: int, t: int, rng: RandomSource) -> int | None:
-    """One attempt of Algorithm 2's loop: its output, or None where the algorithm rejects."""
+def _attempt_scaled(s: int, t: int, rng: RandomSource) -> int | None:
+    """One attempt of Algorithm 2's loop, unchecked."""
     u = rng.randbelow(t)  # [DLAP-uniform]
-    if not bernoulli_exp_ratio(u, t, rng):  # [DLAP-accept]  Bernoulli(exp(-U/t))
+    if not _bernoulli_exp_ratio(u, t, rng):  # [DLAP-accept]  Bernoulli(exp(-U/t))
         return None
     v = 0
     while _bernoulli_exp_at_most_one(1, 1, rng):  # [DLAP-geometric]  Bernoulli(exp(-1))

@@ -20,9 +20,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 from dpverify.samplers._errors import InvalidArgument
-from dpverify.samplers._random_source import RandomSource, SystemRandomSource
+from dpverify.samplers._random_source import RandomSource, as_source
 from dpverify.samplers._rational import RationalLike, as_fraction, as_int
-from dpverify.samplers.discrete_laplace import attempt_scaled, sample_scaled
+from dpverify.samplers.discrete_laplace import _attempt_scaled, _sample_scaled
 
 __all__ = ["attempt", "sample", "sample_many", "snap_index"]
 
@@ -38,8 +38,13 @@ def _parameters(q: RationalLike, scale: RationalLike, step: RationalLike) -> tup
     return as_fraction("q", q), _positive("scale", scale), _positive("step", step)
 
 
-def snap_index(q: Fraction, step: Fraction) -> int:
+def snap_index(q: RationalLike, step: RationalLike) -> int:
     """``floor(q/step + 1/2)``: the index of the grid point nearest ``q`` (ties go up)."""
+    return _snap_index(as_fraction("q", q), _positive("step", step))
+
+
+def _snap_index(q: Fraction, step: Fraction) -> int:
+    """:func:`snap_index` for validated Fractions."""
     return (q / step + Fraction(1, 2)) // 1  # Fraction floor division: exact, an int
 
 
@@ -47,8 +52,8 @@ def sample(q: RationalLike, scale: RationalLike, step: RationalLike, rng: Random
     """Release ``q`` on the grid of ``step`` with discrete Laplace noise of scale ``scale``."""
     q_, b, L = _parameters(q, scale, step)
     noise_scale = b / L  # in grid units
-    z = sample_scaled(noise_scale.denominator, noise_scale.numerator, rng or SystemRandomSource())
-    return L * (snap_index(q_, L) + z)
+    z = _sample_scaled(noise_scale.denominator, noise_scale.numerator, as_source(rng))
+    return L * (_snap_index(q_, L) + z)
 
 
 def sample_many(
@@ -56,9 +61,9 @@ def sample_many(
 ) -> list[Fraction]:
     """``k`` independent releases of ``q``, validating the parameters once."""
     q_, b, L = _parameters(q, scale, step)
-    noise_scale, m = b / L, snap_index(q_, L)
-    source = rng or SystemRandomSource()
-    return [L * (m + sample_scaled(noise_scale.denominator, noise_scale.numerator, source))
+    noise_scale, m = b / L, _snap_index(q_, L)
+    source = as_source(rng)
+    return [L * (m + _sample_scaled(noise_scale.denominator, noise_scale.numerator, source))
             for _ in range(as_int("k", k, low=0))]
 
 
@@ -70,5 +75,5 @@ def attempt(q: RationalLike, scale: RationalLike, step: RationalLike, rng: Rando
     """
     q_, b, L = _parameters(q, scale, step)
     noise_scale = b / L
-    z = attempt_scaled(noise_scale.denominator, noise_scale.numerator, rng)
-    return None if z is None else L * (snap_index(q_, L) + z)
+    z = _attempt_scaled(noise_scale.denominator, noise_scale.numerator, as_source(rng))
+    return None if z is None else L * (_snap_index(q_, L) + z)

@@ -29,23 +29,29 @@ from __future__ import annotations
 from fractions import Fraction
 from functools import lru_cache
 
-from dpverify.samplers._random_source import RandomSource, SystemRandomSource
-from dpverify.samplers._rational import RationalLike, as_int, as_open_unit_interval
+from dpverify.samplers._errors import InvalidArgument, SamplerContractError
+from dpverify.samplers._random_source import RandomSource, as_source
+from dpverify.samplers._rational import RationalLike, as_int, as_open_unit_interval, shown
 
-__all__ = ["cdf_vector", "gtpmf", "inverse_transform", "sample", "validate"]
+__all__ = ["MAX_N", "cdf_vector", "gtpmf", "inverse_transform", "sample", "validate"]
+
+#: The largest ``n``: a CDF has ``n + 1`` exact entries whose denominators grow like ``b**n``.
+MAX_N = 100_000
 
 
 def validate(alpha: RationalLike, n: object, q: object, T: object) -> tuple[Fraction, int, int, int]:
     """Check the GTM parameters and return them as ``(alpha, n, q, T)`` exact values."""
     alpha_ = as_open_unit_interval("alpha", alpha)
-    n_ = as_int("n", n, low=1)
+    n_ = as_int("n", n, low=1, high=MAX_N)
     q_ = as_int("q", q, low=0, high=n_)
     T_ = as_int("T", T, low=1)
     return alpha_, n_, q_, T_
 
 
 def gtpmf(alpha: Fraction, n: int, q: int, x: int) -> Fraction:
-    """The ideal GTM probability of output ``x`` for input ``q`` (paper, §2)."""
+    """The ideal GTM probability of output ``x`` for input ``q`` (paper, §2); the parameters as
+    :func:`validate` returns them, ``x`` any int."""
+    _require_exact(alpha, n, q, x=x)
     if x < 0 or x > n:
         return Fraction(0)
     if x == 0:
@@ -55,9 +61,15 @@ def gtpmf(alpha: Fraction, n: int, q: int, x: int) -> Fraction:
     return (1 - alpha) / (1 + alpha) * alpha ** abs(x - q)
 
 
-@lru_cache(maxsize=256)
 def cdf_vector(alpha: Fraction, n: int, q: int) -> tuple[Fraction, ...]:
     """``(CDF_q(0), ..., CDF_q(n))``: running sums of :func:`gtpmf`; the last entry is 1."""
+    _require_exact(alpha, n, q)
+    return _cdf_vector(alpha, n, q)
+
+
+@lru_cache(maxsize=256)
+def _cdf_vector(alpha: Fraction, n: int, q: int) -> tuple[Fraction, ...]:
+    """:func:`cdf_vector` for validated parameters, cached (a sampler calls it on every draw)."""
     total = Fraction(0)
     cdf = []
     for x in range(n + 1):
@@ -67,11 +79,31 @@ def cdf_vector(alpha: Fraction, n: int, q: int) -> tuple[Fraction, ...]:
 
 
 def inverse_transform(u_numerator: int, T: int, cdf: tuple[Fraction, ...]) -> int:
-    """The first ``x`` with ``u_numerator/T <= cdf[x]`` (paper §5, ``find (fun x => u <= x)``)."""
+    """The first ``x`` with ``u_numerator/T <= cdf[x]`` (paper §5, ``find (fun x => u <= x)``),
+    for ints ``1 <= u_numerator <= T`` and a CDF of Fractions that ends at 1."""
+    if not (_is_int(u_numerator) and _is_int(T) and 1 <= u_numerator <= T) or not isinstance(cdf, tuple) \
+            or not all(isinstance(c, Fraction) for c in cdf):
+        raise InvalidArgument(f"inverse_transform needs ints 1 <= u_numerator <= T and a tuple of Fractions; got "
+                              f"u_numerator={shown(u_numerator)}, T={shown(T)}, cdf={shown(cdf)}.")
     for x, c in enumerate(cdf):
         if u_numerator * c.denominator <= T * c.numerator:  # [GTM-find]  u <= CDF_q(x)
             return x
-    raise AssertionError("the CDF must end at 1, and u <= 1")
+    raise SamplerContractError(f"the CDF never reaches u = {shown(u_numerator)}/{shown(T)}: a CDF must end at 1.")
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _require_exact(alpha: object, n: object, q: object, **more: object) -> None:
+    """The parameters of the exact helpers are those :func:`validate` returns."""
+    if not (isinstance(alpha, Fraction) and 0 < alpha < 1 and _is_int(n) and 1 <= n <= MAX_N  # type: ignore[operator]
+            and _is_int(q) and 0 <= q <= n and all(_is_int(v) for v in more.values())):  # type: ignore[operator]
+        extra = "".join(f", {k}={shown(v)}" for k, v in more.items())
+        raise InvalidArgument(
+            "gtm's exact helpers take alpha, n, q as gtm.validate returns them (a Fraction in (0, 1), "
+            f"an int 1 <= n <= {MAX_N}, an int 0 <= q <= n); got alpha={shown(alpha)}, n={shown(n)}, q={shown(q)}{extra}."
+        )
 
 
 def sample(
@@ -79,6 +111,6 @@ def sample(
 ) -> int:
     """Draw one GTM output for query answer ``q``; see the module docstring for the contract."""
     alpha_, n_, q_, T_ = validate(alpha, n, q, T)
-    source = SystemRandomSource() if rng is None else rng
+    source = as_source(rng)
     u_numerator = source.randbelow(T_) + 1  # [GTM-draw]  u = u_numerator / T in {1/T, ..., T/T}
-    return inverse_transform(u_numerator, T_, cdf_vector(alpha_, n_, q_))
+    return inverse_transform(u_numerator, T_, _cdf_vector(alpha_, n_, q_))

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from dpverify.samplers import InvalidArgument, as_fraction
+from dpverify.specs._pmf import _shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,7 +23,7 @@ class PureDpClaim:
     def __post_init__(self) -> None:
         alpha = as_fraction("claim alpha", self.alpha)
         if not 0 < alpha <= 1:
-            raise InvalidArgument(f'claim alpha must be a rational in (0, 1]; got claim alpha={alpha}.')
+            raise InvalidArgument(f'claim alpha must be a rational in (0, 1]; got claim alpha={_shown(alpha)}.')
         object.__setattr__(self, "alpha", alpha)
 
 
@@ -50,7 +51,7 @@ class PureDp:
     def __post_init__(self) -> None:
         if (self.alpha is None) == (self.epsilon is None):
             raise InvalidArgument(
-                f"PureDp takes exactly one of alpha or epsilon; got alpha={self.alpha!r}, epsilon={self.epsilon!r}."
+                f"PureDp takes exactly one of alpha or epsilon; got alpha={_shown(self.alpha)}, epsilon={_shown(self.epsilon)}."
             )
         if self.alpha is not None:
             object.__setattr__(self, "alpha", PureDpClaim(self.alpha).alpha)  # type: ignore[arg-type]
@@ -80,7 +81,7 @@ class ApproxDp:
         object.__setattr__(self, "epsilon", _at_least_zero("epsilon", self.epsilon))
         delta = as_fraction("delta", self.delta)
         if not 0 <= delta < 1:
-            raise InvalidArgument(f'delta must be a rational in [0, 1); got delta={delta}. Pass it as "num/den".')
+            raise InvalidArgument(f'delta must be a rational in [0, 1); got delta={_shown(delta)}. Pass it as "num/den".')
         object.__setattr__(self, "delta", delta)
 
     def describe(self) -> str:
@@ -101,7 +102,7 @@ class Zcdp:
     def __post_init__(self) -> None:
         rho = as_fraction("rho", self.rho)
         if rho <= 0:
-            raise InvalidArgument(f'rho must be a rational > 0; got rho={rho}. Pass it as "num/den".')
+            raise InvalidArgument(f'rho must be a rational > 0; got rho={_shown(rho)}. Pass it as "num/den".')
         object.__setattr__(self, "rho", rho)
 
     def describe(self) -> str:
@@ -130,5 +131,5 @@ CLAIM_TYPES: tuple[type, ...] = (PureDp, ApproxDp, Zcdp, SamplesPmf)
 def _at_least_zero(name: str, value: object) -> Fraction:
     number = as_fraction(name, value)
     if number < 0:
-        raise InvalidArgument(f'{name} must be a rational >= 0; got {name}={number}. Pass it as "num/den".')
+        raise InvalidArgument(f'{name} must be a rational >= 0; got {name}={_shown(number)}. Pass it as "num/den".')
     return number

@@ -13,6 +13,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from dpverify.samplers import InvalidArgument, as_fraction, as_int
+from dpverify.specs._pmf import _shown
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
@@ -23,7 +24,26 @@ __all__ = ["Domain", "Integer", "Rational"]
 def _bound_text(low: Fraction | None, high: Fraction | None, low_open: bool, high_open: bool) -> str:
     left = "(" if low is None or low_open else "["
     right = ")" if high is None or high_open else "]"
-    return f"{left}{'-inf' if low is None else low}, {'inf' if high is None else high}{right}"
+    return f"{left}{'-inf' if low is None else _shown(low)}, {'inf' if high is None else _shown(high)}{right}"
+
+
+def _flag(name: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidArgument(f"{name} must be True or False; got {name}={_shown(value)} ({type(value).__name__}).")
+    return value
+
+
+def _name(name: object) -> str:
+    if not isinstance(name, str):
+        raise InvalidArgument(f"name must be a str naming the parameter; got name={_shown(name)} ({type(name).__name__}).")
+    return _shown(name, 40)[1:-1] if len(name) > 40 else name
+
+
+def _window(kind: str, search: object) -> tuple[object, object]:
+    if not isinstance(search, (tuple, list)) or len(search) != 2:
+        raise InvalidArgument(f"{kind} search must be a pair (low, high); got search={_shown(search)} "
+                              f"({type(search).__name__}).")
+    return search[0], search[1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,16 +70,25 @@ class Rational:
             value = getattr(self, name)
             if value is not None:
                 object.__setattr__(self, name, as_fraction(f"Rational {name}", value))
+        _flag("low_open", self.low_open)
+        _flag("high_open", self.high_open)
         if self.low is not None and self.high is not None and self.low > self.high:  # type: ignore[operator]
-            raise InvalidArgument(f"Rational domain is empty: low={self.low} > high={self.high}.")
+            raise InvalidArgument(f"Rational domain is empty: low={_shown(self.low)} > high={_shown(self.high)}.")
         if self.search is not None:
-            object.__setattr__(self, "search", tuple(as_fraction("Rational search", v) for v in self.search))
-        as_int("max_denominator", self.max_denominator, low=1)
+            window = tuple(as_fraction("Rational search", v) for v in _window("Rational", self.search))
+            if window[0] > window[1]:
+                raise InvalidArgument(f"Rational search window is empty: {_shown(window[0])} > {_shown(window[1])}.")
+            object.__setattr__(self, "search", window)
+        if isinstance(self.max_denominator, bool):
+            raise InvalidArgument(f"max_denominator must be an integer >= 1; got max_denominator={self.max_denominator}.")
+        object.__setattr__(self, "max_denominator", as_int("max_denominator", self.max_denominator, low=1))
 
     def describe(self) -> str:
         return f"a rational in {_bound_text(self.low, self.high, self.low_open, self.high_open)}"  # type: ignore[arg-type]
 
     def contains(self, value: Fraction) -> bool:
+        """Whether the rational ``value`` lies in the domain (a value that is no rational is refused)."""
+        value = as_fraction("value", value)
         low, high = self.low, self.high
         if low is not None and (value < low or (self.low_open and value == low)):  # type: ignore[operator]
             return False
@@ -67,9 +96,10 @@ class Rational:
 
     def validate(self, name: str, value: object) -> Fraction:
         """``value`` as a Fraction in the domain, or InvalidArgument naming ``name``."""
+        name = _name(name)
         number = as_fraction(name, value)
         if not self.contains(number):
-            raise InvalidArgument(f"{name} must be {self.describe()}; got {name}={number}.")
+            raise InvalidArgument(f"{name} must be {self.describe()}; got {name}={_shown(number)}.")
         return number
 
     def strategy(self) -> SearchStrategy[Fraction]:
@@ -98,19 +128,32 @@ class Integer:
     search: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
-        as_int("Integer low", self.low, low=-(10**100))
+        for name in ("low", "high"):
+            if isinstance(getattr(self, name), bool):
+                raise InvalidArgument(f"Integer {name} must be an integer; got {name}={getattr(self, name)} (bool).")
+        object.__setattr__(self, "low", as_int("Integer low", self.low, low=-(10**100)))
         if self.high is not None:
-            as_int("Integer high", self.high, low=self.low)
+            object.__setattr__(self, "high", as_int("Integer high", self.high, low=self.low))
+        if self.search is not None:
+            low, high = _window("Integer", self.search)
+            low_ = as_int("Integer search low", low, low=-(10**100))
+            object.__setattr__(self, "search", (low_, as_int("Integer search high", high, low=low_)))
 
     def describe(self) -> str:
-        return f"an integer in [{self.low}, {'inf)' if self.high is None else f'{self.high}]'}"
+        return f"an integer in [{_shown(self.low)}, {'inf)' if self.high is None else f'{_shown(self.high)}]'}"
 
     def contains(self, value: int) -> bool:
+        """Whether the integer ``value`` lies in the domain (a non-integer rational does not;
+        a value that is no rational is refused)."""
+        number = as_fraction("value", value)
+        if number.denominator != 1:
+            return False
+        value = number.numerator
         return value >= self.low and (self.high is None or value <= self.high)
 
     def validate(self, name: str, value: object) -> int:
         """``value`` as an int in the domain, or InvalidArgument naming ``name``."""
-        return as_int(name, value, low=self.low, high=self.high)
+        return as_int(_name(name), value, low=self.low, high=self.high)
 
     def strategy(self) -> SearchStrategy[int]:
         from hypothesis import strategies as st

@@ -13,7 +13,11 @@ from collections.abc import Hashable
 import mpmath
 import sympy
 
-from dpverify.samplers import RandomSource
+from dpverify.samplers import DpverifyError, RandomSource
+
+
+class NoAttempt(DpverifyError, NotImplementedError):
+    """``run_attempt`` of a spec whose sampler is not a loop over independent attempts."""
 
 
 class NoiseSpec(ABC):
@@ -35,7 +39,8 @@ class NoiseSpec(ABC):
         a value``; the engine then derives the loop's intervals from one attempt (renewal).
         Others leave :attr:`has_attempt` False.
         """
-        raise NotImplementedError(f"{type(self).__name__} is not a loop over independent attempts")
+        raise NoAttempt(f"{type(self).__name__} is not a loop over independent attempts (has_attempt is False); "
+                        "call run(rng) instead.")
 
     has_attempt: bool = False
 

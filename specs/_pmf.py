@@ -7,6 +7,21 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import lcm
 
+from dpverify.samplers import InvalidArgument, as_fraction
+
+
+def _shown(value: object, limit: int = 60) -> str:
+    """A short text for ``value`` in an error line (long ones elided, huge ints never printed)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 3 * limit:
+        return f"an integer of {value.bit_length()} bits"
+    if isinstance(value, Fraction) and max(value.numerator.bit_length(), value.denominator.bit_length()) > 3 * limit:
+        return f"a fraction of {max(value.numerator.bit_length(), value.denominator.bit_length())} bits"
+    try:
+        text = str(value) if isinstance(value, (int, Fraction)) else repr(value)
+    except Exception:  # noqa: BLE001 - a broken __repr__ must not replace the error being reported
+        text = f"<{type(value).__name__} object>"
+    return text if len(text) <= limit else f"{text[: limit - 20]}... ({len(text)} characters)"
+
 
 @dataclass(frozen=True, slots=True)
 class ExactPmf:
@@ -25,14 +40,29 @@ class ExactPmf:
     denominator: int
 
     def __post_init__(self) -> None:
+        for name in ("outputs", "weights"):
+            value = getattr(self, name)
+            if isinstance(value, list):
+                object.__setattr__(self, name, tuple(value))
+            elif not isinstance(value, tuple):
+                raise InvalidArgument(f"{name} must be a tuple; got {name}={_shown(value)} ({type(value).__name__}).")
         if len(self.outputs) != len(self.weights):
-            raise ValueError("outputs and weights must have the same length")
-        if self.denominator < 1:
-            raise ValueError(f"denominator must be >= 1; got {self.denominator}")
+            raise InvalidArgument(f"outputs and weights must have the same length; got {len(self.outputs)} outputs "
+                                  f"and {len(self.weights)} weights.")
+        for weight in self.weights:
+            if isinstance(weight, bool) or not isinstance(weight, int):
+                raise InvalidArgument(f"weights must be ints; got weight={_shown(weight)} ({type(weight).__name__}).")
+        if isinstance(self.denominator, bool) or not isinstance(self.denominator, int) or self.denominator < 1:
+            raise InvalidArgument(f"denominator must be an int >= 1; got denominator={_shown(self.denominator)} "
+                                  f"({type(self.denominator).__name__}).")
 
     @classmethod
     def from_fractions(cls, masses: Mapping[Hashable, Fraction | int]) -> ExactPmf:
         """Build from ``{output: probability}``; outputs keep the mapping's order."""
+        if not isinstance(masses, Mapping):
+            raise InvalidArgument(f"masses must be a mapping {{output: Fraction}}; got masses={_shown(masses)} "
+                                  f"({type(masses).__name__}).")
+        masses = {output: as_fraction(f"masses[{_shown(output)}]", mass) for output, mass in masses.items()}
         denominator = lcm(*(Fraction(m).denominator for m in masses.values())) if masses else 1
         weights = tuple(
             Fraction(m).numerator * (denominator // Fraction(m).denominator) for m in masses.values()

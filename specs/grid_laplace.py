@@ -20,11 +20,11 @@ from fractions import Fraction
 import mpmath
 import sympy
 
-from dpverify.samplers import RandomSource
+from dpverify.samplers import RandomSource, as_fraction
 from dpverify.samplers import grid_laplace as _grid
 from dpverify.samplers._rational import RationalLike
 from dpverify.specs._noise import NoiseSpec
-from dpverify.specs.noise import DiscreteLaplaceSpec, PureEpsilonClaim
+from dpverify.specs.noise import DiscreteLaplaceSpec, PureEpsilonClaim, _rng
 
 __all__ = ["GridLaplaceSpec"]
 
@@ -55,10 +55,10 @@ class GridLaplaceSpec(NoiseSpec):
         return DiscreteLaplaceSpec.create(self.scale / self.step)
 
     def run(self, rng: RandomSource) -> Fraction:
-        return _grid.sample(self.q, self.scale, self.step, rng)
+        return _grid.sample(self.q, self.scale, self.step, _rng(rng))
 
     def run_attempt(self, rng: RandomSource) -> Fraction | None:
-        return _grid.attempt(self.q, self.scale, self.step, rng)
+        return _grid.attempt(self.q, self.scale, self.step, _rng(rng))
 
     def ideal_pmf_expr(self) -> sympy.Expr:
         """In the grid index ``z`` of the release ``L*z``."""
@@ -67,7 +67,7 @@ class GridLaplaceSpec(NoiseSpec):
         return self.noise().ideal_pmf_expr().subs(Z, Z - self.index())
 
     def ideal_probability(self, output: Hashable, dps: int = 50) -> tuple[mpmath.mpf, mpmath.mpf]:
-        k = Fraction(output) / self.step  # type: ignore[arg-type]
+        k = as_fraction("output", output) / self.step
         if k.denominator != 1:
             return mpmath.mpf(0), mpmath.mpf(0)  # off the grid: impossible
         return self.noise().ideal_probability(int(k) - self.index(), dps)

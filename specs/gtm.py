@@ -41,10 +41,11 @@ from functools import lru_cache
 
 import sympy
 
-from dpverify.samplers import RandomSource, gtm
+from dpverify.samplers import InvalidArgument, RandomSource, SamplerContractError, gtm
 from dpverify.samplers._rational import RationalLike
 from dpverify.specs._claims import PureDpClaim
 from dpverify.specs._pmf import ExactPmf
+from dpverify.specs._pmf import _shown as shown
 from dpverify.specs._spec import MechanismSpec
 
 ALPHA = sympy.Symbol("alpha", positive=True)
@@ -91,8 +92,13 @@ class _OffsetCdf:
         return cls(tuple(cdf), (0, *(cdf[i] - cdf[i - 1] for i in range(1, len(cdf)))), total)
 
     def row(self, n: int, q: int) -> tuple[int, ...]:
-        """``C_q(x) - C_q(x-1)`` for ``x = 0..n``, with ``C_q(-1) = 0`` and ``C_q(n) = total``."""
-        return (self.cdf[n - q], *self.steps[n - q + 1 : 2 * n - q], self.total - self.cdf[2 * n - 1 - q])
+        """``C_q(x) - C_q(x-1)`` for ``x = 0..n``, with ``C_q(-1) = 0`` and ``C_q(n) = total``;
+        checked to sum to ``total`` (so every PMF built from a row sums to exactly 1)."""
+        row = (self.cdf[n - q], *self.steps[n - q + 1 : 2 * n - q], self.total - self.cdf[2 * n - 1 - q])
+        if sum(row) != self.total:
+            raise SamplerContractError(f"GTM row q={q} of n={n} sums to {sum(row)}/{self.total}, not 1; "
+                                       "this is a bug in dpverify.specs.gtm, please report it.")
+        return row
 
 
 @lru_cache(maxsize=64)
@@ -140,18 +146,24 @@ class GtmSpec(MechanismSpec):
     def neighbours(self) -> tuple[tuple[int, int], ...]:
         return tuple((q, q + 1) for q in range(self.n))
 
-    def pmf(self, q: int) -> ExactPmf:
-        """``P_T(. | q)`` over the common denominator ``T``."""
+    def pmf(self, q: object) -> ExactPmf:
+        """``P_T(. | q)`` over the common denominator ``T``; ``q`` outside ``0..n`` is refused."""
+        q = q if type(q) is int and 0 <= q <= self.n else self.check_input(q)
         floored, _ = _offset_tables(self.alpha, self.n, self.T)
         return ExactPmf(self.outputs(), floored.row(self.n, q), self.T)
 
-    def ideal_pmf(self, q: int) -> ExactPmf:
-        """``gtpmf(q, .)`` over the common denominator ``(1+alpha) * b**n``, ``alpha = a/b``."""
+    def ideal_pmf(self, q: object) -> ExactPmf:
+        """``gtpmf(q, .)`` over the common denominator ``(1+alpha) * b**n``, ``alpha = a/b``;
+        ``q`` outside ``0..n`` is refused."""
+        q = q if type(q) is int and 0 <= q <= self.n else self.check_input(q)
         _, ideal = _offset_tables(self.alpha, self.n, self.T)
         return ExactPmf(self.outputs(), ideal.row(self.n, q), ideal.total)
 
-    def run(self, q: int, rng: RandomSource) -> int:
-        return gtm.sample(self.alpha, self.n, q, self.T, rng)
+    def run(self, q: object, rng: RandomSource) -> int:
+        if not isinstance(rng, RandomSource):
+            raise InvalidArgument(f"rng must be a dpverify.samplers.RandomSource; got rng={shown(rng)} "
+                                  f"({type(rng).__name__}).")
+        return gtm.sample(self.alpha, self.n, self.check_input(q), self.T, rng)
 
     def claim(self) -> PureDpClaim:
         return PureDpClaim(self.alpha)

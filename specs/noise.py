@@ -38,6 +38,7 @@ from dpverify.samplers._rational import RationalLike
 from dpverify.samplers.bernoulli import bernoulli_exp
 from dpverify.specs._enclosure import MAX_DPS, enclose, iv_rational, one_minus_exp_neg
 from dpverify.specs._noise import NoiseSpec
+from dpverify.specs._pmf import _shown
 
 __all__ = [
     "B",
@@ -60,14 +61,29 @@ B = sympy.Symbol("b", integer=True, nonnegative=True)
 EPSILON = sympy.Symbol("epsilon", nonnegative=True)
 _Y = sympy.Symbol("y", integer=True)  # summation variable of the Gaussian normaliser
 
+#: Largest output (in bits) an enclosure is computed for; past it the exponent alone needs
+#: thousands of digits and the enclosure runs for minutes.
+MAX_OUTPUT_BITS = 4096
+
+
 def _dps(dps: object) -> int:
     return as_int("dps", dps, low=1, high=MAX_DPS)
 
 
 def _integer_output(output: Hashable) -> int:
     if isinstance(output, bool) or not isinstance(output, int):
-        raise InvalidArgument(f"output must be an integer; got output={output!r}.")
+        raise InvalidArgument(f"output must be an integer; got output={_shown(output)} ({type(output).__name__}).")
+    if output.bit_length() > MAX_OUTPUT_BITS:
+        raise InvalidArgument(f"output must have at most {MAX_OUTPUT_BITS} bits (|output| < 2^{MAX_OUTPUT_BITS}); "
+                              f"got output={_shown(output)}. Ask about a smaller output.")
     return output
+
+
+def _rng(rng: object) -> RandomSource:
+    """``rng`` if it is a RandomSource (the only way a sampler may draw), else InvalidArgument."""
+    if not isinstance(rng, RandomSource):
+        raise InvalidArgument(f"rng must be a dpverify.samplers.RandomSource; got rng={_shown(rng)} ({type(rng).__name__}).")
+    return rng
 
 
 def _sensitivity(value: object) -> int:
@@ -77,7 +93,7 @@ def _sensitivity(value: object) -> int:
 def _positive(name: str, value: object) -> Fraction:
     number = as_fraction(name, value)
     if number <= 0:
-        raise InvalidArgument(f'{name} must be a rational > 0; got {name}={number}. Pass it as "num/den".')
+        raise InvalidArgument(f'{name} must be a rational > 0; got {name}={_shown(number)}. Pass it as "num/den".')
     return number
 
 
@@ -85,7 +101,7 @@ def _non_negative(name: str, value: object) -> Fraction:
     number = as_fraction(name, value)
     if number < 0:
         raise InvalidArgument(
-            f'{name} must be a rational >= 0; got {name}={number}. Pass it as "num/den", e.g. "1/2".'
+            f'{name} must be a rational >= 0; got {name}={_shown(number)}. Pass it as "num/den", e.g. "1/2".'
         )
     return number
 
@@ -219,11 +235,11 @@ class BernoulliExpSpec(NoiseSpec):
         """Validate like ``dpverify.samplers.bernoulli.bernoulli_exp``: a rational ``gamma >= 0``."""
         value = as_fraction("gamma", gamma)
         if value < 0:
-            raise InvalidArgument(f'gamma must be a rational >= 0; got gamma={value}. Pass it as "num/den".')
+            raise InvalidArgument(f'gamma must be a rational >= 0; got gamma={_shown(value)}. Pass it as "num/den".')
         return cls(value)
 
     def run(self, rng: RandomSource) -> bool:
-        return bernoulli_exp(self.gamma, rng)
+        return bernoulli_exp(self.gamma, _rng(rng))
 
     def ideal_pmf_expr(self) -> sympy.Expr:
         p = sympy.exp(-sympy.Rational(self.gamma.numerator, self.gamma.denominator))
@@ -233,7 +249,7 @@ class BernoulliExpSpec(NoiseSpec):
         """``exp(-gamma)`` for True; ``1 - exp(-gamma)`` for False by :func:`one_minus_exp_neg`
         (no cancellation for small gamma).  Exact ``(1, 1)``/``(0, 0)`` at ``gamma = 0``."""
         if not isinstance(output, bool):
-            raise InvalidArgument(f"output must be True or False; got output={output!r}.")
+            raise InvalidArgument(f"output must be True or False; got output={_shown(output)} ({type(output).__name__}).")
         gamma = self.gamma
         if output:
             return enclose(lambda: iv.exp(-iv_rational(gamma)), _dps(dps), extra_bits=math.ceil(gamma).bit_length())
@@ -285,10 +301,10 @@ class DiscreteLaplaceSpec(NoiseSpec):
     has_attempt = True
 
     def run(self, rng: RandomSource) -> int:
-        return _dlap_sampler.sample(self.scale, rng)
+        return _dlap_sampler.sample(self.scale, _rng(rng))
 
     def run_attempt(self, rng: RandomSource) -> int | None:
-        return _dlap_sampler.attempt_scaled(self.scale.denominator, self.scale.numerator, rng)
+        return _dlap_sampler.attempt_scaled(self.scale.denominator, self.scale.numerator, _rng(rng))
 
     def ideal_pmf_expr(self) -> sympy.Expr:
         inverse = 1 / sympy.Rational(self.scale.numerator, self.scale.denominator)
@@ -402,10 +418,10 @@ class DiscreteGaussianSpec(NoiseSpec):
     has_attempt = True
 
     def run(self, rng: RandomSource) -> int:
-        return _dgauss_sampler.sample(self.sigma2, rng)
+        return _dgauss_sampler.sample(self.sigma2, _rng(rng))
 
     def run_attempt(self, rng: RandomSource) -> int | None:
-        return _dgauss_sampler.attempt(self.sigma2.numerator, self.sigma2.denominator, rng)
+        return _dgauss_sampler.attempt(self.sigma2.numerator, self.sigma2.denominator, _rng(rng))
 
     def ideal_pmf_expr(self) -> sympy.Expr:
         s = sympy.Rational(self.sigma2.numerator, self.sigma2.denominator)

@@ -243,7 +243,8 @@ def test_changing_a_covered_spec_method_names_it(tree: Path) -> None:
 
 def test_docstring_comment_and_layout_changes_keep_the_proof(tree: Path) -> None:
     gtm = tree / "samplers" / "gtm.py"
-    _edit(gtm, '"""The first ``x`` with ``u_numerator/T <= cdf[x]`` (paper §5, ``find (fun x => u <= x)``)."""',
+    _edit(gtm, '"""The first ``x`` with ``u_numerator/T <= cdf[x]`` (paper §5, ``find (fun x => u <= x)``),\n'
+               '    for ints ``1 <= u_numerator <= T`` and a CDF of Fractions that ends at 1."""',
           '"""Return the first x with u <= CDF_q(x).\n\n    Reworded, and longer.\n    """\n    # a new comment')
     _edit(gtm, FIND, "if (u_numerator * c.denominator\n                <= T * c.numerator):  # reflowed")
     result = check_manifest(tree)

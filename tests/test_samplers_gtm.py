@@ -17,7 +17,7 @@ from dpverify.verify._enumerate import _FixedDraw
         (("1", 3, 1, 10), r"alpha must be a rational in \(0, 1\); got alpha=1"),
         (("0", 3, 1, 10), r"alpha must be a rational in \(0, 1\); got alpha=0"),
         (("abc", 3, 1, 10), r"alpha must be a rational such as \"1/3\" or \"1/10\^6\"; got alpha='abc'"),
-        (("1/3", 0, 0, 10), r"n must be an integer with n >= 1; got n=0"),
+        (("1/3", 0, 0, 10), r"n must be an integer with n >= 1 and n <= 100000; got n=0"),
         (("1/3", 3, 4, 10), r"q must be an integer with q >= 0 and q <= 3; got q=4"),
         (("1/3", 3, -1, 10), r"q must be an integer with q >= 0 and q <= 3; got q=-1"),
         (("1/3", 3, 1, 0), r"T must be an integer with T >= 1; got T=0"),

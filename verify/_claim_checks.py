@@ -26,9 +26,11 @@ from fractions import Fraction
 
 from mpmath import iv
 
+from dpverify.samplers import InvalidArgument
 from dpverify.specs import ExactPmf
 from dpverify.specs._claims import ApproxDp, PureDp, Zcdp
 from dpverify.specs._enclosure import interval_precision, iv_rational
+from dpverify.verify._arguments import need_instance, need_neighbours, need_table
 from dpverify.verify._intervals import enclosure_bound
 from dpverify.verify._privacy import tightest_alpha
 from dpverify.verify._results import CheckResult, RatioWitness, Verdict, fraction_text
@@ -55,11 +57,20 @@ def _decide(interval: Callable[[], object], bound: Callable[[], object]) -> bool
     return None
 
 
+def _table_and_pairs(table: object, neighbours: object) -> tuple[Mapping[Hashable, ExactPmf], Pairs]:
+    checked = need_table("table", table)
+    return checked, need_neighbours("neighbours", neighbours, checked)
+
+
 def check_pure_epsilon(table: Mapping[Hashable, ExactPmf], neighbours: Pairs, claim: PureDp) -> CheckResult:
     """Proved when the tightest ``alpha`` is ``>= e^-epsilon``; violated at the witness if below."""
+    table, neighbours = _table_and_pairs(table, neighbours)
+    need_instance("claim", claim, PureDp, "a PureDp claim in its epsilon form, e.g. PureDp(epsilon=1)")
     epsilon = claim.epsilon
-    assert isinstance(epsilon, Fraction), "the alpha form is checked by check_pure_dp"
-    loss = tightest_alpha(table, list(neighbours))
+    if not isinstance(epsilon, Fraction):
+        raise InvalidArgument(f"claim must give epsilon; got claim={claim!r}. The alpha form is checked by "
+                              "check_pure_dp(tightest_alpha(table, neighbours), PureDpClaim(alpha)).")
+    loss = tightest_alpha(table, neighbours)
     evidence = {"claim_epsilon": fraction_text(epsilon), "alpha_exact": fraction_text(loss.alpha),
                 "witness": None if loss.witness is None else loss.witness.to_json()}
     holds = True if loss.alpha == 1 else (False if loss.alpha == 0 else _decide(
@@ -79,6 +90,8 @@ def check_pure_epsilon(table: Mapping[Hashable, ExactPmf], neighbours: Pairs, cl
 
 def check_approx_dp(table: Mapping[Hashable, ExactPmf], neighbours: Pairs, claim: ApproxDp) -> CheckResult:
     """Proved when every ordered pair's hockey-stick divergence is ``<= delta``."""
+    table, neighbours = _table_and_pairs(table, neighbours)
+    need_instance("claim", claim, ApproxDp, "an ApproxDp claim, e.g. ApproxDp(epsilon=1, delta=\"1/10^6\")")
     epsilon, delta = Fraction(claim.epsilon), Fraction(claim.delta)
     undecided = []
     for a, b in neighbours:
@@ -125,6 +138,8 @@ def _positive_part(value: object) -> object:
 def check_zcdp(table: Mapping[Hashable, ExactPmf], neighbours: Pairs, claim: Zcdp) -> CheckResult:
     """Violated when some integer order ``a`` has ``D_a > rho * a``; else inconclusive (see the
     module docstring: integer orders do not cover every ``a > 1``)."""
+    table, neighbours = _table_and_pairs(table, neighbours)
+    need_instance("claim", claim, Zcdp, "a Zcdp claim, e.g. Zcdp(rho=\"1/2\")")
     rho = Fraction(claim.rho)
     for a, b in neighbours:
         for q, q2 in ((a, b), (b, a)):

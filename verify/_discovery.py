@@ -20,6 +20,7 @@ from types import ModuleType
 from typing import Any
 
 from dpverify.specs import Spec, SpecError
+from dpverify.verify._arguments import elided, shown
 
 __all__ = ["ENTRY_POINT_GROUP", "FoundSpec", "discover", "specs_from_entry_points", "specs_from_module"]
 
@@ -52,19 +53,22 @@ def _specs_in(value: Any, origin: str) -> tuple[Spec, ...]:
 
 
 def _short_repr(value: Any) -> str:
-    text = repr(value)
+    text = shown(value, 80)
     return (text if len(text) <= 80 else text[:77] + "...") + f" ({type(value).__name__})"
 
 
 def specs_from_module(name: str) -> tuple[FoundSpec, ...]:
     """The ``SPECS`` of the module ``name`` (imported; the current directory is searched too)."""
-    origin = f"module {name}"
+    if not isinstance(name, str):
+        raise SpecError(f"a spec module is named by a str; got {shown(name)} ({type(name).__name__}).")
+    origin = f"module {elided(name, 60)}"
     try:
         module = importlib.import_module(name)
     except SpecError as error:
         raise SpecError(f"{origin}: {error}") from None
     except Exception as error:  # noqa: BLE001 - an import can raise anything; report it as the module's
-        raise SpecError(f"cannot import spec module {name!r}: {type(error).__name__}: {error}") from None
+        raise SpecError(f"cannot import spec module {shown(name)}: {type(error).__name__}: "
+                        f"{elided(str(error), 120)}") from None
     return tuple(FoundSpec(spec, origin) for spec in _specs_in(module, origin))
 
 
@@ -98,6 +102,7 @@ def discover(modules: Sequence[str] = (), *, names: Sequence[str] = ()) -> tuple
     if names:
         unknown = [n for n in names if n not in seen]
         if unknown:
-            raise SpecError(f"no spec named {', '.join(map(repr, unknown))}; found: {', '.join(seen) or '(none)'}.")
+            raise SpecError(f"no spec named {elided(', '.join(map(repr, unknown)))}; "
+                            f"found: {elided(', '.join(seen)) or '(none)'}.")
         found = [f for f in found if f.spec.name in names]
     return tuple(found)

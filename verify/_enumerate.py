@@ -245,6 +245,11 @@ def enumerate_outputs(
     (a rational in [0, 1); 0 disables it) the smallest prefix probability a branch may have
     to be entered.  Cut and unvisited mass is reported exactly as ``unexplored``.
     """
+    from dpverify.verify._arguments import need_callable, need_count
+
+    need_callable("sampler", sampler, "a callable taking a RandomSource, e.g. lambda rng: sample(q, rng)")
+    max_paths = need_count("max_paths", max_paths, low=1)
+    max_depth = need_count("max_depth", max_depth, low=1)
     threshold = as_fraction("min_mass", min_mass)
     if not 0 <= threshold < 1:
         raise InvalidArgument(
@@ -314,6 +319,10 @@ def bisect_outputs(sampler: Sampler, T: int) -> Enumeration:
     found in two separate intervals, or a segment whose midpoint disagrees with its ends,
     raises SamplerContractError.
     """
+    from dpverify.verify._arguments import need_callable, need_count
+
+    need_callable("sampler", sampler, "a callable taking a RandomSource, e.g. lambda rng: sample(q, rng)")
+    T = need_count("T", T, low=1)
     executions = 0
 
     def output_at(j: int) -> Hashable:

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable
 from fractions import Fraction
 
-from dpverify.samplers import SamplerContractError
+from dpverify.samplers import InvalidArgument, SamplerContractError
 from dpverify.specs import MechanismSpec
 from dpverify.verify._enumerate import Enumeration, SamplerCrashed, bisect_outputs, enumerate_outputs
+from dpverify.verify._arguments import need_count, need_instance, shown
 from dpverify.verify._results import CheckResult, Verdict, fraction_text, json_value
 
 #: Up to this many draws a single-draw sampler is enumerated path by path; above, bisected.
@@ -22,11 +23,26 @@ def code_distribution(
     Single-draw inverse transforms with more than :data:`EXHAUSTIVE_DRAW_LIMIT` draws are
     bisected; everything else is enumerated path by path within ``max_paths``.
     """
+    _need_spec(spec)
+    q = _need_input(spec, q)
+    max_paths = need_count("max_paths", max_paths, low=1)
     sampler = lambda rng: spec.run(q, rng)  # noqa: E731 - a closure over q is the point
     T = spec.uniform_draw_size()
     if T is not None and T > EXHAUSTIVE_DRAW_LIMIT:
         return bisect_outputs(sampler, T)
     return enumerate_outputs(sampler, max_paths=max_paths)
+
+
+def _need_spec(spec: object) -> None:
+    need_instance("spec", spec, MechanismSpec, "a MechanismSpec, e.g. GtmSpec.create(\"1/3\", 5, 1000)")
+
+
+def _need_input(spec: MechanismSpec, q: object) -> Hashable:
+    """``q`` if it is one of ``spec.inputs()``, else InvalidArgument."""
+    inputs = spec.inputs()
+    if isinstance(q, bool) or q not in inputs:
+        raise InvalidArgument(f"q must be one of the spec's inputs {shown(inputs)}; got q={shown(q)} ({type(q).__name__}).")
+    return inputs[inputs.index(q)]
 
 
 def first_difference(
@@ -44,6 +60,13 @@ def check_exactness(
 ) -> CheckResult:
     """Proved when, for every input, the code's exact PMF equals ``spec.pmf``; violated at the
     first input and output where they differ; inconclusive if enumeration could not finish."""
+    _need_spec(spec)
+    max_paths = need_count("max_paths", max_paths, low=1)
+    if inputs is not None:
+        if isinstance(inputs, (str, bytes)) or not isinstance(inputs, Iterable):
+            raise InvalidArgument(f"inputs must be None or an iterable of the spec's inputs; got inputs={shown(inputs)} "
+                                  f"({type(inputs).__name__}).")
+        inputs = [_need_input(spec, q) for q in inputs]
     checked = 0
     executions = 0
     methods = set()

@@ -45,6 +45,7 @@ from typing import Any
 import z3
 
 from dpverify.samplers import InvalidArgument
+from dpverify.verify._arguments import shown
 from dpverify.verify._results import CheckResult, Verdict
 
 __all__ = ["FIXED_POINT_CHECK", "fixed_point_smtlib", "prove_fixed_point_leak"]
@@ -58,17 +59,17 @@ _MAX_WIDTH = 4096
 def _check_arguments(width: int, n: int, noise_shift: int | None) -> tuple[int, int, int]:
     if isinstance(width, bool) or not isinstance(width, int) or not 2 <= width <= _MAX_WIDTH:
         raise InvalidArgument(
-            f"width must be an int with 2 <= width <= {_MAX_WIDTH}; got width={width!r}."
+            f"width must be an int with 2 <= width <= {_MAX_WIDTH}; got width={shown(width)}."
         )
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n < width:
         raise InvalidArgument(
-            f"n must be an int with 1 <= n < width={width} (scale 2^n, n low bits); got n={n!r}."
+            f"n must be an int with 1 <= n < width={width} (scale 2^n, n low bits); got n={shown(n)}."
         )
     shift = n if noise_shift is None else noise_shift
     if isinstance(shift, bool) or not isinstance(shift, int) or not 0 <= shift < width:
         raise InvalidArgument(
             f"noise_shift must be an int with 0 <= noise_shift < width={width}; "
-            f"got noise_shift={noise_shift!r}. Omit it for the paper's shift n."
+            f"got noise_shift={shown(noise_shift)}. Omit it for the paper's shift n."
         )
     return width, n, shift
 
@@ -145,7 +146,7 @@ def prove_fixed_point_leak(
     """
     width, n, shift = _check_arguments(width, n, noise_shift)
     if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int) or timeout_ms < 1:
-        raise InvalidArgument(f"timeout_ms must be an int >= 1; got timeout_ms={timeout_ms!r}.")
+        raise InvalidArgument(f"timeout_ms must be an int >= 1; got timeout_ms={shown(timeout_ms)}.")
     evidence: dict[str, Any] = {
         "width": width, "n": n, "noise_shift": shift, "obligations": [], "counterexample": None,
         "solver": f"z3 {z3.get_version_string()}", "logic": "QF_BV",

@@ -33,6 +33,7 @@ from typing import Any
 from dpverify.samplers._errors import InvalidArgument
 from dpverify.samplers._random_source import fresh_seed
 from dpverify.samplers.laplace_float_unsafe import mechanism_unsafe
+from dpverify.verify._arguments import shown
 from dpverify.verify._float_exact import float_pmf, float_privacy
 from dpverify.verify._mironov import scale_parameter, float_parameter, mironov_attack
 from dpverify.verify._results import CheckResult, Verdict, fraction_text, json_number, json_value
@@ -45,7 +46,7 @@ MAX_ENUMERATION_BITS = 24
 def _enumeration_bits(bits: object) -> int:
     if isinstance(bits, bool) or not isinstance(bits, int) or not 2 <= bits <= MAX_ENUMERATION_BITS:
         raise InvalidArgument(
-            f"bits must be an integer with 2 <= bits <= {MAX_ENUMERATION_BITS}; got bits={bits!r}. "
+            f"bits must be an integer with 2 <= bits <= {MAX_ENUMERATION_BITS}; got bits={shown(bits)}. "
             f"The exact enumeration runs 2^bits - 1 draws per input; 53-bit outputs are decided "
             f"by the reachability search instead.")
     return bits
@@ -132,9 +133,9 @@ def laplace_float_attack(
     q2 = float_parameter("q_prime", q_prime)
     k = _enumeration_bits(bits)
     if isinstance(samples, bool) or not isinstance(samples, int) or samples < 0:
-        raise InvalidArgument(f"samples must be an integer >= 0; got samples={samples!r}.")
+        raise InvalidArgument(f"samples must be an integer >= 0; got samples={shown(samples)}.")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-        raise InvalidArgument(f"seed must be an int >= 0; got seed={seed!r}.")
+        raise InvalidArgument(f"seed must be an int >= 0; got seed={shown(seed)}.")
     seed_ = fresh_seed() if seed is None else seed
 
     draws = range(1, 1 << k)

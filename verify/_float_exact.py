@@ -14,6 +14,9 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 
+from dpverify.samplers import InvalidArgument
+from dpverify.verify._arguments import need_callable, need_instance, shown
+
 __all__ = ["FloatPmf", "FloatPrivacy", "float_pmf", "float_privacy"]
 
 
@@ -30,18 +33,28 @@ class FloatPmf:
 
 
 def float_pmf(output_of: Callable[[int], Hashable], draws: Iterable[int]) -> FloatPmf:
-    """Run ``output_of(j)`` for every draw ``j`` and count the outputs exactly."""
+    """Run ``output_of(j)`` for every draw ``j`` (ints, at least one) and count the outputs exactly."""
+    need_callable("output_of", output_of, "a callable from a draw (an int) to an output")
+    if isinstance(draws, (str, bytes)) or not isinstance(draws, Iterable):
+        raise InvalidArgument(f"draws must be an iterable of ints, e.g. range(2**8); got draws={shown(draws)} "
+                              f"({type(draws).__name__}).")
     counts: dict[Hashable, int] = {}
     first: dict[Hashable, int] = {}
     total = 0
     for j in draws:
+        if isinstance(j, bool) or not isinstance(j, int):
+            raise InvalidArgument(f"draws must be ints; got draw={shown(j)} ({type(j).__name__}).")
         y = output_of(j)
+        if not isinstance(y, Hashable):
+            raise InvalidArgument(f"output_of({j}) must return a hashable output; got {shown(y)} ({type(y).__name__}).")
         if y in counts:
             counts[y] += 1
         else:
             counts[y] = 1
             first[y] = j
         total += 1
+    if not total:
+        raise InvalidArgument("draws must name at least one draw; got an empty iterable.")
     return FloatPmf(counts, first, total)
 
 
@@ -71,6 +84,10 @@ def float_privacy(first: FloatPmf, second: FloatPmf) -> FloatPrivacy:
     An output possible from one input and impossible from the other is infinite loss; the
     witness is the first such output in order of the draw that produces it.
     """
+    for name, pmf in (("first", first), ("second", second)):
+        need_instance(name, pmf, FloatPmf, "a FloatPmf (from float_pmf)")
+        if pmf.draws < 1:
+            raise InvalidArgument(f"{name} must count at least one draw; got {name}.draws={pmf.draws}.")
     for this, other, name in ((first, second, "q"), (second, first, "q_prime")):
         missing = [y for y in this.counts if y not in other.counts]
         if missing:

@@ -121,6 +121,7 @@ from dpverify.samplers import InvalidArgument, as_fraction, as_int
 from dpverify.samplers.gazeau_unsafe import EXCEPTION, GazeauConfig, mechanism_unsafe
 from dpverify.samplers.laplace_float_unsafe import noise_unsafe
 from dpverify.specs._enclosure import enclose, iv_rational
+from dpverify.verify._arguments import shown
 from dpverify.verify._float_exact import FloatPrivacy, float_pmf, float_privacy
 from dpverify.verify._results import fraction_text, json_number
 
@@ -319,7 +320,7 @@ def _double(name: str, value: object) -> float:
     """A float parameter of the code under audit: a number, or a string (``"0.25"``,
     ``"1e-3"``, or a rational such as ``"1/4"`` rounded to the nearest double)."""
     if isinstance(value, bool) or not isinstance(value, (int, float, str, Fraction)):
-        raise InvalidArgument(f"{name} must be a number such as 0.25 or \"1/4\"; got {name}={value!r}.")
+        raise InvalidArgument(f"{name} must be a number such as 0.25 or \"1/4\"; got {name}={shown(value)}.")
     try:
         if isinstance(value, str):
             try:
@@ -328,7 +329,7 @@ def _double(name: str, value: object) -> float:
                 return float(as_fraction(name, value))
         return float(value)
     except OverflowError:
-        raise InvalidArgument(f"{name} must be a finite double; got {name}={value!r}, which overflows.") from None
+        raise InvalidArgument(f"{name} must be a finite double; got {name}={shown(value)}, which overflows.") from None
 
 
 def _exact_loss(loss: FloatPrivacy) -> tuple[mpmath.mpf, mpmath.mpf] | None:
@@ -384,7 +385,7 @@ def gazeau_privacy(
     q1, q2 = _double("q", q), _double("q_prime", q_prime)
     for name, value in (("q", q1), ("q_prime", q2)):
         if not math.isfinite(value):
-            raise InvalidArgument(f"{name} must be a finite number; got {name}={value!r}.")
+            raise InvalidArgument(f"{name} must be a finite number; got {name}={shown(value)}.")
     distance = abs(Fraction(q1) - Fraction(q2))
     delta_f = distance if sensitivity is None else as_fraction("sensitivity", sensitivity)
     if delta_f <= 0 or delta_f < distance:

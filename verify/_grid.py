@@ -21,7 +21,9 @@ from fractions import Fraction
 
 import z3
 
+from dpverify.samplers import InvalidArgument, as_fraction
 from dpverify.specs.grid_laplace import GridLaplaceSpec
+from dpverify.verify._arguments import need_instance
 from dpverify.verify._results import CheckResult, Verdict, fraction_text
 
 __all__ = ["check_grid_laplace_claim", "grid_claim_smtlib"]
@@ -49,9 +51,20 @@ def _obligation(spec: GridLaplaceSpec, epsilon: Fraction) -> z3.Solver:
     return solver
 
 
+def _bound(spec: object, epsilon: object) -> Fraction:
+    """The checked epsilon: the spec's claim, or a given rational ``> 0``."""
+    need_instance("spec", spec, GridLaplaceSpec, "a GridLaplaceSpec, e.g. GridLaplaceSpec.create(0, 1, \"1/2\")")
+    if epsilon is None:
+        return spec.claim_epsilon()  # type: ignore[attr-defined]
+    bound = as_fraction("epsilon", epsilon)
+    if bound <= 0:
+        raise InvalidArgument(f'epsilon must be a rational > 0; got epsilon={bound}. Pass it as "num/den".')
+    return bound
+
+
 def check_grid_laplace_claim(spec: GridLaplaceSpec, epsilon: Fraction | None = None) -> CheckResult:
     """Proved when no real neighbours and grid output exceed ``epsilon`` (default: the claim)."""
-    bound = spec.claim_epsilon() if epsilon is None else Fraction(epsilon)
+    bound = _bound(spec, epsilon)
     solver = _obligation(spec, bound)
     solver.set("timeout", 60_000)
     status = solver.check()
@@ -74,7 +87,7 @@ def check_grid_laplace_claim(spec: GridLaplaceSpec, epsilon: Fraction | None = N
 
 def grid_claim_smtlib(spec: GridLaplaceSpec, epsilon: Fraction | None = None) -> str:
     """The obligation as SMT-LIB 2 (unsat = the claim holds)."""
-    bound = spec.claim_epsilon() if epsilon is None else Fraction(epsilon)
+    bound = _bound(spec, epsilon)
     header = (f"; dpverify: grid Laplace privacy claim, negated (L={spec.step}, b={spec.scale}, "
               f"Delta={spec.sensitivity}, epsilon={bound}); x = q/L.\n"
               "; unsat: the claim holds for all real inputs.\n")

@@ -10,12 +10,14 @@ from typing import Any
 
 from dpverify.samplers._rational import RationalLike
 from dpverify.specs import GtmSpec, PureDpClaim
+from dpverify.verify._arguments import need_instance
 from dpverify.verify._privacy import PrivacyLoss, check_pure_dp, tightest_alpha
 from dpverify.verify._results import fraction_text, json_number
 
 
 def gtm_table(spec: GtmSpec) -> dict[int, Any]:
     """The implementation's exact PMF for every input ``q``."""
+    need_instance("spec", spec, GtmSpec, "a GtmSpec, e.g. GtmSpec.create(\"1/3\", 5, 1000)")
     return {q: spec.pmf(q) for q in spec.inputs()}
 
 
@@ -24,9 +26,10 @@ def gtm_privacy(spec: GtmSpec, claim_alpha: RationalLike | None = None) -> dict[
 
     ``claim_alpha`` defaults to the spec's alpha; floats are refused like everywhere else.
     """
+    need_instance("spec", spec, GtmSpec, "a GtmSpec, e.g. GtmSpec.create(\"1/3\", 5, 1000)")
+    claim = PureDpClaim(spec.alpha if claim_alpha is None else claim_alpha)
     table = gtm_table(spec)
     loss: PrivacyLoss = tightest_alpha(table, spec.neighbours())
-    claim = PureDpClaim(spec.alpha if claim_alpha is None else claim_alpha)
     every_output_possible = all(all(row.weights) for row in table.values())
     return {
         "mechanism": "gtm",

@@ -46,6 +46,7 @@ import mpmath
 from mpmath.libmp import to_rational
 
 from dpverify.samplers import InvalidArgument, SamplerContractError, as_fraction
+from dpverify.verify._arguments import need_callable, need_count, need_dps, need_enumeration, need_outputs, shown
 from dpverify.verify._enumerate import Enumeration, Sampler, SamplerCrashed, enumerate_outputs
 from dpverify.verify._results import CheckResult, Verdict, fraction_text, json_value
 
@@ -71,7 +72,7 @@ def enclosure_bound(value: object, *, upper: bool) -> Fraction:
     if raw is None or not mpmath.isfinite(mpmath.mp.make_mpf(raw)):
         raise InvalidArgument(
             f"ideal(output, dps) must return finite (lo, hi) as mpmath numbers or Fractions; "
-            f"got {value!r} ({type(value).__name__})."
+            f"got {shown(value)} ({type(value).__name__})."
         )
     numerator, denominator = to_rational(raw)
     return Fraction(int(numerator), int(denominator))
@@ -138,13 +139,25 @@ def output_intervals(
     """Pair every output's exact code interval with the ideal's exact-rational enclosure."""
     rows = []
     for output in outputs:
-        lo_value, hi_value = ideal(output, dps)
+        enclosure = ideal(output, dps)
+        if not isinstance(enclosure, tuple) or len(enclosure) != 2:
+            raise InvalidArgument(f"ideal({shown(output)}, {dps}) must return a pair (lo, hi); got {shown(enclosure)} "
+                                  f"({type(enclosure).__name__}).")
+        lo_value, hi_value = enclosure
         lo = enclosure_bound(lo_value, upper=False)
         hi = enclosure_bound(hi_value, upper=True)
         if lo > hi:
-            raise InvalidArgument(f"ideal({output!r}, {dps}) returned lo > hi: {lo_value} > {hi_value}.")
+            raise InvalidArgument(f"ideal({shown(output)}, {dps}) returned lo > hi: {shown(lo_value)} > {shown(hi_value)}.")
         rows.append(OutputInterval(output, found.masses.get(output, Fraction(0)), found.unexplored, lo, hi))
     return rows
+
+
+def _need_interval_arguments(ideal: object, outputs: object, dps: object, max_unexplored: object) -> None:
+    need_callable("ideal", ideal, "a callable ideal(output, dps) returning an enclosure (lo, hi)")
+    need_outputs("outputs", outputs, nonempty=True)
+    need_dps(dps)
+    if max_unexplored is not None:
+        as_fraction("max_unexplored", max_unexplored)
 
 
 def judge_intervals(
@@ -157,8 +170,10 @@ def judge_intervals(
     budgets: dict[str, Any] | None = None,
 ) -> CheckResult:
     """The interval verdict (module docstring) for an enumeration already made."""
-    if not outputs:
-        raise InvalidArgument("outputs must name at least one output to check; got an empty sequence.")
+    need_enumeration("found", found)
+    _need_interval_arguments(ideal, outputs, dps, max_unexplored)
+    if budgets is not None and not isinstance(budgets, dict):
+        raise InvalidArgument(f"budgets must be None or a dict; got budgets={shown(budgets)} ({type(budgets).__name__}).")
     rows = output_intervals(found, ideal, outputs, dps=dps)
     U = found.unexplored
     evidence: dict[str, Any] = {
@@ -243,6 +258,7 @@ def renewal(attempt: Enumeration) -> Enumeration:
     loops).  Sound only if the sampler really is that loop over independent attempts; each
     sampler exposes its attempt beside the loop so the two can be read together.
     """
+    need_enumeration("attempt", attempt)
     accepted = {z: m for z, m in attempt.masses.items() if z is not None}
     total = sum(accepted.values(), Fraction(0)) + attempt.unexplored
     if total == 0:
@@ -275,10 +291,14 @@ def check_intervals(
     With ``attempt=True``, ``sampler`` is one attempt of a rejection loop (None = reject)
     and the loop's intervals come from :func:`renewal`.
     """
+    need_callable("sampler", sampler, "a callable taking a RandomSource, e.g. lambda rng: sample(rng)")
+    _need_interval_arguments(ideal, outputs, dps, max_unexplored)
+    if not isinstance(attempt, bool):
+        raise InvalidArgument(f"attempt must be True or False; got attempt={shown(attempt)} ({type(attempt).__name__}).")
     budgets = {
         "min_mass": fraction_text(as_fraction("min_mass", min_mass)),
-        "max_paths": max_paths,
-        "max_depth": max_depth,
+        "max_paths": need_count("max_paths", max_paths, low=1),
+        "max_depth": need_count("max_depth", max_depth, low=1),
         "method": "renewal over one attempt" if attempt else "whole sampler",
     }
     try:

@@ -75,6 +75,7 @@ from typing import Any
 from dpverify.samplers._errors import InvalidArgument, SamplerContractError
 from dpverify.samplers._random_source import RandomSource, SeededRandomSource, fresh_seed
 from dpverify.samplers.laplace_float_unsafe import mechanism_unsafe, sample_unsafe
+from dpverify.verify._arguments import shown
 from dpverify.verify._results import fraction_text, json_value
 
 __all__ = [
@@ -103,22 +104,22 @@ def float_parameter(name: str, value: object) -> float:
     run on a different value than the one asked about.
     """
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise InvalidArgument(f"{name} must be a finite number (int, float or decimal string); got {name}={value!r}.")
+        raise InvalidArgument(f"{name} must be a finite number (int, float or decimal string); got {name}={shown(value)}.")
     try:
         number = float(value)
     except (ValueError, OverflowError):
-        raise InvalidArgument(f"{name} must be a finite number; got {name}={value!r}.") from None
+        raise InvalidArgument(f"{name} must be a finite number; got {name}={shown(value)}.") from None
     if not math.isfinite(number):
-        raise InvalidArgument(f"{name} must be a finite number; got {name}={value!r}.")
+        raise InvalidArgument(f"{name} must be a finite number; got {name}={shown(value)}.")
     if isinstance(value, int) and number != value:
-        raise InvalidArgument(f"{name} must be exactly representable as a double; got {name}={value!r}. "
+        raise InvalidArgument(f"{name} must be exactly representable as a double; got {name}={shown(value)}. "
                               f"Pass {number!r} if that is meant.")
     return number
 
 
 def _bits(k: object, *, low: int = 2, high: int = 53) -> int:
     if isinstance(k, bool) or not isinstance(k, int) or not low <= k <= high:
-        raise InvalidArgument(f"bits must be an integer with {low} <= bits <= {high}; got bits={k!r}.")
+        raise InvalidArgument(f"bits must be an integer with {low} <= bits <= {high}; got bits={shown(k)}.")
     return k
 
 
@@ -126,7 +127,7 @@ def scale_parameter(b: object) -> float:
     """The scale ``b``: a finite double > 0 (see :func:`float_parameter`)."""
     value = float_parameter("scale", b)
     if value <= 0:
-        raise InvalidArgument(f"scale must be > 0; got scale={b!r}.")
+        raise InvalidArgument(f"scale must be > 0; got scale={shown(b)}.")
     return value
 
 
@@ -218,13 +219,16 @@ def reachable(y: float, q: float, b: float, k: int = 53, *, guard: int = DEFAULT
     (True, 1, 1, False, (0, 1))
     """
     if isinstance(y, bool) or not isinstance(y, (int, float)):
-        raise InvalidArgument(f"output must be a float; got output={y!r}.")
-    y = float(y)
+        raise InvalidArgument(f"output must be a float; got output={shown(y)}.")
+    try:
+        y = float(y)
+    except OverflowError:
+        raise InvalidArgument(f"output must be a float; got output={shown(y)}, which no double can hold.") from None
     q_ = float_parameter("q", q)
     b_ = scale_parameter(b)
     k_ = _bits(k)
     if isinstance(guard, bool) or not isinstance(guard, int) or guard < 1:
-        raise InvalidArgument(f"guard must be an integer >= 1; got guard={guard!r}.")
+        raise InvalidArgument(f"guard must be an integer >= 1; got guard={shown(guard)}.")
     last = (1 << k_) - 1
     cache: dict[int, float] = {}
 
@@ -393,7 +397,7 @@ def mironov_attack(
     b_ = scale_parameter(b)
     k_ = _bits(k)
     if isinstance(samples, bool) or not isinstance(samples, int) or samples < 0:
-        raise InvalidArgument(f"samples must be an integer >= 0; got samples={samples!r}.")
+        raise InvalidArgument(f"samples must be an integer >= 0; got samples={shown(samples)}.")
     seed_ = fresh_seed() if seed is None else seed
     source = _RecordingSource(SeededRandomSource(seed_))  # validates the seed
     revealing = 0
@@ -405,7 +409,7 @@ def mironov_attack(
         from_q = reachable(y, q_, b_, k_)
         if mechanism_unsafe(q_, b_, j, k_) != y or from_q.draw is None or not from_q.draw <= j < from_q.draw + from_q.count:
             raise SamplerContractError(
-                f"draw j={j} of q={q_!r} gives {y!r}, but the search places it outside [{from_q.draw}, "
+                f"draw j={j} of q={shown(q_)} gives {y!r}, but the search places it outside [{from_q.draw}, "
                 f"{from_q.draw}+{from_q.count}); the sampler and the search disagree.")
         from_q2 = reachable(y, q2, b_, k_)
         example = AttackExample(y, j, from_q.count, from_q2.count)

@@ -46,6 +46,7 @@ from dpverify.samplers.planar_laplace_unsafe import (
     noise_unsafe,
     truncate_round_unsafe,
 )
+from dpverify.verify._arguments import shown
 from dpverify.verify._float_exact import FloatPmf, FloatPrivacy, float_pmf, float_privacy
 from dpverify.verify._results import CheckResult, RatioWitness, Verdict, json_number, json_value
 
@@ -227,8 +228,12 @@ def planar_report(
     """
     if isinstance(k, bool) or not isinstance(k, int) or not 2 <= k <= _MAX_BITS:
         raise InvalidArgument(
-            f"bits must be an int with 2 <= bits <= {_MAX_BITS} (4^bits executions); got bits={k!r}."
+            f"bits must be an int with 2 <= bits <= {_MAX_BITS} (4^bits executions); got bits={shown(k)}."
         )
+    for name, point in (("a", a), ("b", b)):
+        if not isinstance(point, tuple) or len(point) != 2:
+            raise InvalidArgument(f"{name} must be a point (x, y) of two numbers; got {name}={shown(point)} "
+                                  f"({type(point).__name__}).")
     ax, ay, eps_, _ = check_parameters(a[0], a[1], eps, k)
     bx, by, _, _ = check_parameters(b[0], b[1], eps, k)
     box_, L_ = check_box(box, L)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from dpverify.specs import ExactPmf, PureDpClaim
+from dpverify.verify._arguments import need_instance, need_neighbours, need_table
 from dpverify.verify._results import CheckResult, RatioWitness, Verdict, epsilon_of, fraction_text
 from dpverify.verify._text import short_rational
 
@@ -78,6 +79,8 @@ def tightest_alpha(
     table: Mapping[Hashable, ExactPmf], neighbours: Iterable[tuple[Hashable, Hashable]]
 ) -> PrivacyLoss:
     """Exact tightest ``alpha`` over the neighbours, in both orders, and every output."""
+    table = need_table("table", table)
+    neighbours = need_neighbours("neighbours", neighbours, table)
     best: tuple[int, int] | None = None
     best_at: RatioWitness | None = None
     for (d, d2), pairs in distinct_weight_pairs(table, neighbours).items():
@@ -97,6 +100,8 @@ def tightest_alpha(
 
 def check_pure_dp(loss: PrivacyLoss, claim: PureDpClaim) -> CheckResult:
     """Proved when the tightest alpha is at least the claimed one; else violated at the witness."""
+    need_instance("loss", loss, PrivacyLoss, "a PrivacyLoss (from tightest_alpha)")
+    need_instance("claim", claim, PureDpClaim, "a PureDpClaim")
     evidence = {
         "claim_alpha": fraction_text(claim.alpha),
         "alpha_exact": fraction_text(loss.alpha),

@@ -17,6 +17,7 @@ from collections.abc import MutableSequence, Sequence
 from typing import TypeVar
 
 from dpverify.samplers import InvalidArgument, RandomSource
+from dpverify.verify._arguments import shown
 
 __all__ = ["RandomCompat"]
 
@@ -35,7 +36,7 @@ class RandomCompat:
 
     def __init__(self, source: RandomSource) -> None:
         if not isinstance(source, RandomSource):
-            raise InvalidArgument(f"source must be a RandomSource; got source={source!r}.")
+            raise InvalidArgument(f"source must be a RandomSource; got source={shown(source)}.")
         self.source = source
 
     def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:
@@ -43,7 +44,7 @@ class RandomCompat:
             start, stop = 0, start
         for name, value in (("start", start), ("stop", stop), ("step", step)):
             if isinstance(value, bool) or not isinstance(value, int):
-                raise InvalidArgument(f"randrange {name} must be an int; got {name}={value!r}.")
+                raise InvalidArgument(f"randrange {name} must be an int; got {name}={shown(value)}.")
         if step == 0:
             raise InvalidArgument("randrange step must be non-zero; got step=0.")
         count = (stop - start + step + (-1 if step > 0 else 1)) // step
@@ -56,7 +57,7 @@ class RandomCompat:
 
     def getrandbits(self, k: int) -> int:
         if isinstance(k, bool) or not isinstance(k, int) or k < 0:
-            raise InvalidArgument(f"getrandbits k must be an int >= 0; got k={k!r}.")
+            raise InvalidArgument(f"getrandbits k must be an int >= 0; got k={shown(k)}.")
         return self.source.randbelow(1 << k) if k else 0
 
     def randbytes(self, n: int) -> bytes:
@@ -75,7 +76,7 @@ class RandomCompat:
     def sample(self, population: Sequence[T], k: int) -> list[T]:
         pool = list(population)
         if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= len(pool):
-            raise InvalidArgument(f"sample k must be an int in [0, {len(pool)}]; got k={k!r}.")
+            raise InvalidArgument(f"sample k must be an int in [0, {len(pool)}]; got k={shown(k)}.")
         for i in range(k):
             j = i + self.source.randbelow(len(pool) - i)
             pool[i], pool[j] = pool[j], pool[i]

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from dpverify.specs._api import Case, Spec, SpecError
+from dpverify.verify._arguments import need_count, need_instance, shown
 from dpverify.verify._spec_run import ERROR, CaseOutcome, run_case
 
 if TYPE_CHECKING:
@@ -89,6 +90,7 @@ def parameter_strategy(spec: Spec) -> SearchStrategy[dict[str, Any]]:
     from hypothesis import strategies as st
     from hypothesis.strategies import SearchStrategy
 
+    need_instance("spec", spec, Spec, "a dpverify.specs.Spec")
     draw = spec.draw
     if draw is None:
         base = st.fixed_dictionaries({name: domain.strategy() for name, domain in spec.parameters.items()})
@@ -100,7 +102,7 @@ def parameter_strategy(spec: Spec) -> SearchStrategy[dict[str, Any]]:
                 raise SpecError(f"spec {spec.name!r}: draw() raised {type(error).__name__}: {error}") from None
         if not isinstance(draw, SearchStrategy):
             raise SpecError(f"spec {spec.name!r}: draw must be a Hypothesis strategy of parameter dicts, or a "
-                            f"callable returning one; got {draw!r}.")
+                            f"callable returning one; got {shown(draw)}.")
         base = draw
 
     def bound(p: Any) -> dict[str, Any] | None:
@@ -132,6 +134,9 @@ def search_spec(spec: Spec, *, seed: int, max_examples: int = DEFAULT_EXAMPLES) 
     from hypothesis import HealthCheck, Phase, find, settings
     from hypothesis.errors import NoSuchExample, Unsatisfiable
 
+    need_instance("spec", spec, Spec, "a dpverify.specs.Spec")
+    seed = need_count("seed", seed, low=0)
+    max_examples = need_count("max_examples", max_examples, low=1)
     checked = 0
 
     def fails(p: dict[str, Any]) -> bool:

@@ -50,6 +50,7 @@ import z3
 
 from dpverify.samplers import InvalidArgument, as_int
 from dpverify.specs import ExactPmf, PureDpClaim
+from dpverify.verify._arguments import need_count, need_instance, need_neighbours, need_table
 from dpverify.verify._privacy import distinct_weight_pairs
 from dpverify.verify._results import CheckResult, RatioWitness, Verdict, fraction_text
 from dpverify.verify._text import short_rational
@@ -88,7 +89,8 @@ def _entries(
     table: Mapping[Hashable, ExactPmf], neighbours: Iterable[tuple[Hashable, Hashable]]
 ) -> list[_Entry]:
     """The distinct directed entries, both orders of every pair, ``0/0`` dropped."""
-    neighbours = tuple(neighbours)
+    table = need_table("table", table)
+    neighbours = need_neighbours("neighbours", neighbours)
     rows = {q: _row(table, q) for pair in neighbours for q in pair}
     directed: dict[tuple[int, int, int, int], _Entry] = {}
     for (d, d2), pairs_seen in distinct_weight_pairs(rows, neighbours).items():
@@ -140,7 +142,8 @@ def check_ratio_bound_z3(
     >>> check_ratio_bound_z3(table, spec.neighbours(), spec.claim()).verdict.value
     'proved'
     """
-    budget_ms = as_int("timeout_ms", timeout_ms, low=1)
+    budget_ms = need_count("timeout_ms", timeout_ms, low=1)
+    need_instance("claim", claim, PureDpClaim, "a PureDpClaim, e.g. PureDpClaim(Fraction(1, 3))")
     deadline = time.monotonic() + budget_ms / 1000
     entries = _entries(table, neighbours)
     i = z3.Int("i")
@@ -231,6 +234,7 @@ def smtlib_obligation(
     comment above its case.  The script is one query over all cases (no blocks), so a second
     solver rechecks the obligation itself rather than this module's way of solving it.
     """
+    need_instance("claim", claim, PureDpClaim, "a PureDpClaim, e.g. PureDpClaim(Fraction(1, 3))")
     entries = _entries(table, neighbours)
     a, b = claim.alpha.numerator, claim.alpha.denominator
     lines = [

@@ -21,9 +21,10 @@ itself:
     or ``os.getrandom`` (``ssl.RAND_bytes``, ``uuid.uuid1``/``uuid4`` likewise); reading
     the clock (``time.time()``, ``time.perf_counter_ns()``, ``datetime.now()``, ...), the
     usual way to make a seed; and taking from ``dpverify.samplers._random_source`` anything but
-    :class:`RandomSource` and :class:`SystemRandomSource` (its private word pool, a seeded
-    source or ``fresh_seed``, also re-exported by ``samplers``, would let a sampler make
-    randomness the engine cannot see).
+    :class:`RandomSource`, :class:`SystemRandomSource` and ``as_source`` (which hands back the
+    source it is given, or the OS CSPRNG for None).  Its private word pool, a seeded source or
+    ``fresh_seed``, also re-exported by ``samplers``, would let a sampler make randomness the
+    engine cannot see.
 ``dynamic-import``
     ``__import__(...)`` or ``importlib.import_module(...)``: a module chosen at run time is
     out of this check's sight, so it is refused rather than trusted.
@@ -77,7 +78,7 @@ _CLOCKS = {
     "os": _OS_RANDOM,
 }
 _SOURCE_MODULE = "dpverify.samplers._random_source"
-_SOURCE_ALLOWED = frozenset({"RandomSource", "SystemRandomSource"})
+_SOURCE_ALLOWED = frozenset({"RandomSource", "SystemRandomSource", "as_source"})
 
 #: Re-exported by ``samplers/__init__.py``: a source seeded by the sampler itself, and a seed.
 _PACKAGE_FORBIDDEN = frozenset({"SeededRandomSource", "fresh_seed"})
@@ -159,7 +160,7 @@ class _Scanner(ast.NodeVisitor):
                 self.add(node, "random-bypass", f"imports {full}, a source of entropy or a clock seed")
             elif _bypasses_source(module, alias.name):
                 self.add(node, "random-bypass",
-                         f"imports {full}; a sampler may use only RandomSource and SystemRandomSource "
+                         f"imports {full}; a sampler may use only RandomSource, SystemRandomSource and as_source "
                          "from dpverify.samplers._random_source")
             if module in _FLOAT_MATH_MODULES or module in _CLOCKS:
                 self.imported[local] = (module, alias.name)
@@ -209,8 +210,8 @@ class _Scanner(ast.NodeVisitor):
                 self.add(node, "random-bypass", f"uses {dotted}")
                 return
             if _bypasses_source(module, name):
-                self.add(node, "random-bypass", f"uses {dotted}; a sampler may use only RandomSource "
-                         "and SystemRandomSource from dpverify.samplers._random_source")
+                self.add(node, "random-bypass", f"uses {dotted}; a sampler may use only RandomSource, "
+                         "SystemRandomSource and as_source from dpverify.samplers._random_source")
                 return
         self.generic_visit(node)
 

@@ -20,6 +20,7 @@ from dpverify.samplers import InvalidArgument, SeededRandomSource, as_int, as_op
 from dpverify.samplers._rational import RationalLike
 from dpverify.specs import MechanismSpec
 from dpverify.specs._noise import NoiseSpec
+from dpverify.verify._arguments import need_count, need_instance, shown
 from dpverify.verify._results import CheckResult, Verdict, fraction_text, json_value
 
 __all__ = ["check_empirical", "check_empirical_ideal", "dkw_threshold"]
@@ -67,6 +68,8 @@ def dkw_threshold(samples: int, false_positive_rate: Fraction) -> tuple[Fraction
     >>> round(t, 6)
     0.023139
     """
+    samples = need_count("samples", samples, low=1)
+    false_positive_rate = as_open_unit_interval("false_positive_rate", false_positive_rate)
     log_bound = _ln_upper(2 / false_positive_rate)
     t_squared = log_bound / (2 * samples)
     return t_squared, math.sqrt(float(t_squared))
@@ -131,7 +134,7 @@ def check_empirical(
     """
     if not isinstance(spec, MechanismSpec):
         raise InvalidArgument(
-            f"spec must be a MechanismSpec (e.g. dpverify.specs.GtmSpec.create(...)); got spec={spec!r}."
+            f"spec must be a MechanismSpec (e.g. dpverify.specs.GtmSpec.create(...)); got spec={shown(spec)} ({type(spec).__name__})."
         )
     N = as_int("samples", samples, low=1)
     beta = as_open_unit_interval("false_positive_rate", false_positive_rate)
@@ -295,7 +298,7 @@ def check_empirical_ideal(
     All comparisons are exact: enclosures are converted from mpf to Fractions exactly.
     """
     if not isinstance(spec, NoiseSpec):
-        raise InvalidArgument(f"spec must be a NoiseSpec (e.g. a discrete Laplace spec); got spec={spec!r}.")
+        raise InvalidArgument(f"spec must be a NoiseSpec (e.g. a discrete Laplace spec); got spec={shown(spec)} ({type(spec).__name__}).")
     N = as_int("samples", samples, low=1)
     beta = as_open_unit_interval("false_positive_rate", false_positive_rate)
     seed_ = fresh_seed() if seed is None else as_int("seed", seed, low=0)

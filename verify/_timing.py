@@ -46,6 +46,7 @@ import mpmath
 from mpmath import iv
 
 from dpverify.samplers import SamplerContractError, as_fraction
+from dpverify.verify._arguments import need_callable, need_count, need_dps, need_enumeration, need_outputs
 from dpverify.verify._enumerate import Enumeration, Sampler, SamplerCrashed, enumerate_outputs
 from dpverify.verify._intervals import DEFAULT_MIN_MASS, decimal_text
 from dpverify.verify._results import CheckResult, Verdict, fraction_text, json_value
@@ -250,6 +251,9 @@ def timing_channel(
     ``outputs`` selects the outputs whose mean draw counts are listed (default: the 15 most
     probable); the information measures always use every explored output.
     """
+    need_enumeration("found", found)
+    dps = need_dps(dps)
+    outputs = need_outputs("outputs", outputs, allow_none=True)
     joint = {key: mass for key, mass in found.joint.items() if mass}
     E, U = found.explored, found.unexplored
     by_output: dict[Hashable, Fraction] = {}
@@ -295,10 +299,13 @@ def check_timing(
     outputs: Sequence[Hashable] | None = None,
 ) -> CheckResult:
     """Enumerate ``sampler`` within the budgets and report its draw-count channel."""
+    need_callable("sampler", sampler, "a callable taking a RandomSource, e.g. lambda rng: sample(rng)")
+    dps = need_dps(dps)
+    outputs = need_outputs("outputs", outputs, allow_none=True)
     budgets = {
         "min_mass": fraction_text(as_fraction("min_mass", min_mass)),
-        "max_paths": max_paths,
-        "max_depth": max_depth,
+        "max_paths": need_count("max_paths", max_paths, low=1),
+        "max_depth": need_count("max_depth", max_depth, low=1),
     }
     try:
         found = enumerate_outputs(sampler, min_mass=min_mass, max_paths=max_paths, max_depth=max_depth)

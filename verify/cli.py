@@ -41,7 +41,7 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"dpverify: error: {_clip(message)} (see '{self.prog} --help')\n")
 
 
-def _clip(text: str, limit: int = 240) -> str:
+def _clip(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 

@@ -1,7 +1,7 @@
 ; dpverify certificate: gtm_cdf_closed_form_base
 ; source: Amorim, Gaboardi, Rindisbacher, Verified Differential Privacy for Finite Computers, §2 (gtpmf) and §5 (geometric_truncated_cdf_vector)
 ; theorem: CDF_q(-1) = 0 = C(-1) (base of: the running sum of gtpmf(q, .) equals the closed form C of specs.gtm on [-1, n])
-; covers: dpverify.samplers.gtm.gtpmf, dpverify.samplers.gtm.cdf_vector, dpverify.specs.gtm._offset_tables
+; covers: dpverify.samplers.gtm.gtpmf, dpverify.samplers.gtm.cdf_vector, dpverify.samplers.gtm._cdf_vector, dpverify.specs.gtm._offset_tables
 ; the assertions are the negated theorem: unsat means it holds
 ; benchmark generated from python API
 (set-logic QF_UFNIRA)

@@ -1,7 +1,7 @@
 ; dpverify certificate: gtm_cdf_closed_form_step
 ; source: Amorim, Gaboardi, Rindisbacher, Verified Differential Privacy for Finite Computers, §2 (gtpmf) and §5 (geometric_truncated_cdf_vector)
 ; theorem: for alpha in (0, 1), n >= 1, q in [0, n] and -1 <= y < n: CDF_q(y) = C(y) and CDF_q(y+1) = CDF_q(y) + gtpmf(q, y+1) imply CDF_q(y+1) = C(y+1), where C(y) = alpha**(q-y)/(1+alpha) for 0 <= y < q, 1 - alpha**(y+1-q)/(1+alpha) for q <= y < n, C(n) = 1
-; covers: dpverify.samplers.gtm.gtpmf, dpverify.samplers.gtm.cdf_vector, dpverify.specs.gtm._offset_tables
+; covers: dpverify.samplers.gtm.gtpmf, dpverify.samplers.gtm.cdf_vector, dpverify.samplers.gtm._cdf_vector, dpverify.specs.gtm._offset_tables
 ; the assertions are the negated theorem: unsat means it holds
 ; benchmark generated from python API
 (set-logic QF_UFNIRA)

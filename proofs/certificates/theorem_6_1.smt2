@@ -1,7 +1,7 @@
 ; dpverify certificate: theorem_6_1
 ; source: Amorim, Gaboardi, Rindisbacher, Verified Differential Privacy for Finite Computers, Theorem 6.1
 ; theorem: for every integer T >= 1, all rationals 0 <= c' <= c <= 1 and every integer j: j <= T*c iff j <= floor(T*c); 0 <= floor(T*c') <= floor(T*c) <= T; and |(floor(T*c) - floor(T*c'))/T - (c - c')| < 1/T, so with c = CDF_q(x), c' = CDF_q(x-1): |P_T(x|q) - gtpmf(q, x)| < 1/T
-; covers: dpverify.samplers.gtm.inverse_transform, dpverify.samplers.gtm.cdf_vector, dpverify.specs.gtm._offset_tables, dpverify.specs.gtm.GtmSpec.pmf
+; covers: dpverify.samplers.gtm.inverse_transform, dpverify.samplers.gtm.cdf_vector, dpverify.samplers.gtm._cdf_vector, dpverify.specs.gtm._offset_tables, dpverify.specs.gtm.GtmSpec.pmf
 ; the assertions are the negated theorem: unsat means it holds
 ; benchmark generated from python API
 (set-logic QF_NIRA)

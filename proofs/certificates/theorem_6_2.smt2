@@ -1,7 +1,7 @@
 ; dpverify certificate: theorem_6_2
 ; source: Amorim, Gaboardi, Rindisbacher, Verified Differential Privacy for Finite Computers, Theorem 6.2
 ; theorem: for all alpha in (0, 1), n >= 1, T >= 1 with T >= 1/D, neighbours |q - q'| <= 1 and x in [0, n]: alpha' <= P_T(x|q)/P_T(x|q') <= 1/alpha' with alpha' = (D - 1/T)/(D' + 1/T), D = (1-alpha)/(1+alpha) * alpha**n, D' = (1-alpha)/(1+alpha) * alpha**(n-1)
-; covers: dpverify.specs.gtm.GtmSpec.theorem_6_2_alpha_prime, dpverify.samplers.gtm.inverse_transform, dpverify.samplers.gtm.cdf_vector, dpverify.samplers.gtm.gtpmf, dpverify.specs.gtm.GtmSpec.pmf, dpverify.specs.gtm._offset_tables
+; covers: dpverify.specs.gtm.GtmSpec.theorem_6_2_alpha_prime, dpverify.samplers.gtm.inverse_transform, dpverify.samplers.gtm.cdf_vector, dpverify.samplers.gtm._cdf_vector, dpverify.samplers.gtm.gtpmf, dpverify.specs.gtm.GtmSpec.pmf, dpverify.specs.gtm._offset_tables
 ; the assertions are the negated theorem: unsat means it holds
 ; benchmark generated from python API
 (set-logic QF_NRA)

@@ -1,7 +1,7 @@
 ; dpverify certificate: theorem_7_1
 ; source: Amorim, Gaboardi, Rindisbacher, Verified Differential Privacy for Finite Computers, Theorem 7.1
 ; theorem: for every integer D >= 2 and n >= 1, alpha = 1/D and T = (D+1)*D**n, and all q, x in [0, n]: T*CDF_q(x) is an integer and P_T(x|q) = (floor(T*CDF_q(x)) - floor(T*CDF_q(x-1)))/T = gtpmf(q, x), so the implementation is alpha-DP exactly as the ideal mechanism
-; covers: dpverify.samplers.gtm.inverse_transform, dpverify.samplers.gtm.cdf_vector, dpverify.samplers.gtm.gtpmf, dpverify.specs.gtm._offset_tables, dpverify.specs.gtm.GtmSpec.pmf, dpverify.specs.gtm.GtmSpec.is_theorem_7_1_instance
+; covers: dpverify.samplers.gtm.inverse_transform, dpverify.samplers.gtm.cdf_vector, dpverify.samplers.gtm._cdf_vector, dpverify.samplers.gtm.gtpmf, dpverify.specs.gtm._offset_tables, dpverify.specs.gtm.GtmSpec.pmf, dpverify.specs.gtm.GtmSpec.is_theorem_7_1_instance
 ; the assertions are the negated theorem: unsat means it holds
 ; benchmark generated from python API
 (set-logic QF_UFNIRA)
