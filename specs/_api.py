@@ -27,6 +27,7 @@ from fractions import Fraction
 from typing import Any
 
 from dpverify.samplers import DpverifyError, InvalidArgument, as_fraction, as_int
+from dpverify.samplers._rational import shown
 from dpverify.specs._claims import CLAIM_TYPES, Claim
 from dpverify.specs._domains import Domain, is_domain
 
@@ -228,9 +229,10 @@ class Spec:
     _sampler_arguments: frozenset[str] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not _NAME.match(self.name):
+        if not isinstance(self.name, str) or not _NAME.match(self.name) or len(self.name) > 100:
             raise SpecError(
-                f"spec name must be letters, digits, '.', '_' or '-' (starting with a letter or digit); got name={self.name!r}."
+                "spec name must be at most 100 letters, digits, '.', '_' or '-' (starting with a letter or digit); "
+                f"got name={shown(self.name)}."
             )
         problem = self._declaration_problem()
         if problem:

@@ -12,11 +12,6 @@ Each case runs in-process under a per-case time bound (:func:`time_bound`) and i
 :func:`judge_cli` / :func:`judge_api`, which return the problems found as
 ``(category, message)`` pairs (empty: the case is fine).
 
-Categories that another change is known to fix are *pending* while their canonical reproducer
-still fails (:func:`pending_categories` probes each one at the start of a run): their problems
-are collected and reported instead of failing the run, and once the reproducer passes the
-category is enforced like every other.  So nothing is waived for good.
-
 How many examples: ``DPVERIFY_FUZZ_EXAMPLES`` (an int) sets the count of the ``slow`` variants;
 unset, they run :data:`SLOW_DEFAULT_EXAMPLES`.  The default-suite variants run
 :data:`QUICK_EXAMPLES` each.
@@ -36,7 +31,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -104,184 +99,6 @@ def describe_error(error: BaseException) -> str:
     if len(text) > 200:
         text = text[:200] + "..."
     return f"{type(error).__module__}.{type(error).__qualname__}: {text}"
-
-
-# --- pending categories ---------------------------------------------------------------------------
-
-#: Category -> (what fixes it, a probe that returns True once it is fixed).
-PENDING_PROBES: dict[str, tuple[str, Callable[[], bool]]] = {}
-
-
-def _pending(name: str, what: str) -> Callable[[Callable[[], bool]], Callable[[], bool]]:
-    def register(probe: Callable[[], bool]) -> Callable[[], bool]:
-        PENDING_PROBES[name] = (what, probe)
-        return probe
-
-    return register
-
-
-def _run_quietly(argv: Sequence[str]) -> tuple[int | None, str, str]:
-    from dpverify.verify.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    code: int | None
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(list(argv))
-        except SystemExit as exit_:
-            code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 2)
-        except Exception:  # noqa: BLE001 - the probe only asks "fixed yet?"
-            code = None
-    return code, out.getvalue(), err.getvalue()
-
-
-@_pending("cli-error-prefix", "CLI: one error prefix 'dpverify: error:' for usage errors of every subcommand")
-def _probe_prefix() -> bool:
-    code, _, err = _run_quietly(["pmf", "gtm"])
-    return code == 2 and err.startswith("dpverify: error:") and err.count("\n") == 1
-
-
-@_pending("cli-output-path", "CLI: output paths (--smtlib, --json) checked before the work, refused with exit 2")
-def _probe_output_path() -> bool:
-    code, _, err = _run_quietly(["privacy", "gtm", "--alpha", "1/3", "--n", "2", "--T", "10", "--smtlib", "/dev/full"])
-    return code == 2 and err.startswith("dpverify: error:") and err.count("\n") == 1
-
-
-@_pending("cli-seed-dashdash", "CLI: --seed=-- and other option values that argparse mangles")
-def _probe_seed() -> bool:
-    code, _, err = _run_quietly(["attack", "laplace-float", "--scale", "1", "--q", "0", "--q-prime", "1",
-                                 "--bits", "4", "--seed=--"])
-    return code == 2 and "[]" not in err
-
-
-@_pending("rng-contract", "samplers: a RandomSource returning out-of-range values raises SamplerContractError")
-def _probe_rng() -> bool:
-    from dpverify.samplers import SamplerContractError, gtm
-
-    try:
-        gtm.sample("1/3", 3, 1, 10, BadRange())
-    except SamplerContractError:
-        return True
-    except BaseException:  # noqa: BLE001
-        return False
-    return False
-
-
-@_pending("long-message", "errors: long values elided from messages")
-def _probe_elision() -> bool:
-    from dpverify.samplers import as_int
-
-    try:
-        as_int("n", "x" * 5000, low=1)
-    except DpverifyError as error:
-        return len(str(error)) <= MAX_LINE
-    return False
-
-
-@_pending("huge-number", "parsing: digit/magnitude limits on as_int/as_fraction")
-def _probe_huge() -> bool:
-    from dpverify.samplers import as_int
-
-    start = time.monotonic()
-    try:
-        as_int("T", "999999^999999", low=1)
-    except DpverifyError:
-        return time.monotonic() - start < 1
-    return False
-
-
-def _refused(call: Callable[[], object]) -> bool:
-    """Whether ``call()`` raises a DpverifyError whose message is one short line."""
-    try:
-        call()
-    except DpverifyError as error:
-        return len(str(error)) <= MAX_LINE and "\n" not in str(error)
-    except BaseException:  # noqa: BLE001
-        return False
-    return False
-
-
-@_pending("samplers-validation", "samplers: public functions validate every argument (unchecked fast paths made "
-          "private or checked), and the float hint of as_fraction stays short")
-def _probe_samplers() -> bool:
-    from dpverify.samplers import as_fraction, as_int, bernoulli, discrete_gaussian, discrete_laplace, grid_laplace, gtm
-
-    calls: list[Callable[[], object]] = [
-        lambda: as_fraction("alpha", 1e308),
-        lambda: as_int("n", 1, low="-1"),  # type: ignore[arg-type]
-        lambda: discrete_laplace.sample_scaled(1, 1, "rng"),  # type: ignore[arg-type]
-        lambda: discrete_gaussian.attempt(1, "2", SeededRandomSource(1)),  # type: ignore[arg-type]
-        lambda: bernoulli.bernoulli_exp_ratio("1", 2, SeededRandomSource(1)),  # type: ignore[arg-type]
-        lambda: grid_laplace.snap_index("x", 1),  # type: ignore[arg-type]
-    ]
-    for module, name, args in ((gtm, "gtpmf", (object(), 1, 0, 0)), (gtm, "cdf_vector", ("x", 1, 0)),
-                               (gtm, "inverse_transform", (0, 1, 0))):
-        if name in module.__all__:
-            calls.append(lambda f=getattr(module, name), a=args: f(*a))
-    return all(_refused(call) for call in calls)
-
-
-@_pending("spec-run-validation", "verify/_spec_run.py: run_case checks spec and case")
-def _probe_run_case() -> bool:
-    from dpverify.verify import run_case
-
-    return _refused(lambda: run_case(1, 1, seed=1, samples=1))  # type: ignore[arg-type]
-
-
-@_pending("cli-long-argparse", "CLI: argparse's own errors (invalid choice, unrecognized arguments) elide long values")
-def _probe_argparse_lines() -> bool:
-    code, _, err = _run_quietly(["pmf", "x" * 400])
-    return code == 2 and all(len(line) <= MAX_LINE for line in err.split("\n"))
-
-
-@_pending("spec-api-validation", "specs/_api.py: Spec, Case, Input, Attempt, Bounded validate every argument "
-          "and quote long values short")
-def _probe_spec_api() -> bool:
-    from dpverify.specs import Attempt, Spec
-
-    return (_refused(lambda: Spec(2**70000, None, {}, (), None))  # type: ignore[arg-type]
-            and _refused(lambda: Attempt(1e308, 1e308)))  # type: ignore[arg-type]
-
-
-def pending_categories() -> dict[str, str]:
-    """The pending categories whose reproducer still fails now: ``{category: what fixes it}``."""
-    found = {}
-    for name, (what, probe) in PENDING_PROBES.items():
-        with time_bound(30):
-            try:
-                fixed = probe()
-            except CaseTimeout:
-                fixed = False
-        if not fixed:
-            found[name] = what
-    return found
-
-
-@dataclass
-class Findings:
-    """Problems of pending categories, collected across the cases of one run."""
-
-    pending: dict[str, str]
-    seen: dict[str, list[str]] = field(default_factory=dict)
-
-    def split(self, problems: list[tuple[str, str]], case: str) -> list[tuple[str, str]]:
-        """Record the pending problems; return the others, which must fail the run."""
-        hard = []
-        for category, message in problems:
-            if category in self.pending:
-                examples = self.seen.setdefault(category, [])
-                if len(examples) < 3:
-                    examples.append(f"{case}: {message}")
-            else:
-                hard.append((category, message))
-        return hard
-
-    def report(self) -> str:
-        lines = []
-        for category, examples in self.seen.items():
-            lines.append(f"[{category}] pending ({self.pending[category]}):")
-            lines += [f"    {example}" for example in examples]
-        return "\n".join(lines)
 
 
 # --- broken and odd RandomSources -------------------------------------------------------------
@@ -867,22 +684,7 @@ def judge_api(call: ApiCall, result: Any, error: BaseException | None, seconds: 
               bound: float = QUICK_BOUND_S) -> list[tuple[str, str]]:
     """The problems of one API call as ``(category, message)``."""
     labels = [v.label for v in [*call.args, *call.kwargs.values()]]
-    problems = _judge_api(call, labels, result, error, seconds, bound)
-    return [(_owner(call, error, category), message) for category, message in problems]
-
-
-def _owner(call: ApiCall, error: BaseException | None, category: str) -> str:
-    """Problems in code another change is fixing go to that change's pending category."""
-    if category in {"foreign-exception", "long-message", "hang", "huge-number"}:
-        if call.target.name.startswith("dpverify.samplers."):
-            return "samplers-validation"
-        if call.target.name == "dpverify.verify.run_case":
-            return "spec-run-validation"
-        if call.target.name in SPEC_API:
-            return "spec-api-validation"
-        if category == "long-message" and "(a float). Pass it as" in str(error):
-            return "samplers-validation"  # the float hint of dpverify.samplers.as_fraction
-    return category
+    return _judge_api(call, labels, result, error, seconds, bound)
 
 
 def _judge_api(call: ApiCall, labels: list[str], result: Any, error: BaseException | None, seconds: float,

@@ -9,8 +9,7 @@ foreign exception and never run past the time bound.  A returned ``ExactPmf`` (o
 them) must sum to exactly 1.
 
 The default suite runs ``QUICK_EXAMPLES`` calls; the ``slow`` variant runs
-``DPVERIFY_FUZZ_EXAMPLES`` (default 10,000).  Problems of a pending category are reported as
-an xfail until the change that fixes them lands.
+``DPVERIFY_FUZZ_EXAMPLES`` (default 10,000).
 """
 
 from __future__ import annotations
@@ -28,19 +27,16 @@ _HEALTH = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_t
 
 
 def _fuzz_api(examples: int, bound: float) -> None:
-    findings = _fuzz.Findings(_fuzz.pending_categories())
     targets, pool, counts = _fuzz.targets(), _fuzz.value_pool(), _fuzz.count_pool()
 
     @settings(max_examples=examples, deadline=None, suppress_health_check=_HEALTH)
     @given(_fuzz.api_call(targets, pool, counts))
     def case(call: _fuzz.ApiCall) -> None:
         result, error, seconds = _fuzz.run_api(call, bound)
-        hard = findings.split(_fuzz.judge_api(call, result, error, seconds, bound), repr(call))
+        hard = _fuzz.judge_api(call, result, error, seconds, bound)
         assert not hard, f"{call!r}: " + "; ".join(f"[{c}] {m}" for c, m in hard)
 
     case()
-    if findings.seen:
-        pytest.xfail("pending fixes elsewhere; reproducers:\n" + findings.report())
 
 
 def test_the_targets_cover_the_public_api() -> None:

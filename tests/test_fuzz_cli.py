@@ -8,9 +8,7 @@ never rewrites the repository's certificates; every file the fuzz writes lands i
 directory (the working directory of the run).
 
 The default suite runs ``QUICK_EXAMPLES`` cases; the ``slow`` variant runs
-``DPVERIFY_FUZZ_EXAMPLES`` (default 10,000).  Problems of a *pending* category (see
-``_fuzz.PENDING_PROBES``) are collected and reported as an xfail until the change that fixes
-them lands; from then on they fail like any other.
+``DPVERIFY_FUZZ_EXAMPLES`` (default 10,000).
 """
 
 from __future__ import annotations
@@ -58,7 +56,6 @@ def _sandbox(tmp_path: Path) -> Iterator[list[str]]:
 
 
 def _fuzz_cli(tmp_path: Path, examples: int, bound: float) -> None:
-    findings = _fuzz.Findings(_fuzz.pending_categories())
     with _sandbox(tmp_path) as paths:
         parser = cli.build_parser()
 
@@ -66,13 +63,11 @@ def _fuzz_cli(tmp_path: Path, examples: int, bound: float) -> None:
         @given(_fuzz.cli_argv(parser, paths))
         def case(argv: list[str]) -> None:
             run = _fuzz.run_cli(argv, bound)
-            hard = findings.split(_fuzz.judge_cli(run), repr(argv))
+            hard = _fuzz.judge_cli(run)
             assert not hard, f"dpverify {argv!r}: " + "; ".join(f"[{c}] {m}" for c, m in hard) + (
                 f"\nstdout: {run.out[-500:]!r}\nstderr: {run.err[-1000:]!r}")
 
         case()
-    if findings.seen:
-        pytest.xfail("pending fixes elsewhere; reproducers:\n" + findings.report())
 
 
 def test_every_subcommand_and_option_is_read_from_the_parser() -> None:

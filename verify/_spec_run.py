@@ -28,7 +28,8 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
-from dpverify.samplers import DpverifyError, RandomSource, SamplerContractError, SeededRandomSource
+from dpverify.samplers import DpverifyError, InvalidArgument, RandomSource, SamplerContractError, SeededRandomSource, as_int
+from dpverify.samplers._rational import shown
 from dpverify.specs import ExactPmf, MechanismSpec, NoiseSpec, PureDpClaim
 from dpverify.specs._api import Attempt, Bisection, Bounded, Case, Exhaustive, Params, Randomness, Spec, SpecError
 from dpverify.specs._claims import ApproxDp, Claim, PureDp, SamplesPmf, Zcdp
@@ -98,6 +99,10 @@ def run_case(
 ) -> CaseOutcome:
     """Every check that applies to ``case`` of ``spec``; ``statistics=False`` skips the sampling
     (a search runs only the exact checks)."""
+    if not isinstance(spec, Spec) or not isinstance(case, Case):
+        raise InvalidArgument(f"run_case needs a Spec and a Case; got spec={shown(spec)}, case={shown(case)}.")
+    seed = as_int("seed", seed, low=0)
+    samples = as_int("samples", samples, low=1)
     where = f"spec {spec.name!r}, case {case.describe()!r}"
     try:
         return _run(spec, case, seed=seed, samples=samples, origin=origin, statistics=statistics)
