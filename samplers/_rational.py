@@ -51,6 +51,12 @@ def shown(value: object, limit: int = 60) -> str:
     return text if len(text) <= limit else f"{text[: limit - 20]}...' ({len(text)} characters)"
 
 
+def _label(name: object) -> str:
+    """A parameter's name as an error shows it: a short string."""
+    text = name if isinstance(name, str) else repr(name)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _digits(bits: int) -> int:
     """Decimal digits of a ``bits``-bit integer, to within one (log10(2) = 0.30103...)."""
     return bits * 30103 // 100000
@@ -81,6 +87,7 @@ def as_fraction(name: str, value: object) -> Fraction:
     ...
     dpverify.samplers._errors.InvalidArgument: alpha must be an exact rational; got alpha=0.5 (a float). Pass it as "num/den", e.g. "1/2".
     """
+    name = _label(name)
     if isinstance(value, bool):
         raise InvalidArgument(f"{name} must be an exact rational; got {name}={value!r} (a bool).")
     if isinstance(value, float):
@@ -181,6 +188,7 @@ def as_int(name: str, value: object, *, low: int, high: int | None = None) -> in
     >>> as_int("T", "11*10^3", low=1)
     11000
     """
+    name = _label(name)
     if isinstance(low, bool) or not isinstance(low, int) or not (high is None or (isinstance(high, int) and not isinstance(high, bool))):
         raise InvalidArgument(f"as_int needs int bounds; got low={shown(low)}, high={shown(high)}.")
     upper = "" if high is None else f" and {name} <= {shown(high)}"
