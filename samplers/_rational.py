@@ -53,7 +53,7 @@ def shown(value: object, limit: int = 60) -> str:
 
 def _label(name: object) -> str:
     """A parameter's name as an error shows it: a short string."""
-    text = name if isinstance(name, str) else repr(name)
+    text = name if isinstance(name, str) else shown(name)
     return text if len(text) <= 40 else text[:37] + "..."
 
 
