@@ -39,7 +39,7 @@ from dpverify.samplers._rational import shown
 
 def _check_randbelow(n: object) -> int:
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise InvalidArgument(f"randbelow needs an int n >= 1; got n={n!r}.")
+        raise InvalidArgument(f"randbelow needs an int n >= 1; got n={shown(n)}.")
     return n
 
 
@@ -53,7 +53,7 @@ def _check_bernoulli(num: object, den: object) -> tuple[int, int]:
         or not 0 <= num <= den
     ):
         raise InvalidArgument(
-            f"bernoulli needs ints with 0 <= num <= den and den >= 1; got num={num!r}, den={den!r}."
+            f"bernoulli needs ints with 0 <= num <= den and den >= 1; got num={shown(num)}, den={shown(den)}."
         )
     return num, den
 
@@ -247,7 +247,7 @@ class SeededRandomSource(RandomSource, trusted=True):
 
     def __init__(self, seed: int) -> None:
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise InvalidArgument(f"seed must be an int >= 0; got seed={seed!r}.")
+            raise InvalidArgument(f"seed must be an int >= 0; got seed={shown(seed)}.")
         self.seed = seed
         self._key = seed.to_bytes((seed.bit_length() + 7) // 8 or 1, "big")
         self._counter = 0

@@ -89,10 +89,10 @@ def as_fraction(name: str, value: object) -> Fraction:
     """
     name = _label(name)
     if isinstance(value, bool):
-        raise InvalidArgument(f"{name} must be an exact rational; got {name}={value!r} (a bool).")
+        raise InvalidArgument(f"{name} must be an exact rational; got {name}={shown(value)} (a bool).")
     if isinstance(value, float):
         if value - value != 0:  # nan and +-inf: x - x is nan only for them (and no float() is needed)
-            raise InvalidArgument(f'{name} must be an exact rational; got {name}={value!r} (a float). Pass it as "num/den".')
+            raise InvalidArgument(f'{name} must be an exact rational; got {name}={shown(value)} (a float). Pass it as "num/den".')
         hint = Fraction(value).limit_denominator(1000)
         example = f', e.g. "{hint.numerator}/{hint.denominator}"' if hint.numerator.bit_length() <= 64 else ""
         raise InvalidArgument(

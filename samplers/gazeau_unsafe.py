@@ -49,6 +49,7 @@ from fractions import Fraction
 
 from dpverify.samplers._errors import InvalidArgument
 from dpverify.samplers._random_source import RandomSource, SystemRandomSource
+from dpverify.samplers._rational import shown
 from dpverify.samplers.laplace_float_unsafe import check_parameters as _check_laplace
 from dpverify.samplers.laplace_float_unsafe import mechanism_unsafe as _laplace_unsafe
 
@@ -69,7 +70,7 @@ EXCEPTION: float = math.inf
 
 def _finite(name: str, value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise InvalidArgument(f"{name} must be a finite number; got {name}={value!r}.")
+        raise InvalidArgument(f"{name} must be a finite number; got {name}={shown(value)}.")
     return float(value)
 
 
@@ -98,15 +99,15 @@ class GazeauConfig:
         _, b, k = _check_laplace(0.0, scale, bits)
         m, big_m, step_ = _finite("lower", lower), _finite("upper", upper), _finite("step", step)
         if not m < big_m:
-            raise InvalidArgument(f"lower must be < upper; got lower={m!r}, upper={big_m!r}.")
+            raise InvalidArgument(f"lower must be < upper; got lower={shown(m)}, upper={shown(big_m)}.")
         if step_ <= 0:
-            raise InvalidArgument(f"step must be > 0; got step={step_!r}.")
+            raise InvalidArgument(f"step must be > 0; got step={shown(step_)}.")
         cells = (Fraction(big_m) - Fraction(m)) / Fraction(step_)
         if cells.denominator != 1:
             raise InvalidArgument(
                 f"step must divide upper - lower exactly (as doubles) so that every rounding cell has "
-                f"length step; got (upper - lower) / step = {float(cells)!r}, not exactly an integer, with lower={m!r}, "
-                f"upper={big_m!r}, step={step_!r}. Use e.g. a power of two for step and multiples of it."
+                f"length step; got (upper - lower) / step = {shown(float(cells))}, not exactly an integer, with lower={shown(m)}, "
+                f"upper={shown(big_m)}, step={shown(step_)}. Use e.g. a power of two for step and multiples of it."
             )
         return cls(b, k, m, big_m, step_, int(cells))
 

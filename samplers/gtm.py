@@ -99,10 +99,10 @@ def _require_exact(alpha: object, n: object, q: object, **more: object) -> None:
     """The parameters of the exact helpers are those :func:`validate` returns."""
     if not (isinstance(alpha, Fraction) and 0 < alpha < 1 and _is_int(n) and 1 <= n <= MAX_N  # type: ignore[operator]
             and _is_int(q) and 0 <= q <= n and all(_is_int(v) for v in more.values())):  # type: ignore[operator]
-        extra = "".join(f", {k}={shown(v)}" for k, v in more.items())
+        extra = "".join(f", {k}={shown(v, 30)}" for k, v in more.items())
         raise InvalidArgument(
-            "gtm's exact helpers take alpha, n, q as gtm.validate returns them (a Fraction in (0, 1), "
-            f"an int 1 <= n <= {MAX_N}, an int 0 <= q <= n); got alpha={shown(alpha)}, n={shown(n)}, q={shown(q)}{extra}."
+            f"gtm's helpers take alpha, n, q as gtm.validate returns them; got alpha={shown(alpha, 30)}, "
+            f"n={shown(n, 30)}, q={shown(q, 30)}{extra}."
         )
 
 

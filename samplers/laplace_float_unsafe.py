@@ -22,6 +22,7 @@ import math
 
 from dpverify.samplers._errors import InvalidArgument
 from dpverify.samplers._random_source import RandomSource, SystemRandomSource
+from dpverify.samplers._rational import shown
 
 __all__ = ["check_parameters", "mechanism_unsafe", "noise_unsafe", "sample_unsafe"]
 
@@ -29,12 +30,12 @@ __all__ = ["check_parameters", "mechanism_unsafe", "noise_unsafe", "sample_unsaf
 def check_parameters(q: float, b: float, k: int) -> tuple[float, float, int]:
     """Validate the float mechanism's parameters (floats are allowed here: it is the subject)."""
     if isinstance(k, bool) or not isinstance(k, int) or not 2 <= k <= 53:
-        raise InvalidArgument(f"bits must be an integer with 2 <= bits <= 53; got bits={k!r}.")
+        raise InvalidArgument(f"bits must be an integer with 2 <= bits <= 53; got bits={shown(k)}.")
     for name, value in (("q", q), ("scale", b)):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise InvalidArgument(f"{name} must be a finite number; got {name}={value!r}.")
+            raise InvalidArgument(f"{name} must be a finite number; got {name}={shown(value)}.")
     if b <= 0:
-        raise InvalidArgument(f"scale must be > 0; got scale={b!r}.")
+        raise InvalidArgument(f"scale must be > 0; got scale={shown(b)}.")
     return float(q), float(b), k
 
 

@@ -46,6 +46,7 @@ import math
 
 from dpverify.samplers._errors import InvalidArgument
 from dpverify.samplers._random_source import RandomSource, SystemRandomSource
+from dpverify.samplers._rational import shown
 
 __all__ = [
     "BRANCH_POINT",
@@ -135,7 +136,7 @@ def lambertw_m1(x: float) -> float:
     -1.0
     """
     if isinstance(x, bool) or not isinstance(x, (int, float)) or not BRANCH_POINT <= x < 0:
-        raise InvalidArgument(f"x must be a float with -1/e <= x < 0 (W_-1's domain); got x={x!r}.")
+        raise InvalidArgument(f"x must be a float with -1/e <= x < 0 (W_-1's domain); got x={shown(x)}.")
     x = float(x)
     q = _one_plus_e_times(x)
     if q <= 0.0:
@@ -157,30 +158,30 @@ Box = tuple[float, float, float, float]
 
 def _finite(name: str, value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise InvalidArgument(f"{name} must be a finite number; got {name}={value!r}.")
+        raise InvalidArgument(f"{name} must be a finite number; got {name}={shown(value)}.")
     return float(value)
 
 
 def check_parameters(x: float, y: float, eps: float, k: int) -> tuple[float, float, float, int]:
     """Validate the float mechanism's parameters (floats are allowed here: it is the subject)."""
     if isinstance(k, bool) or not isinstance(k, int) or not 2 <= k <= 53:
-        raise InvalidArgument(f"bits must be an integer with 2 <= bits <= 53; got bits={k!r}.")
+        raise InvalidArgument(f"bits must be an integer with 2 <= bits <= 53; got bits={shown(k)}.")
     x_, y_, eps_ = _finite("x", x), _finite("y", y), _finite("eps", eps)
     if eps_ <= 0:
-        raise InvalidArgument(f"eps must be > 0; got eps={eps!r}.")
+        raise InvalidArgument(f"eps must be > 0; got eps={shown(eps)}.")
     return x_, y_, eps_, k
 
 
 def check_box(box: Box, L: float) -> tuple[Box, float]:
     """Validate the truncation box ``(xmin, xmax, ymin, ymax)`` and the grid step ``L``."""
     if not isinstance(box, tuple) or len(box) != 4:
-        raise InvalidArgument(f"box must be a tuple (xmin, xmax, ymin, ymax); got box={box!r}.")
+        raise InvalidArgument(f"box must be a tuple (xmin, xmax, ymin, ymax); got box={shown(box)}.")
     xmin, xmax, ymin, ymax = (_finite(name, v) for name, v in zip(("xmin", "xmax", "ymin", "ymax"), box))
     if xmin > xmax or ymin > ymax:
-        raise InvalidArgument(f"box must have xmin <= xmax and ymin <= ymax; got box={box!r}.")
+        raise InvalidArgument(f"box must have xmin <= xmax and ymin <= ymax; got box={shown(box)}.")
     L_ = _finite("L", L)
     if L_ <= 0:
-        raise InvalidArgument(f"L must be > 0 (the grid step); got L={L!r}.")
+        raise InvalidArgument(f"L must be > 0 (the grid step); got L={shown(L)}.")
     return (xmin, xmax, ymin, ymax), L_
 
 

@@ -236,7 +236,7 @@ def test_undiscoverable_specs_fail_one_item_each(project: pytest.Pytester) -> No
     result.assert_outcomes(passed=1, failed=2)
     result.stdout.fnmatch_lines([
         "dpverify: broken spec: cannot import spec module 'nosuch': ModuleNotFoundError*",
-        "dpverify: broken spec: module badname: spec name must be letters*",
+        "dpverify: broken spec: module badname: spec name must be at most 100 letters*",
     ])
     assert "Traceback" not in result.stdout.str()
 
