@@ -221,6 +221,7 @@ def as_int(name: str, value: object, *, low: int, high: int | None = None) -> in
 
 def as_open_unit_interval(name: str, value: object) -> Fraction:
     """Return ``value`` as a Fraction strictly between 0 and 1."""
+    name = _label(name)
     number = as_fraction(name, value)
     if not 0 < number < 1:
         raise InvalidArgument(

@@ -42,6 +42,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _clip(text: str, limit: int = 200) -> str:
+    """One short line: control characters escaped, a long text cut."""
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
@@ -501,7 +503,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return command(args)
     except DpverifyError as error:
-        print(f"dpverify: error: {error}", file=sys.stderr)
+        print(f"dpverify: error: {_clip(str(error), 400)}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         # The reader (e.g. `head`) stopped reading; point stdout at devnull so the interpreter's
