@@ -49,6 +49,7 @@ import z3
 from dpverify.proofs._fingerprint import FINGERPRINT_SCHEME, FingerprintError, fingerprint
 from dpverify.proofs._theorem import Theorem
 from dpverify.samplers._errors import DpverifyError
+from dpverify.samplers._rational import shown
 from dpverify.verify._results import CheckResult, Verdict
 
 __all__ = [
@@ -143,7 +144,7 @@ def theorem_obligation(theorem: Theorem) -> Obligation:
     script (:func:`theorem_smtlib`)."""
     if not _SAFE_NAME.match(theorem.name):
         raise DpverifyError(
-            f"theorem name={theorem.name!r} must be file-system safe (letters, digits, '.', '_', '-'); "
+            f"theorem name={shown(theorem.name)} must be file-system safe (letters, digits, '.', '_', '-'); "
             "it names the certificate file."
         )
     return Obligation(
@@ -493,7 +494,7 @@ def _check_unique(obligations: Sequence[Obligation]) -> None:
         for o in obligations:
             value = getattr(o, attribute)
             if value in seen:
-                raise DpverifyError(f"two obligations share the {attribute} {value!r}; each certificate "
+                raise DpverifyError(f"two obligations share the {attribute} {shown(value)}; each certificate "
                                     f"needs its own {attribute}.")
             seen.add(value)
 
@@ -517,8 +518,8 @@ def read_manifest(root: Path | str) -> Manifest | None:
         raise DpverifyError(f"{MANIFEST_PATH.as_posix()} cannot be read ({error}); run `dpverify prove` "
                             "to regenerate it.") from None
     if manifest.schema != MANIFEST_SCHEMA:
-        raise DpverifyError(f"{MANIFEST_PATH.as_posix()} has schema={manifest.schema!r}, not "
-                            f"{MANIFEST_SCHEMA!r}; run `dpverify prove` to regenerate it.")
+        raise DpverifyError(f"{MANIFEST_PATH.as_posix()} has schema={shown(manifest.schema)}, not "
+                            f"{shown(MANIFEST_SCHEMA)}; run `dpverify prove` to regenerate it.")
     return manifest
 
 

@@ -51,6 +51,7 @@ from dpverify.samplers._errors import InvalidArgument
 from dpverify.samplers._random_source import RandomSource, SystemRandomSource
 from dpverify.samplers._rational import shown
 from dpverify.samplers.laplace_float_unsafe import check_parameters as _check_laplace
+from dpverify.samplers.laplace_float_unsafe import finite_float
 from dpverify.samplers.laplace_float_unsafe import mechanism_unsafe as _laplace_unsafe
 
 __all__ = [
@@ -69,9 +70,7 @@ EXCEPTION: float = math.inf
 
 
 def _finite(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise InvalidArgument(f"{name} must be a finite number; got {name}={shown(value)}.")
-    return float(value)
+    return finite_float(name, value)
 
 
 @dataclass(frozen=True, slots=True)

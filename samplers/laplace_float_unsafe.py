@@ -27,16 +27,27 @@ from dpverify.samplers._rational import shown
 __all__ = ["check_parameters", "mechanism_unsafe", "noise_unsafe", "sample_unsafe"]
 
 
+def finite_float(name: str, value: object) -> float:
+    """``value`` (an int or a float: the float mechanisms are the subject) as a finite double."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidArgument(f"{name} must be a finite number; got {name}={shown(value)}.")
+    try:
+        number = float(value)
+    except OverflowError:
+        raise InvalidArgument(f"{name} must be a finite number; got {name}={shown(value)}, too large for a double.") from None
+    if not math.isfinite(number):
+        raise InvalidArgument(f"{name} must be a finite number; got {name}={shown(value)}.")
+    return number
+
+
 def check_parameters(q: float, b: float, k: int) -> tuple[float, float, int]:
     """Validate the float mechanism's parameters (floats are allowed here: it is the subject)."""
     if isinstance(k, bool) or not isinstance(k, int) or not 2 <= k <= 53:
         raise InvalidArgument(f"bits must be an integer with 2 <= bits <= 53; got bits={shown(k)}.")
-    for name, value in (("q", q), ("scale", b)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise InvalidArgument(f"{name} must be a finite number; got {name}={shown(value)}.")
-    if b <= 0:
+    q_, b_ = finite_float("q", q), finite_float("scale", b)
+    if b_ <= 0:
         raise InvalidArgument(f"scale must be > 0; got scale={shown(b)}.")
-    return float(q), float(b), k
+    return q_, b_, k
 
 
 def noise_unsafe(j: int, k: int, b: float) -> float:

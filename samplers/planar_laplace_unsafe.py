@@ -47,6 +47,7 @@ import math
 from dpverify.samplers._errors import InvalidArgument
 from dpverify.samplers._random_source import RandomSource, SystemRandomSource
 from dpverify.samplers._rational import shown
+from dpverify.samplers.laplace_float_unsafe import finite_float
 
 __all__ = [
     "BRANCH_POINT",
@@ -157,9 +158,7 @@ Box = tuple[float, float, float, float]
 
 
 def _finite(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise InvalidArgument(f"{name} must be a finite number; got {name}={shown(value)}.")
-    return float(value)
+    return finite_float(name, value)
 
 
 def check_parameters(x: float, y: float, eps: float, k: int) -> tuple[float, float, float, int]:

@@ -236,7 +236,7 @@ class Spec:
             )
         problem = self._declaration_problem()
         if problem:
-            raise SpecError(f"spec {self.name!r}: {problem}")
+            raise SpecError(f"spec {shown(self.name)}: {problem}")
         object.__setattr__(self, "randomness", Randomness(self.randomness))
         object.__setattr__(self, "cases", tuple(self.cases))
         object.__setattr__(self, "checks", tuple(self.checks))
@@ -247,7 +247,7 @@ class Spec:
     def _declaration_problem(self) -> str | None:
         """The first thing wrong with the declaration's shape, or None."""
         if self.sampler is not None and not callable(self.sampler):
-            return f"sampler must be callable or None; got sampler={self.sampler!r}."
+            return f"sampler must be callable or None; got sampler={shown(self.sampler)}."
         if self.sampler is None and not self.checks:
             return "a spec without a sampler must declare checks; there is nothing else to run."
         if not isinstance(self.parameters, Mapping) or not all(
@@ -258,27 +258,27 @@ class Spec:
             return "cases must be a non-empty sequence of Case(...): the parameter sets the gate checks."
         if not (isinstance(self.claim, CLAIM_TYPES) or callable(self.claim)):
             return (f"claim must be PureDp, ApproxDp, Zcdp, SamplesPmf or a callable returning one; "
-                    f"got claim={self.claim!r}.")
+                    f"got claim={shown(self.claim)}.")
         if self.input is not None and not isinstance(self.input, Input):
-            return f"input must be an Input(...) or None; got input={self.input!r}."
+            return f"input must be an Input(...) or None; got input={shown(self.input)}."
         if self.enumeration is not None and not isinstance(self.enumeration, _ENUMERATIONS):
             return ("enumeration must be Exhaustive(), Bisection(), Bounded(...), Attempt(...) or None; "
-                    f"got enumeration={self.enumeration!r}.")
+                    f"got enumeration={shown(self.enumeration)}.")
         if self.randomness not in {r.value for r in Randomness}:
-            return f"randomness must be one of 'source', 'random', 'none'; got randomness={self.randomness!r}."
+            return f"randomness must be one of 'source', 'random', 'none'; got randomness={shown(self.randomness)}."
         for name in ("pmf", "ideal", "outputs"):
             value = getattr(self, name)
             if value is not None and not callable(value):
-                return f"{name} must be callable or None; got {name}={value!r}."
+                return f"{name} must be callable or None; got {name}={shown(value)}."
         if self.ideal is not None and self.outputs is None:
             return "a spec with an ideal PMF must declare outputs(p), the outputs its checks cover."
         if not all(callable(check) for check in self.checks):
             return "checks must be callables check(p) returning a CheckResult."
         for case in self.cases:
             if case.expect not in _EXPECTATIONS:
-                return f"case {case.describe()!r}: expect must be one of {', '.join(_EXPECTATIONS)}; got expect={case.expect!r}."
+                return f"case {shown(case.describe())}: expect must be one of {', '.join(_EXPECTATIONS)}; got expect={shown(case.expect)}."
             if case.claim is not None and not isinstance(case.claim, CLAIM_TYPES):
-                return f"case {case.describe()!r}: claim must be PureDp, ApproxDp, Zcdp or SamplesPmf; got claim={case.claim!r}."
+                return f"case {shown(case.describe())}: claim must be PureDp, ApproxDp, Zcdp or SamplesPmf; got claim={shown(case.claim)}."
         return self._sampler_problem()
 
     def _sampler_problem(self) -> str | None:
@@ -303,7 +303,7 @@ class Spec:
         unknown = [n for n in given if n not in self.parameters]
         if missing or unknown:
             raise SpecError(
-                f"spec {self.name!r}, {where}: "
+                f"spec {shown(self.name)}, {where}: "
                 + "; ".join(filter(None, (
                     f"missing parameter(s) {', '.join(missing)}" if missing else "",
                     f"undeclared parameter(s) {', '.join(unknown)}" if unknown else "",
@@ -313,7 +313,7 @@ class Spec:
         try:
             return {name: domain.validate(name, given[name]) for name, domain in self.parameters.items()}
         except InvalidArgument as error:
-            raise SpecError(f"spec {self.name!r}, {where}: parameter outside its declared domain: {error}") from None
+            raise SpecError(f"spec {shown(self.name)}, {where}: parameter outside its declared domain: {error}") from None
 
     def claim_for(self, p: Params, case: Case | None = None) -> Claim:
         """The claim at ``p`` (the case's override first); a wrong type is a :class:`SpecError`."""
@@ -322,7 +322,7 @@ class Spec:
         claim = self.claim(p) if callable(self.claim) and not isinstance(self.claim, CLAIM_TYPES) else self.claim
         if not isinstance(claim, CLAIM_TYPES):
             raise SpecError(
-                f"spec {self.name!r}: claim(p) returned {claim!r} ({type(claim).__name__}); it must return "
+                f"spec {shown(self.name)}: claim(p) returned {shown(claim)} ({type(claim).__name__}); it must return "
                 "PureDp, ApproxDp, Zcdp or SamplesPmf."
             )
         return claim  # type: ignore[return-value]
@@ -349,7 +349,7 @@ class Spec:
         try:
             return as_int("sensitivity", value, low=1)
         except InvalidArgument as error:
-            raise SpecError(f"spec {self.name!r}: {error}") from None
+            raise SpecError(f"spec {shown(self.name)}: {error}") from None
 
 
 def _keyword_names(function: Callable[..., Any] | None) -> frozenset[str] | None:

@@ -60,7 +60,7 @@ def need_callable(name: str, value: object, what: str = "a callable") -> Callabl
 def need_count(name: str, value: object, *, low: int = 0, high: int | None = None) -> int:
     """An int in ``[low, high]`` (bools, floats and strings that are not integers refused)."""
     if isinstance(value, bool):
-        raise InvalidArgument(f"{name} must be an integer >= {low}; got {name}={value!r} (bool).")
+        raise InvalidArgument(f"{name} must be an integer >= {low}; got {name}={shown(value)} (bool).")
     return as_int(name, value, low=low, high=high)
 
 

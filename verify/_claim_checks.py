@@ -27,6 +27,7 @@ from fractions import Fraction
 from mpmath import iv
 
 from dpverify.samplers import InvalidArgument
+from dpverify.samplers._rational import shown
 from dpverify.specs import ExactPmf
 from dpverify.specs._claims import ApproxDp, PureDp, Zcdp
 from dpverify.specs._enclosure import interval_precision, iv_rational
@@ -68,7 +69,7 @@ def check_pure_epsilon(table: Mapping[Hashable, ExactPmf], neighbours: Pairs, cl
     need_instance("claim", claim, PureDp, "a PureDp claim in its epsilon form, e.g. PureDp(epsilon=1)")
     epsilon = claim.epsilon
     if not isinstance(epsilon, Fraction):
-        raise InvalidArgument(f"claim must give epsilon; got claim={claim!r}. The alpha form is checked by "
+        raise InvalidArgument(f"claim must give epsilon; got claim={shown(claim)}. The alpha form is checked by "
                               "check_pure_dp(tightest_alpha(table, neighbours), PureDpClaim(alpha)).")
     loss = tightest_alpha(table, neighbours)
     evidence = {"claim_epsilon": fraction_text(epsilon), "alpha_exact": fraction_text(loss.alpha),

@@ -11,6 +11,7 @@ Every failure to find or read specs is a :class:`~dpverify.specs.SpecError` nami
 """
 
 from __future__ import annotations
+from dpverify.samplers._rational import shown
 
 import importlib
 import importlib.metadata
@@ -96,7 +97,7 @@ def discover(modules: Sequence[str] = (), *, names: Sequence[str] = ()) -> tuple
     seen: dict[str, str] = {}
     for item in found:
         if item.spec.name in seen:
-            raise SpecError(f"spec name {item.spec.name!r} is declared twice: in {seen[item.spec.name]} and in "
+            raise SpecError(f"spec name {shown(item.spec.name)} is declared twice: in {seen[item.spec.name]} and in "
                             f"{item.origin}; spec names must be unique.")
         seen[item.spec.name] = item.origin
     if names:

@@ -44,6 +44,7 @@ from fractions import Fraction
 
 from dpverify.samplers import DpverifyError, InvalidArgument, RandomSource, SamplerContractError, as_fraction
 from dpverify.samplers._random_source import _check_bernoulli, _check_randbelow
+from dpverify.samplers._rational import shown
 
 Sampler = Callable[[RandomSource], Hashable]
 
@@ -341,7 +342,7 @@ def bisect_outputs(sampler: Sampler, T: int) -> Enumeration:
         output = output_at(start)
         if output in masses:
             raise SamplerContractError(
-                f"output {output!r} occurs in two separate ranges of the draw: the sampler is "
+                f"output {shown(output)} occurs in two separate ranges of the draw: the sampler is "
                 "not monotone in its draw, so bisection does not apply"
             )
         low, high = start, T - 1  # invariant: output_at(low) == output
@@ -353,7 +354,7 @@ def bisect_outputs(sampler: Sampler, T: int) -> Enumeration:
                 high = middle - 1
         if low > start and output_at((start + low) // 2) != output:
             raise SamplerContractError(
-                f"the draws {start}..{low} do not all give output {output!r}: the sampler is not "
+                f"the draws {start}..{low} do not all give output {shown(output)}: the sampler is not "
                 "monotone in its draw"
             )
         masses[output] = Fraction(low - start + 1, T)

@@ -120,6 +120,7 @@ from mpmath.libmp import to_rational
 from dpverify.samplers import InvalidArgument, as_fraction, as_int
 from dpverify.samplers.gazeau_unsafe import EXCEPTION, GazeauConfig, mechanism_unsafe
 from dpverify.samplers.laplace_float_unsafe import noise_unsafe
+from dpverify.samplers._rational import shown
 from dpverify.specs._enclosure import enclose, iv_rational
 from dpverify.verify._arguments import shown
 from dpverify.verify._float_exact import FloatPrivacy, float_pmf, float_privacy
@@ -390,8 +391,8 @@ def gazeau_privacy(
     delta_f = distance if sensitivity is None else as_fraction("sensitivity", sensitivity)
     if delta_f <= 0 or delta_f < distance:
         raise InvalidArgument(
-            f"sensitivity must be > 0 and >= |q - q_prime| = {float(distance)!r}; got sensitivity="
-            f"{float(delta_f)!r}. Pass q and q_prime that differ, or a larger sensitivity."
+            f"sensitivity must be > 0 and >= |q - q_prime| = {shown(float(distance))}; got sensitivity="
+            f"{shown(float(delta_f))}. Pass q and q_prime that differ, or a larger sensitivity."
         )
     b, lo, hi, big_l = (Fraction(x) for x in (config.scale, config.lower, config.upper, config.step))
     mechanism_epsilon = delta_f / b

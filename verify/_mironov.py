@@ -75,6 +75,7 @@ from typing import Any
 from dpverify.samplers._errors import InvalidArgument, SamplerContractError
 from dpverify.samplers._random_source import RandomSource, SeededRandomSource, fresh_seed
 from dpverify.samplers.laplace_float_unsafe import mechanism_unsafe, sample_unsafe
+from dpverify.samplers._rational import shown
 from dpverify.verify._arguments import shown
 from dpverify.verify._results import fraction_text, json_value
 
@@ -113,7 +114,7 @@ def float_parameter(name: str, value: object) -> float:
         raise InvalidArgument(f"{name} must be a finite number; got {name}={shown(value)}.")
     if isinstance(value, int) and number != value:
         raise InvalidArgument(f"{name} must be exactly representable as a double; got {name}={shown(value)}. "
-                              f"Pass {number!r} if that is meant.")
+                              f"Pass {shown(number)} if that is meant.")
     return number
 
 
@@ -409,7 +410,7 @@ def mironov_attack(
         from_q = reachable(y, q_, b_, k_)
         if mechanism_unsafe(q_, b_, j, k_) != y or from_q.draw is None or not from_q.draw <= j < from_q.draw + from_q.count:
             raise SamplerContractError(
-                f"draw j={j} of q={shown(q_)} gives {y!r}, but the search places it outside [{from_q.draw}, "
+                f"draw j={j} of q={shown(q_)} gives {shown(y)}, but the search places it outside [{from_q.draw}, "
                 f"{from_q.draw}+{from_q.count}); the sampler and the search disagree.")
         from_q2 = reachable(y, q2, b_, k_)
         example = AttackExample(y, j, from_q.count, from_q2.count)

@@ -25,6 +25,7 @@ same parameters; the failing set alone reruns as
 """
 
 from __future__ import annotations
+from dpverify.samplers._rational import shown
 
 import random
 from collections.abc import Mapping
@@ -99,9 +100,9 @@ def parameter_strategy(spec: Spec) -> SearchStrategy[dict[str, Any]]:
             try:
                 draw = draw()
             except Exception as error:  # noqa: BLE001 - the spec's own callable; its failure is the spec's
-                raise SpecError(f"spec {spec.name!r}: draw() raised {type(error).__name__}: {error}") from None
+                raise SpecError(f"spec {shown(spec.name)}: draw() raised {type(error).__name__}: {error}") from None
         if not isinstance(draw, SearchStrategy):
-            raise SpecError(f"spec {spec.name!r}: draw must be a Hypothesis strategy of parameter dicts, or a "
+            raise SpecError(f"spec {shown(spec.name)}: draw must be a Hypothesis strategy of parameter dicts, or a "
                             f"callable returning one; got {shown(draw)}.")
         base = draw
 
@@ -157,7 +158,7 @@ def search_spec(spec: Spec, *, seed: int, max_examples: int = DEFAULT_EXAMPLES) 
     except NoSuchExample:
         return SearchResult(spec, "proved", seed, max_examples, checked)
     except Unsatisfiable:
-        raise SpecError(f"spec {spec.name!r}: the search drew no parameter set the declared domains accept; "
+        raise SpecError(f"spec {shown(spec.name)}: the search drew no parameter set the declared domains accept; "
                         "check draw= and each domain's search window.") from None
     outcome = run_case(spec, Case(found), seed=seed, samples=1, statistics=False)
     return SearchResult(spec, "violated", seed, max_examples, checked, found, outcome)

@@ -49,6 +49,7 @@ from typing import Any
 import z3
 
 from dpverify.samplers import InvalidArgument, as_int
+from dpverify.samplers._rational import shown
 from dpverify.specs import ExactPmf, PureDpClaim
 from dpverify.verify._arguments import need_count, need_instance, need_neighbours, need_table
 from dpverify.verify._privacy import distinct_weight_pairs
@@ -80,7 +81,7 @@ def _row(table: Mapping[Hashable, ExactPmf], q: Hashable) -> ExactPmf:
         return table[q]
     except KeyError:
         raise InvalidArgument(
-            f"neighbour q={q!r} has no PMF in the table; every input a neighbour pair names "
+            f"neighbour q={shown(q)} has no PMF in the table; every input a neighbour pair names "
             "must be a key of the table."
         ) from None
 

@@ -135,7 +135,7 @@ def _run(spec: Spec, case: Case, *, seed: int, samples: int, origin: str, statis
     for check in spec.checks:
         result = _declared(where, f"check {getattr(check, '__name__', check)!r}", check, p)
         if not isinstance(result, CheckResult):
-            raise SpecError(f"{where}: a declared check returned {result!r}; it must return a CheckResult.")
+            raise SpecError(f"{where}: a declared check returned {shown(result)}; it must return a CheckResult.")
         claims.append(result)
     findings = instance.timing() if spec.timing else []
     if not soundness and not claims:
@@ -344,7 +344,7 @@ class _Instance:
             pairs = _declared(self.where, "the neighbour relation", self.spec.input.pairs, self.p, self.inputs)  # type: ignore[union-attr]
             unknown = [q for pair in pairs for q in pair if q not in table]
             if unknown:
-                raise SpecError(f"{self.where}: the neighbour relation names {unknown[0]!r}, which is not an input.")
+                raise SpecError(f"{self.where}: the neighbour relation names {shown(unknown[0])}, which is not an input.")
             return table, pairs
         # q + noise over integers with |q - q'| <= sensitivity: by shift invariance the rows
         # q = 0..sensitivity and every pair of them cover every neighbouring pair.
@@ -368,7 +368,7 @@ class _Instance:
 
 def _probability(value: Any) -> Fraction:
     if isinstance(value, float) or isinstance(value, bool):
-        raise TypeError(f"got the {type(value).__name__} {value!r}; give it as a Fraction, int or \"num/den\"")
+        raise TypeError(f"got the {type(value).__name__} {shown(value)}; give it as a Fraction, int or \"num/den\"")
     return Fraction(value)
 
 

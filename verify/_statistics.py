@@ -18,6 +18,7 @@ import mpmath
 
 from dpverify.samplers import InvalidArgument, SeededRandomSource, as_int, as_open_unit_interval, fresh_seed
 from dpverify.samplers._rational import RationalLike
+from dpverify.samplers._rational import shown
 from dpverify.specs import MechanismSpec
 from dpverify.specs._noise import NoiseSpec
 from dpverify.verify._arguments import need_count, need_instance, shown
@@ -142,7 +143,7 @@ def check_empirical(
     inputs = spec.inputs()
     if isinstance(q, bool) or q not in inputs:
         raise InvalidArgument(
-            f"q must be one of the spec's inputs ({_describe(inputs)}); got q={q!r}."
+            f"q must be one of the spec's inputs ({_describe(inputs)}); got q={shown(q)}."
         )
     q = inputs[inputs.index(q)]  # the spec's own value, e.g. 2 for Fraction(2), for the replay line
     pmf = spec.pmf(q)
@@ -152,7 +153,7 @@ def check_empirical(
     except TypeError:
         raise InvalidArgument(
             f"spec={spec.name} must have totally ordered outputs for a CDF test; got outputs "
-            f"{pmf.outputs[:5]!r}..."
+            f"{shown(pmf.outputs[:5])}..."
         ) from None
 
     rng = SeededRandomSource(seed_)
