@@ -47,7 +47,10 @@ def shown(value: object, limit: int = 60) -> str:
         return f"an integer of about {_digits(value.bit_length())} digits"
     if isinstance(value, Fraction) and max(value.numerator.bit_length(), value.denominator.bit_length()) > 3 * limit:
         return f"a fraction with about {_digits(max(value.numerator.bit_length(), value.denominator.bit_length()))} digits"
-    text = str(value) if isinstance(value, (int, Fraction)) else repr(value)
+    try:
+        text = str(value) if isinstance(value, (int, Fraction)) else repr(value)
+    except Exception:  # noqa: BLE001 - a hostile __repr__ must not replace the error being reported
+        text = f"<{type(value).__name__} object>"
     return text if len(text) <= limit else f"{text[: limit - 20]}...' ({len(text)} characters)"
 
 
@@ -91,7 +94,7 @@ def as_fraction(name: str, value: object) -> Fraction:
     if isinstance(value, bool):
         raise InvalidArgument(f"{name} must be an exact rational; got {name}={shown(value)} (a bool).")
     if isinstance(value, float):
-        if value - value != 0:  # nan and +-inf: x - x is nan only for them (and no float() is needed)
+        if value - value != 0:  # nan and +-inf: x - x is nan only for them
             raise InvalidArgument(f'{name} must be an exact rational; got {name}={shown(value)} (a float). Pass it as "num/den".')
         hint = Fraction(value).limit_denominator(1000)
         example = f', e.g. "{hint.numerator}/{hint.denominator}"' if hint.numerator.bit_length() <= 64 else ""

@@ -8,19 +8,7 @@ from fractions import Fraction
 from math import lcm
 
 from dpverify.samplers import InvalidArgument, as_fraction
-
-
-def _shown(value: object, limit: int = 60) -> str:
-    """A short text for ``value`` in an error line (long ones elided, huge ints never printed)."""
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 3 * limit:
-        return f"an integer of {value.bit_length()} bits"
-    if isinstance(value, Fraction) and max(value.numerator.bit_length(), value.denominator.bit_length()) > 3 * limit:
-        return f"a fraction of {max(value.numerator.bit_length(), value.denominator.bit_length())} bits"
-    try:
-        text = str(value) if isinstance(value, (int, Fraction)) else repr(value)
-    except Exception:  # noqa: BLE001 - a broken __repr__ must not replace the error being reported
-        text = f"<{type(value).__name__} object>"
-    return text if len(text) <= limit else f"{text[: limit - 20]}... ({len(text)} characters)"
+from dpverify.samplers._rational import shown as _shown
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ from fractions import Fraction
 from typing import Any, TypeVar
 
 from dpverify.samplers import InvalidArgument, as_fraction, as_int
+from dpverify.samplers._rational import shown
 
 T = TypeVar("T")
 
@@ -24,20 +25,6 @@ __all__ = [
     "need_table",
     "shown",
 ]
-
-
-def shown(value: object, limit: int = 60) -> str:
-    """A short text for ``value`` in an error line: elided past ``limit`` characters, never a
-    conversion of a huge int to text (which CPython refuses past 4300 digits)."""
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 3 * limit:
-        return f"an integer of {value.bit_length()} bits"
-    if isinstance(value, Fraction) and max(value.numerator.bit_length(), value.denominator.bit_length()) > 3 * limit:
-        return f"a fraction of {max(value.numerator.bit_length(), value.denominator.bit_length())} bits"
-    try:
-        text = str(value) if isinstance(value, (int, Fraction)) else repr(value)
-    except Exception:  # noqa: BLE001 - a hostile __repr__ must not replace the error being reported
-        text = f"<{type(value).__name__} object>"
-    return text if len(text) <= limit else f"{text[: limit - 20]}... ({len(text)} characters)"
 
 
 def _kind(value: object) -> str:
