@@ -109,6 +109,11 @@ class RandomSource(ABC):
     contract above.  (``trusted=True`` skips the checks; it is for this package's own sources.)
     """
 
+    #: Set only by the engine's enumerating sources: how a call of a function marked in
+    #: :mod:`dpverify.samplers._loops` is replaced by its summarised distribution.  None (every
+    #: production source) runs the function itself.
+    _summarise: Callable[..., Any] | None = None
+
     def __init_subclass__(cls, *, trusted: bool = False, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if trusted:
