@@ -233,12 +233,3 @@ def as_open_unit_interval(name: str, value: object) -> Fraction:
         )
     return number
 
-
-def require_ints(function: str, **arguments: tuple[object, int]) -> None:
-    """The check at the door of an integer fast path: each ``name=(value, low)`` must be an int
-    (not a bool) with ``low <= value`` and at most :data:`MAX_BITS` bits."""
-    for name, (value, low) in arguments.items():
-        if isinstance(value, bool) or not isinstance(value, int) or value < low or value.bit_length() > MAX_BITS:
-            raise InvalidArgument(
-                f"{function} needs an int {name} >= {low} of at most {MAX_BITS} bits; got {name}={shown(value)}."
-            )

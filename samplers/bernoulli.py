@@ -22,9 +22,9 @@ from fractions import Fraction
 
 from dpverify.samplers._errors import InvalidArgument
 from dpverify.samplers._random_source import RandomSource, as_source
-from dpverify.samplers._rational import RationalLike, as_fraction, as_int, require_ints
+from dpverify.samplers._rational import RationalLike, as_fraction, as_int
 
-__all__ = ["bernoulli", "bernoulli_exp", "bernoulli_exp_many", "bernoulli_exp_ratio", "bernoulli_many"]
+__all__ = ["bernoulli", "bernoulli_exp", "bernoulli_exp_many", "bernoulli_many"]
 
 
 def _probability(p: RationalLike) -> Fraction:
@@ -67,18 +67,8 @@ def bernoulli_exp_many(gamma: RationalLike, k: int, rng: RandomSource | None = N
     return [_bernoulli_exp_ratio(gamma_.numerator, gamma_.denominator, source) for _ in range(as_int("k", k, low=0))]
 
 
-def bernoulli_exp_ratio(numerator: int, denominator: int, rng: RandomSource) -> bool:
-    """Bernoulli(exp(-numerator/denominator)) for ints ``numerator >= 0``, ``denominator >= 1``.
-
-    The checked door of the integer form; the samplers' loops call the unchecked
-    :func:`_bernoulli_exp_ratio` with values they have already validated.
-    """
-    require_ints("bernoulli_exp_ratio", numerator=(numerator, 0), denominator=(denominator, 1))
-    return _bernoulli_exp_ratio(numerator, denominator, as_source(rng))
-
-
 def _bernoulli_exp_ratio(numerator: int, denominator: int, rng: RandomSource) -> bool:
-    """:func:`bernoulli_exp_ratio` without the checks."""
+    """Bernoulli(exp(-numerator/denominator)) for validated ints ``numerator >= 0``, ``denominator >= 1``."""
     whole, remainder = divmod(numerator, denominator)
     for _ in range(whole):
         if not _bernoulli_exp_at_most_one(1, 1, rng):

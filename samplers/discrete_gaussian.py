@@ -21,11 +21,11 @@ from math import isqrt
 
 from dpverify.samplers._errors import InvalidArgument
 from dpverify.samplers._random_source import RandomSource, as_source
-from dpverify.samplers._rational import RationalLike, as_fraction, as_int, require_ints
+from dpverify.samplers._rational import RationalLike, as_fraction, as_int
 from dpverify.samplers.bernoulli import _bernoulli_exp_ratio
 from dpverify.samplers.discrete_laplace import _sample_scaled as _laplace
 
-__all__ = ["attempt", "sample", "sample_many"]
+__all__ = ["sample", "sample_many"]
 
 
 def _sigma2(sigma2: RationalLike) -> tuple[int, int]:
@@ -55,13 +55,6 @@ def _sample(n: int, d: int, rng: RandomSource) -> int:
         z = _attempt(n, d, rng)  # [DGAUSS-retry]
         if z is not None:
             return z
-
-
-def attempt(n: int, d: int, rng: RandomSource) -> int | None:
-    """One attempt of Algorithm 3's loop for ``sigma2 = n/d`` (ints ``n, d >= 1``): ``Y`` if
-    accepted, else None (checked door of :func:`_attempt`)."""
-    require_ints("attempt", n=(n, 1), d=(d, 1))
-    return _attempt(n, d, as_source(rng))
 
 
 def _attempt(n: int, d: int, rng: RandomSource) -> int | None:

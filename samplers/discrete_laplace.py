@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from dpverify.samplers._errors import InvalidArgument
 from dpverify.samplers._random_source import RandomSource, as_source
-from dpverify.samplers._rational import RationalLike, as_fraction, as_int, require_ints
+from dpverify.samplers._rational import RationalLike, as_fraction, as_int
 from dpverify.samplers.bernoulli import _bernoulli_exp_at_most_one, _bernoulli_exp_ratio
 
-__all__ = ["attempt_scaled", "sample", "sample_many", "sample_scaled"]
+__all__ = ["sample", "sample_many"]
 
 
 def _scale(scale: RationalLike) -> tuple[int, int]:
@@ -46,19 +46,6 @@ def sample_many(scale: RationalLike, k: int, rng: RandomSource | None = None) ->
     count = as_int("k", k, low=0)
     source = as_source(rng)
     return [_sample_scaled(s, t, source) for _ in range(count)]
-
-
-def sample_scaled(s: int, t: int, rng: RandomSource) -> int:
-    """Discrete Laplace with scale ``t/s`` for ints ``s, t >= 1``: Algorithm 2 (checked door)."""
-    require_ints("sample_scaled", s=(s, 1), t=(t, 1))
-    return _sample_scaled(s, t, as_source(rng))
-
-
-def attempt_scaled(s: int, t: int, rng: RandomSource) -> int | None:
-    """One attempt of Algorithm 2's loop: its output, or None where the algorithm rejects
-    (checked door of :func:`_attempt_scaled`)."""
-    require_ints("attempt_scaled", s=(s, 1), t=(t, 1))
-    return _attempt_scaled(s, t, as_source(rng))
 
 
 def _sample_scaled(s: int, t: int, rng: RandomSource) -> int:

@@ -24,7 +24,7 @@ from dpverify.samplers._random_source import RandomSource, as_source
 from dpverify.samplers._rational import RationalLike, as_fraction, as_int
 from dpverify.samplers.discrete_laplace import _attempt_scaled, _sample_scaled
 
-__all__ = ["attempt", "sample", "sample_many", "snap_index"]
+__all__ = ["sample", "sample_many", "snap_index"]
 
 
 def _positive(name: str, value: RationalLike) -> Fraction:
@@ -67,7 +67,7 @@ def sample_many(
             for _ in range(as_int("k", k, low=0))]
 
 
-def attempt(q: RationalLike, scale: RationalLike, step: RationalLike, rng: RandomSource) -> Fraction | None:
+def _attempt(q: RationalLike, scale: RationalLike, step: RationalLike, rng: RandomSource) -> Fraction | None:
     """One attempt of the noise's rejection loop: the release, or None where it rejects.
 
     :func:`sample` is this attempt repeated until it returns a value (the loop lives in

@@ -58,7 +58,7 @@ class GridLaplaceSpec(NoiseSpec):
         return _grid.sample(self.q, self.scale, self.step, _rng(rng))
 
     def run_attempt(self, rng: RandomSource) -> Fraction | None:
-        return _grid.attempt(self.q, self.scale, self.step, _rng(rng))
+        return _grid._attempt(self.q, self.scale, self.step, _rng(rng))
 
     def ideal_pmf_expr(self) -> sympy.Expr:
         """In the grid index ``z`` of the release ``L*z``."""

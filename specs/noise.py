@@ -304,7 +304,7 @@ class DiscreteLaplaceSpec(NoiseSpec):
         return _dlap_sampler.sample(self.scale, _rng(rng))
 
     def run_attempt(self, rng: RandomSource) -> int | None:
-        return _dlap_sampler.attempt_scaled(self.scale.denominator, self.scale.numerator, _rng(rng))
+        return _dlap_sampler._attempt_scaled(self.scale.denominator, self.scale.numerator, _rng(rng))
 
     def ideal_pmf_expr(self) -> sympy.Expr:
         inverse = 1 / sympy.Rational(self.scale.numerator, self.scale.denominator)
@@ -421,7 +421,7 @@ class DiscreteGaussianSpec(NoiseSpec):
         return _dgauss_sampler.sample(self.sigma2, _rng(rng))
 
     def run_attempt(self, rng: RandomSource) -> int | None:
-        return _dgauss_sampler.attempt(self.sigma2.numerator, self.sigma2.denominator, _rng(rng))
+        return _dgauss_sampler._attempt(self.sigma2.numerator, self.sigma2.denominator, _rng(rng))
 
     def ideal_pmf_expr(self) -> sympy.Expr:
         s = sympy.Rational(self.sigma2.numerator, self.sigma2.denominator)

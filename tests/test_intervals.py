@@ -22,7 +22,7 @@ import pytest
 from mpmath import iv
 
 from dpverify.samplers import InvalidArgument, RandomSource, discrete_gaussian, discrete_laplace
-from dpverify.samplers.bernoulli import bernoulli_exp_ratio
+from dpverify.samplers.bernoulli import _bernoulli_exp_ratio
 from dpverify.verify import enumerate_outputs
 from dpverify.verify._intervals import check_intervals, enclosure_bound
 
@@ -86,7 +86,7 @@ def gaussian_ideal(sigma2: Fraction, cutoff: int = 60) -> Ideal:
 
 
 def _laplace(scale: Fraction) -> Callable[[RandomSource], int]:
-    return lambda rng: discrete_laplace.sample_scaled(scale.denominator, scale.numerator, rng)
+    return lambda rng: discrete_laplace._sample_scaled(scale.denominator, scale.numerator, rng)
 
 
 def _gaussian(sigma2: Fraction) -> Callable[[RandomSource], int]:
@@ -167,7 +167,7 @@ def test_min_mass_is_validated() -> None:
 @pytest.mark.parametrize("gamma", [Fraction(0), Fraction(1, 2), Fraction(1), Fraction(5, 3)])
 def test_bernoulli_exp_is_proved(gamma: Fraction) -> None:
     result = check_intervals(
-        lambda rng: bernoulli_exp_ratio(gamma.numerator, gamma.denominator, rng),
+        lambda rng: _bernoulli_exp_ratio(gamma.numerator, gamma.denominator, rng),
         bernoulli_exp_ideal(gamma),
         (True, False),
         min_mass=Fraction(1, 10**9),
@@ -231,7 +231,7 @@ def _assert_violated_with_evidence(result: Any) -> None:
 @pytest.mark.parametrize("scale", [Fraction(1), Fraction(3, 2)])
 def test_every_threshold_off_by_one_is_caught(scale: Fraction) -> None:
     def mutant(rng: RandomSource) -> int:
-        return discrete_laplace.sample_scaled(scale.denominator, scale.numerator, OffByOne(rng))
+        return discrete_laplace._sample_scaled(scale.denominator, scale.numerator, OffByOne(rng))
 
     result = check_intervals(mutant, laplace_ideal(scale), range(-8, 9), min_mass=Fraction(1, 10**5))
     _assert_violated_with_evidence(result)
@@ -243,7 +243,7 @@ def test_one_acceptance_threshold_off_by_one_is_caught() -> None:
     scale = Fraction(3, 2)
 
     def mutant(rng: RandomSource) -> int:
-        return discrete_laplace.sample_scaled(2, 3, OffByOne(rng, lambda num, den: num == 2 and den % 3 == 0))
+        return discrete_laplace._sample_scaled(2, 3, OffByOne(rng, lambda num, den: num == 2 and den % 3 == 0))
 
     result = check_intervals(mutant, laplace_ideal(scale), range(-8, 9), min_mass=Fraction(1, 10**6))
     _assert_violated_with_evidence(result)

@@ -14,7 +14,7 @@ from dpverify.verify._timing import check_timing, timing_channel
 
 
 def _laplace_scale_1(rng: RandomSource) -> int:
-    return discrete_laplace.sample_scaled(1, 1, rng)
+    return discrete_laplace._sample_scaled(1, 1, rng)
 
 
 def test_discrete_laplace_leaks_its_magnitude_through_the_draw_count() -> None:
@@ -32,7 +32,7 @@ def test_discrete_laplace_leaks_its_magnitude_through_the_draw_count() -> None:
 
 
 def test_timing_report_is_a_finding_not_a_privacy_violation() -> None:
-    result = check_timing(lambda rng: discrete_laplace.sample_scaled(2, 3, rng), min_mass=Fraction(1, 10**5))
+    result = check_timing(lambda rng: discrete_laplace._sample_scaled(2, 3, rng), min_mass=Fraction(1, 10**5))
     assert result.check == "timing_channel" and result.verdict.value == "violated"
     assert "not a violation of the privacy claim" in result.summary
     evidence = json.loads(json.dumps(result.to_json()))["evidence"]
