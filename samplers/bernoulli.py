@@ -21,6 +21,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from dpverify.samplers._errors import InvalidArgument
+from dpverify.samplers._loops import subroutine
 from dpverify.samplers._random_source import RandomSource, as_source
 from dpverify.samplers._rational import RationalLike, as_fraction, as_int
 
@@ -67,6 +68,7 @@ def bernoulli_exp_many(gamma: RationalLike, k: int, rng: RandomSource | None = N
     return [_bernoulli_exp_ratio(gamma_.numerator, gamma_.denominator, source) for _ in range(as_int("k", k, low=0))]
 
 
+@subroutine
 def _bernoulli_exp_ratio(numerator: int, denominator: int, rng: RandomSource) -> bool:
     """Bernoulli(exp(-numerator/denominator)) for validated ints ``numerator >= 0``, ``denominator >= 1``."""
     whole, remainder = divmod(numerator, denominator)
@@ -76,6 +78,7 @@ def _bernoulli_exp_ratio(numerator: int, denominator: int, rng: RandomSource) ->
     return _bernoulli_exp_at_most_one(remainder, denominator, rng)
 
 
+@subroutine
 def _bernoulli_exp_at_most_one(numerator: int, denominator: int, rng: RandomSource) -> bool:
     """Bernoulli(exp(-gamma)) for ``gamma = numerator/denominator`` in [0, 1] (Algorithm 1)."""
     k = 1

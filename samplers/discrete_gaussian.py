@@ -20,6 +20,7 @@ from __future__ import annotations
 from math import isqrt
 
 from dpverify.samplers._errors import InvalidArgument
+from dpverify.samplers._loops import until_accepted
 from dpverify.samplers._random_source import RandomSource, as_source
 from dpverify.samplers._rational import RationalLike, as_fraction, as_int
 from dpverify.samplers.bernoulli import _bernoulli_exp_ratio
@@ -49,14 +50,6 @@ def sample_many(sigma2: RationalLike, k: int, rng: RandomSource | None = None) -
     return [_sample(n, d, source) for _ in range(count)]
 
 
-def _sample(n: int, d: int, rng: RandomSource) -> int:
-    """Algorithm 3 for ``sigma2 = n/d``: independent attempts until one accepts."""
-    while True:
-        z = _attempt(n, d, rng)  # [DGAUSS-retry]
-        if z is not None:
-            return z
-
-
 def _attempt(n: int, d: int, rng: RandomSource) -> int | None:
     """One attempt, unchecked.  ``t = floor(sigma) + 1`` with ``floor(sqrt(n/d)) = isqrt(n // d)``."""
     t = isqrt(n // d) + 1
@@ -65,3 +58,7 @@ def _attempt(n: int, d: int, rng: RandomSource) -> int | None:
     if _bernoulli_exp_ratio(numerator, 2 * n * t * t * d, rng):  # [DGAUSS-accept]
         return y
     return None
+
+
+#: Algorithm 3 for ``sigma2 = n/d``: independent :func:`_attempt` until one accepts.  [DGAUSS-retry]
+_sample = until_accepted(_attempt)

@@ -20,6 +20,7 @@ Contract: ``sample`` returns a Python int with exactly that distribution; checke
 from __future__ import annotations
 
 from dpverify.samplers._errors import InvalidArgument
+from dpverify.samplers._loops import until_accepted
 from dpverify.samplers._random_source import RandomSource, as_source
 from dpverify.samplers._rational import RationalLike, as_fraction, as_int
 from dpverify.samplers.bernoulli import _bernoulli_exp_at_most_one, _bernoulli_exp_ratio
@@ -48,16 +49,6 @@ def sample_many(scale: RationalLike, k: int, rng: RandomSource | None = None) ->
     return [_sample_scaled(s, t, source) for _ in range(count)]
 
 
-def _sample_scaled(s: int, t: int, rng: RandomSource) -> int:
-    """Algorithm 2, unchecked: repeats independent :func:`_attempt_scaled` until one returns a
-    value; so the output has the distribution of one attempt conditioned on not rejecting.
-    """
-    while True:
-        z = _attempt_scaled(s, t, rng)  # [DLAP-retry]
-        if z is not None:
-            return z
-
-
 def _attempt_scaled(s: int, t: int, rng: RandomSource) -> int | None:
     """One attempt of Algorithm 2's loop, unchecked."""
     u = rng.randbelow(t)  # [DLAP-uniform]
@@ -71,3 +62,8 @@ def _attempt_scaled(s: int, t: int, rng: RandomSource) -> int | None:
     if negative and y == 0:
         return None
     return -y if negative else y
+
+
+#: Algorithm 2, unchecked: independent :func:`_attempt_scaled` until one returns a value, so the
+#: output has the law of one attempt conditioned on not rejecting.  [DLAP-retry]
+_sample_scaled = until_accepted(_attempt_scaled)

@@ -91,14 +91,19 @@ class Bisection:
 
 @dataclass(frozen=True, slots=True)
 class Bounded:
-    """The whole sampler is enumerated until the unexplored mass is below ``min_mass``: exact
-    intervals around each output's probability.  The default for a spec with an ideal PMF."""
+    """The whole sampler is enumerated, leaving unentered the branches lighter than ``min_mass``:
+    exact intervals around each output's probability.  Loops and subroutines the code marks
+    (:mod:`dpverify.samplers._loops`) are summarised, each enumerated once by its own renewal
+    identity, so nested rejection loops stay tight; the code is also walked as it runs.  With
+    ``max_unexplored`` the proof must be that sharp (else it is inconclusive).  The default for a
+    spec with an ideal PMF."""
 
     min_mass: Fraction | int | str = Fraction(1, 10**6)
     max_paths: int = 1_000_000
+    max_unexplored: Fraction | int | str | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "min_mass", as_fraction("min_mass", self.min_mass))
+        _fractions(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,9 +115,16 @@ class Attempt:
     attempt: Callable[..., Hashable | None]
     min_mass: Fraction | int | str = Fraction(1, 10**6)
     max_paths: int = 1_000_000
+    max_unexplored: Fraction | int | str | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "min_mass", as_fraction("min_mass", self.min_mass))
+        _fractions(self)
+
+
+def _fractions(enumeration: Bounded | Attempt) -> None:
+    object.__setattr__(enumeration, "min_mass", as_fraction("min_mass", enumeration.min_mass))
+    if enumeration.max_unexplored is not None:
+        object.__setattr__(enumeration, "max_unexplored", as_fraction("max_unexplored", enumeration.max_unexplored))
 
 
 Enumeration = Exhaustive | Bisection | Bounded | Attempt
@@ -205,6 +217,11 @@ class Spec:
     ``draw``
         a Hypothesis strategy of parameter dicts for the search beyond ``cases``; default: each
         parameter drawn from its domain's search window.
+    ``batch``
+        the sampler's batch form, ``batch(..., k, rng)`` returning ``k`` independent draws: called
+        like the sampler plus ``k``, it is enumerated at ``k = 2`` and the pair must have the product
+        of the single form's law (``pmf`` or ``ideal``), which shows both draws are independent
+        and each is distributed as one draw.
     ``timing``
         also report the draw-count timing channel (a finding; it never gates).
     """
@@ -223,6 +240,7 @@ class Spec:
     enumeration: Enumeration | None = None
     checks: Sequence[Callable[[Params], Any]] = ()
     draw: Any = None
+    batch: Callable[..., Sequence[Hashable]] | None = None
     timing: bool = False
     description: str = ""
     citation: str = ""
@@ -270,6 +288,10 @@ class Spec:
             value = getattr(self, name)
             if value is not None and not callable(value):
                 return f"{name} must be callable or None; got {name}={shown(value)}."
+        if self.batch is not None and not callable(self.batch):
+            return f"batch must be callable or None; got batch={shown(self.batch)}."
+        if self.batch is not None and (self.pmf is None and self.ideal is None):
+            return "a spec with a batch form needs a pmf or an ideal PMF to compare its draws with."
         if self.ideal is not None and self.outputs is None:
             return "a spec with an ideal PMF must declare outputs(p), the outputs its checks cover."
         if not all(callable(check) for check in self.checks):
@@ -292,6 +314,9 @@ class Spec:
             return "the sampler takes no argument named rng; name it rng, or wrap the sampler."
         if self.input is not None and self.input.name not in names:
             return f"the sampler takes no argument named {self.input.name!r}, the declared input."
+        batch_names = _keyword_names(self.batch) if self.batch is not None else None
+        if batch_names is not None and not {"k", "rng"} <= batch_names:
+            return "the batch form must take arguments named k and rng."
         return None
 
     # --- what the engine asks of a spec ----------------------------------------------------

@@ -34,7 +34,7 @@ def test_catalogue_has_a_proof_a_refutation_and_general_instances() -> None:
 
 def test_the_catalogue_uses_every_kind_of_claim_and_enumeration() -> None:
     kinds = {type(spec.enumeration).__name__ for spec in SPECS}
-    assert {"Bisection", "Bounded", "Attempt", "NoneType"} <= kinds
+    assert {"Bisection", "Bounded", "NoneType"} <= kinds
     assert len({spec.name for spec in SPECS}) == len(SPECS)
 
 

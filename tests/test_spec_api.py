@@ -253,7 +253,6 @@ def _raises(bit: int, alpha: Fraction, rng: RandomSource) -> int:
         ({"pmf": lambda p, q: 1 / 0}, "pmf(p, 0) raised ZeroDivisionError"),
         ({"claim": lambda p: 0.5}, "claim(p) returned 0.5 (float); it must return PureDp"),
         ({"claim": lambda p: PureDp(alpha=2)}, "claim(p) raised InvalidArgument: claim alpha must be a rational in (0, 1]"),
-        ({"sampler": _raises}, "the sampler raised ZeroDivisionError on valid parameters at bit=0: oops"),
         ({"input": Input("bit", values=lambda p: ())}, "input.values(p) is empty"),
     ],
 )
@@ -261,6 +260,27 @@ def test_a_spec_that_misbehaves_on_valid_parameters_is_a_broken_spec(change: dic
     outcome = run_case(replace(FLIP, **change), Case({"alpha": "1/3"}), seed=SEED, samples=100)
     assert outcome.outcome == "error" and not outcome.met and not outcome.checks
     assert outcome.error is not None and message in outcome.error and "spec 'flip'" in outcome.error
+
+
+def test_a_sampler_that_raises_on_valid_parameters_is_violated_with_its_seed() -> None:
+    outcome = run_case(replace(FLIP, sampler=_raises), Case({"alpha": "1/3"}), seed=SEED, samples=100)
+    smoke = next(c for c in outcome.checks if c.check == "smoke")
+    assert outcome.outcome == "violated" and not outcome.met and outcome.error is None
+    assert smoke.verdict is Verdict.VIOLATED and smoke.evidence["seed"] == SEED
+    assert "raised ZeroDivisionError on valid parameters at bit=0" in smoke.summary and "oops" in smoke.summary
+
+
+def _never_returns(bit: int, alpha: Fraction, rng: RandomSource) -> int:
+    while not rng.bernoulli(0, 1):  # a rejection loop that never accepts
+        pass
+    return bit
+
+
+def test_a_sampler_that_never_returns_ends_within_the_time_bound_as_inconclusive() -> None:
+    outcome = run_case(replace(FLIP, sampler=_never_returns), Case({"alpha": "1/3"}), seed=SEED, samples=100,
+                       time_limit=1)
+    assert outcome.outcome == "inconclusive" and not outcome.met
+    assert any("time bound hit" in problem and "smoke run" in problem for problem in outcome.problems)
 
 
 # --- discovery and the command line -----------------------------------------------------------

@@ -17,6 +17,9 @@ from dpverify.samplers._rational import shown
 
 T = TypeVar("T")
 
+#: The default bound, in seconds, on one gate case's running time (``dpverify check --time-limit``).
+DEFAULT_TIME_LIMIT = 120
+
 __all__ = [
     "need_callable",
     "need_count",

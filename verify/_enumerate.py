@@ -29,6 +29,23 @@ what makes rejection samplers (Canonne, Kamath, Steinke 2020, Algorithms 1-3, wh
 are unbounded) tractable.  Light ``bernoulli`` branches are skipped without re-executing the
 sampler.  The float steering the cut may underflow on very deep paths; that only cuts more.
 
+Summaries.  With ``summarise=True``, a call of a function marked in
+:mod:`dpverify.samplers._loops` is not walked inside the path that makes it: the function is
+enumerated once per distinct argument tuple, on its own (with the same budgets and
+:data:`SUMMARY_MIN_MASS`, nested marks summarised in turn), and the call becomes one choice
+over its outputs, weighted by their exact explored masses ``m_o``.  A subroutine's law is a
+function of its arguments (its contract), so those masses are lower bounds on its true
+probabilities, short of them by its exact remainder in total.  A loop ``until_accepted`` is
+summarised by the renewal identity (:func:`dpverify.verify._intervals.renewal`): from one
+attempt's explored masses ``a_z`` and remainder ``u``, ``m_z = a_z / (S_a + u)`` where
+``S_a = sum_z a_z``, a lower bound on ``P(z) = A(z) / sum_y A(y)`` whose missing mass is
+exactly ``u / (S_a + u)``.  In both cases the branch weights of the choice are lower bounds
+that miss exactly the summary's remainder, so every explored mass still satisfies
+``E(o) <= P[code = o]`` and the reported ``unexplored = 1 - sum_o E(o)`` still covers every
+shortfall: the intervals stay sound, and a nested rejection loop costs one enumeration of
+its attempt instead of one per restart.  A summarised call counts as one draw, so the
+timing analysis enumerates without summaries.
+
 Draw counts.  Every valid path also records how many calls it made to the source (every
 ``randbelow`` and every ``bernoulli``, certain ones included, since a production source
 draws for each), so :attr:`Enumeration.joint` is the exact explored part of the joint
@@ -90,6 +107,10 @@ class SamplerCrashed(DpverifyError):
         self.error = error
 
 
+#: ``second[d]`` of a summarised call (``None`` marks randbelow, a den >= 1 bernoulli).
+_SUMMARY = -1
+
+
 class _Cut(BaseException):
     """Raised inside the sampler to end a path that leaves the budget.
 
@@ -101,6 +122,73 @@ _CHANGED = (
     "the sampler asked for a different choice on a replayed path: its draws must "
     "depend only on earlier draws and its parameters"
 )
+
+
+#: The mass budget inside each summarised call, relative to the call (see "Summaries").
+SUMMARY_MIN_MASS = Fraction(1, 10**13)
+
+
+class LoopNeverAccepts(DpverifyError):
+    """Every attempt of a loop rejects, on an exhaustively enumerated attempt: the loop never ends."""
+
+    def __init__(self, attempt: Callable[..., object], args: tuple[object, ...]) -> None:
+        shown_args = ", ".join(shown(a, 40) for a in args)
+        super().__init__(f"the loop until_accepted({attempt.__name__}) never ends at ({shown_args}): every one of "
+                         "its attempts rejects (enumerated exhaustively)")
+
+
+@dataclass(frozen=True, slots=True)
+class _Summary:
+    """A marked call's outputs, heaviest first, with exact lower-bound masses ``nums[i]/dens[i]``."""
+
+    outputs: tuple[Hashable, ...]
+    nums: tuple[int, ...]
+    dens: tuple[int, ...]
+    floats: tuple[float, ...]
+    remainder: Fraction
+
+
+class _Summaries:
+    """The summaries of one enumeration, shared by the nested enumerations that compute them."""
+
+    def __init__(self, max_paths: int, max_depth: int) -> None:
+        self.max_paths, self.max_depth = max_paths, max_depth
+        self.index: dict[tuple[object, ...], int] = {}
+        self.summaries: list[_Summary] = []
+        self.pending: set[tuple[object, ...]] = set()
+
+    def lookup(self, function: Callable[..., Hashable], args: tuple[object, ...], loop: bool) -> int:
+        key = (function, args[:-1], loop)
+        found = self.index.get(key)
+        if found is None:
+            if key in self.pending:  # the call recurses into itself: walk it inside the path
+                raise TypeError("recursive marked call")
+            self.pending.add(key)
+            try:
+                summary = self._summarise(function, args[:-1], loop)
+            finally:
+                self.pending.discard(key)
+            found = self.index[key] = len(self.summaries)
+            self.summaries.append(summary)
+        return found
+
+    def _summarise(self, function: Callable[..., Hashable], args: tuple[object, ...], loop: bool) -> _Summary:
+        found = _enumerate(lambda rng: function(*args, rng), self.max_paths, self.max_depth,
+                           SUMMARY_MIN_MASS, self)
+        masses = found.masses
+        remainder = found.unexplored
+        if loop:
+            accepted = {z: m for z, m in masses.items() if z is not None}
+            total = sum(accepted.values(), Fraction(0)) + found.unexplored
+            if not accepted and found.exhausted:
+                raise LoopNeverAccepts(function, args)
+            masses = {z: m / total for z, m in accepted.items()} if accepted else {}
+            remainder = found.unexplored / total if accepted else Fraction(1)
+        ordered = sorted(masses.items(), key=lambda item: item[1], reverse=True)
+        return _Summary(
+            tuple(o for o, _ in ordered), tuple(m.numerator for _, m in ordered),
+            tuple(m.denominator for _, m in ordered), tuple(float(m) for _, m in ordered), remainder,
+        )
 
 
 class _TreeWalker(RandomSource, trusted=True):
@@ -115,7 +203,10 @@ class _TreeWalker(RandomSource, trusted=True):
     only their arguments are re-checked: the hot path is a comparison and a list lookup.
     """
 
-    def __init__(self, max_depth: int, min_mass: float) -> None:
+    def __init__(self, max_depth: int, min_mass: float, summaries: _Summaries | None = None) -> None:
+        self.summaries = summaries
+        if summaries is not None:
+            self._summarise = self._summary_choice
         self.max_depth = max_depth
         self.min_mass = min_mass  # 0.0 disables pruning
         self.first: list[int] = []
@@ -174,6 +265,31 @@ class _TreeWalker(RandomSource, trusted=True):
         self._push(num, den, 2, 1, False, self.num[d] * (den - num), self.den[d] * den, false_mass)
         return False
 
+    def _summary_choice(self, function: Callable[..., Hashable], args: tuple[object, ...], loop: bool) -> Hashable:
+        """A marked call as one choice over its summarised outputs (module docstring, "Summaries")."""
+        assert self.summaries is not None
+        try:
+            index = self.summaries.lookup(function, args, loop)
+        except TypeError:  # unhashable arguments: walk the call inside this path instead
+            return _run_marked(function, args, loop)
+        d = self.depth
+        if d < self.replay:
+            if self.first[d] != index or self.second[d] != _SUMMARY:
+                raise SamplerContractError(_CHANGED)
+            self.depth = d + 1
+            return self.value[d]  # type: ignore[return-value]
+        if d >= self.max_depth:
+            raise _Cut
+        summary = self.summaries.summaries[index]
+        if not summary.outputs:
+            raise _Cut
+        mass = self.mass[d] * summary.floats[0]
+        if mass < self.min_mass:  # the heaviest output is too light, so all are
+            raise _Cut
+        self._push(index, _SUMMARY, len(summary.outputs), 0, summary.outputs[0],  # type: ignore[arg-type]
+                   self.num[d] * summary.nums[0], self.den[d] * summary.dens[0], mass)
+        return summary.outputs[0]
+
     # -- the walk -------------------------------------------------------------------------
 
     def _push(
@@ -208,7 +324,14 @@ class _TreeWalker(RandomSource, trusted=True):
             if index >= self.arity[d]:
                 continue
             den_or_none = self.second[d]
-            if den_or_none is not None:  # bernoulli(num, den): branch 1 returns False
+            if den_or_none == _SUMMARY:  # a summarised call: branch i returns its i-th output
+                summary = self.summaries.summaries[self.first[d]]  # type: ignore[union-attr]
+                mass = self.mass[d] * summary.floats[index]
+                if mass < self.min_mass:  # outputs come heaviest first: the rest are lighter
+                    self.cut += 1
+                    continue
+                weight_num, weight_den, value = summary.nums[index], summary.dens[index], summary.outputs[index]
+            elif den_or_none is not None:  # bernoulli(num, den): branch 1 returns False
                 num, den = self.first[d], den_or_none
                 mass = self.mass[d] * ((den - num) / den)
                 if mass < self.min_mass:
@@ -238,13 +361,15 @@ def enumerate_outputs(
     max_paths: int = 1_000_000,
     max_depth: int = 10_000,
     min_mass: Fraction | int | str = 0,
+    summarise: bool = False,
 ) -> Enumeration:
     """Run ``sampler`` on every path of its choice tree, within the budgets.
 
     ``sampler`` takes a RandomSource and returns an output; it must draw only through it.
     ``max_paths`` bounds the executions, ``max_depth`` the draws per path, and ``min_mass``
     (a rational in [0, 1); 0 disables it) the smallest prefix probability a branch may have
-    to be entered.  Cut and unvisited mass is reported exactly as ``unexplored``.
+    to be entered.  Cut and unvisited mass is reported exactly as ``unexplored``.  With
+    ``summarise``, marked loops and subroutines are summarised (module docstring).
     """
     from dpverify.verify._arguments import need_callable, need_count
 
@@ -257,8 +382,17 @@ def enumerate_outputs(
             f'min_mass must be a rational in [0, 1); got min_mass={threshold}. Pass it as "num/den", '
             'e.g. "1/1000000", or 0 to explore without a mass budget.'
         )
+    if not isinstance(summarise, bool):
+        raise InvalidArgument(f"summarise must be True or False; got summarise={shown(summarise)}.")
+    summaries = _Summaries(max_paths, max_depth) if summarise else None
+    return _enumerate(sampler, max_paths, max_depth, threshold, summaries)
+
+
+def _enumerate(
+    sampler: Sampler, max_paths: int, max_depth: int, threshold: Fraction, summaries: _Summaries | None
+) -> Enumeration:
     # Only *which* branches are entered depends on this float; masses stay exact (see above).
-    walker = _TreeWalker(max_depth, float(threshold))
+    walker = _TreeWalker(max_depth, float(threshold), summaries)
     # Per (output, draws), exact masses grouped by their unreduced denominator, so the hot
     # loop adds integers; Fractions are formed once per group at the end.
     groups: dict[tuple[Hashable, int], dict[int, int]] = {}
@@ -292,6 +426,16 @@ def enumerate_outputs(
     unexplored = 1 - sum(masses.values(), Fraction(0))
     stopped = "max_paths" if more else ("budget" if walker.cut else "exhausted")
     return Enumeration(masses, unexplored, paths, paths, "exhaustive", joint, walker.cut, stopped)
+
+
+def _run_marked(function: Callable[..., Hashable], args: tuple[object, ...], loop: bool) -> Hashable:
+    """A marked call run as written (what production does)."""
+    if not loop:
+        return function(*args)
+    while True:
+        z = function(*args)
+        if z is not None:
+            return z
 
 
 class _FixedDraw(RandomSource, trusted=True):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from dpverify.verify._arguments import DEFAULT_TIME_LIMIT
 from dpverify.verify._discovery import FoundSpec
 from dpverify.verify._results import CheckResult, Verdict
 from dpverify.verify._spec_run import ERROR, CaseOutcome, run_case
@@ -26,17 +27,21 @@ def run_gate(
     *,
     seed: int,
     samples: int,
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
     report: Callable[[CaseOutcome], None] | None = None,
 ) -> tuple[CaseOutcome, ...]:
     """Run every case of every spec, calling ``report`` as each finishes.
 
     Statistical seeds are ``seed``, ``seed + 1``, ... within a case, so one printed seed
-    replays the whole run.
+    replays the whole run.  Each spec's first case also samples once from the production
+    source (``statistical_production``), the path real users take.  ``time_limit`` bounds each
+    case (seconds).
     """
     outcomes = []
     for item in found:
-        for case in item.spec.cases:
-            outcome = run_case(item.spec, case, seed=seed, samples=samples, origin=item.origin)
+        for index, case in enumerate(item.spec.cases):
+            outcome = run_case(item.spec, case, seed=seed, samples=samples, origin=item.origin,
+                               production=index == 0, time_limit=time_limit)
             if report is not None:
                 report(outcome)
             outcomes.append(outcome)

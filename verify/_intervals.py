@@ -47,11 +47,14 @@ from mpmath.libmp import to_rational
 
 from dpverify.samplers import InvalidArgument, SamplerContractError, as_fraction
 from dpverify.verify._arguments import need_callable, need_count, need_dps, need_enumeration, need_outputs, shown
-from dpverify.verify._enumerate import Enumeration, Sampler, SamplerCrashed, enumerate_outputs
+from dpverify.verify._enumerate import Enumeration, LoopNeverAccepts, Sampler, SamplerCrashed, enumerate_outputs
 from dpverify.verify._results import CheckResult, Verdict, fraction_text, json_value
 
 #: ``ideal(output, dps) -> (lo, hi)``: a rigorous enclosure of the ideal probability.
 IdealPMF = Callable[[Hashable, int], tuple[Any, Any]]
+
+#: The evidence lists at most this many outputs' intervals, the tightest first.
+MAX_ROWS_SHOWN = 64
 
 #: Default mass budget: branches lighter than this are left unexplored (see _enumerate).
 DEFAULT_MIN_MASS = Fraction(1, 10**6)
@@ -152,6 +155,36 @@ def output_intervals(
     return rows
 
 
+def _unlisted_rows(found: Enumeration, ideal: IdealPMF, outputs: Sequence[Hashable], dps: int) -> list[OutputInterval]:
+    """Rows for outputs the code returned that are not among ``outputs``, where the code's
+    explored mass exceeds the ideal's: evidence of a violation however ``outputs`` was chosen.
+    An output the ideal cannot even evaluate (a value of the wrong type) has ideal mass 0."""
+    listed = set(outputs)
+    rows = []
+    for output, mass in found.masses.items():
+        if output in listed or mass == 0:
+            continue
+        enclosure = _quick_upper(ideal, output, dps)
+        if enclosure is not None and float(mass) < enclosure / 2:
+            continue  # a factor of 2 is far beyond float rounding: the exact comparison agrees
+        try:
+            row = output_intervals(found, ideal, (output,), dps=dps)[0]
+        except Exception:  # noqa: BLE001 - garbage the ideal cannot evaluate is outside its support
+            row = OutputInterval(output, mass, found.unexplored, Fraction(0), Fraction(0))
+        if row.gap > 0:
+            rows.append(row)
+    return rows
+
+
+def _quick_upper(ideal: IdealPMF, output: Hashable, dps: int) -> float | None:
+    """The ideal's upper end at ``output`` as a float, to skip exact work that cannot matter."""
+    try:
+        high = ideal(output, dps)[1]
+        return float(high if isinstance(high, (int, Fraction)) else enclosure_bound(high, upper=True))
+    except Exception:  # noqa: BLE001 - the exact path below decides
+        return None
+
+
 def _need_interval_arguments(ideal: object, outputs: object, dps: object, max_unexplored: object) -> None:
     need_callable("ideal", ideal, "a callable ideal(output, dps) returning an enclosure (lo, hi)")
     need_outputs("outputs", outputs, nonempty=True)
@@ -175,6 +208,7 @@ def judge_intervals(
     if budgets is not None and not isinstance(budgets, dict):
         raise InvalidArgument(f"budgets must be None or a dict; got budgets={shown(budgets)} ({type(budgets).__name__}).")
     rows = output_intervals(found, ideal, outputs, dps=dps)
+    rows += _unlisted_rows(found, ideal, outputs, dps)
     U = found.unexplored
     evidence: dict[str, Any] = {
         "outputs": [json_value(o) for o in outputs],
@@ -185,7 +219,8 @@ def judge_intervals(
         "unexplored_decimal": decimal_text(U),
         "dps": dps,
         **(budgets or {}),
-        "intervals": [row.to_json() for row in rows],
+        "intervals": [row.to_json() for row in sorted(rows, key=lambda row: row.margin)[:MAX_ROWS_SHOWN]],
+        "intervals_listed": len(rows),
     }
     violations = [row for row in rows if row.gap > 0]
     if violations:
@@ -283,13 +318,16 @@ def check_intervals(
     dps: int = 50,
     max_unexplored: Fraction | None = None,
     attempt: bool = False,
+    summarise: bool = True,
 ) -> CheckResult:
     """Enumerate ``sampler`` within the budgets and judge it against ``ideal`` on ``outputs``.
 
     ``sampler(rng)`` runs the real code on a RandomSource; ``ideal(output, dps)`` returns a
     rigorous enclosure of the ideal probability.  See the module docstring for the verdict.
     With ``attempt=True``, ``sampler`` is one attempt of a rejection loop (None = reject)
-    and the loop's intervals come from :func:`renewal`.
+    and the loop's intervals come from :func:`renewal`.  ``summarise`` summarises the loops and
+    subroutines the samplers mark (:mod:`dpverify.verify._enumerate`, "Summaries"); without it the
+    code is walked exactly as it runs, restart by restart.
     """
     need_callable("sampler", sampler, "a callable taking a RandomSource, e.g. lambda rng: sample(rng)")
     _need_interval_arguments(ideal, outputs, dps, max_unexplored)
@@ -299,11 +337,17 @@ def check_intervals(
         "min_mass": fraction_text(as_fraction("min_mass", min_mass)),
         "max_paths": need_count("max_paths", max_paths, low=1),
         "max_depth": need_count("max_depth", max_depth, low=1),
-        "method": "renewal over one attempt" if attempt else "whole sampler",
+        "method": ("renewal over one attempt" if attempt else "whole sampler")
+        + (", marked loops and subroutines summarised" if summarise else ", as it runs"),
     }
     try:
-        found = enumerate_outputs(sampler, min_mass=min_mass, max_paths=max_paths, max_depth=max_depth)
+        found = enumerate_outputs(sampler, min_mass=min_mass, max_paths=max_paths, max_depth=max_depth,
+                                  summarise=summarise)
         if attempt:
+            if not any(z is not None for z in found.masses) and found.exhausted:
+                return CheckResult("intervals", Verdict.VIOLATED,
+                                   "the loop never ends: every attempt rejects (enumerated exhaustively)",
+                                   evidence=budgets)
             found = renewal(found)
     except SamplerCrashed as crash:
         return CheckResult(
@@ -312,6 +356,10 @@ def check_intervals(
             str(crash),
             evidence={"draws": crash.draws, "error": repr(crash.error), **budgets},
         )
+    except LoopNeverAccepts as error:
+        return CheckResult("intervals", Verdict.VIOLATED, str(error), evidence=budgets)
     except SamplerContractError as error:
+        return CheckResult("intervals", Verdict.INCONCLUSIVE, str(error), reason=str(error), evidence=budgets)
+    except InvalidArgument as error:  # renewal: no explored attempt accepted
         return CheckResult("intervals", Verdict.INCONCLUSIVE, str(error), reason=str(error), evidence=budgets)
     return judge_intervals(found, ideal, outputs, dps=dps, max_unexplored=max_unexplored, budgets=budgets)

@@ -17,26 +17,48 @@ has none): violated if one is violated, else inconclusive if one is, else proved
 expectation when every soundness check proves and every claim check reaches the expected
 verdict (with no claim check, when every soundness check does).  A spec that cannot be checked
 as written (a parameter outside its domain, a claim of the wrong type, a PMF that does not sum
-to 1, a sampler that raises on valid parameters) gives the outcome ``error`` with one message
-naming the spec, the case and the problem: a broken spec, never a privacy verdict.
+to 1, a ``pmf`` that raises) gives the outcome ``error`` with one message naming the spec, the
+case and the problem: a broken spec, never a privacy verdict.
+
+Every failure of the *code* is a verdict.  A sampler that raises on valid parameters, or
+returns an output that is not hashable, fails the ``smoke`` soundness check (violated, with the
+input, the seed and the error); one that raises inside an enumeration gives ``violated`` with
+the draws that reproduce it; one that returns an output the spec gives probability 0 is
+violated; a loop whose every attempt rejects is violated.  Each case runs under a time bound
+(``time_limit`` seconds): a sampler that does not terminate ends the case as ``inconclusive``,
+naming the stage it was in and the bound it hit.  The bound is a ``SIGALRM`` timer, so it holds
+in the main thread of a POSIX process, which is where the command line runs the gate.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+import functools
+import signal
+import threading
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
-from dpverify.samplers import DpverifyError, InvalidArgument, RandomSource, SamplerContractError, SeededRandomSource, as_int
+from dpverify.samplers import (
+    DpverifyError,
+    InvalidArgument,
+    RandomSource,
+    SamplerContractError,
+    SeededRandomSource,
+    SystemRandomSource,
+    as_int,
+)
 from dpverify.samplers._rational import shown
 from dpverify.specs import ExactPmf, MechanismSpec, NoiseSpec, PureDpClaim
 from dpverify.specs._api import Attempt, Bisection, Bounded, Case, Exhaustive, Params, Randomness, Spec, SpecError
 from dpverify.specs._claims import ApproxDp, Claim, PureDp, SamplesPmf, Zcdp
+from dpverify.verify._arguments import DEFAULT_TIME_LIMIT
 from dpverify.verify._claim_checks import check_approx_dp, check_pure_epsilon, check_zcdp
 from dpverify.verify._enumerate import SamplerCrashed
 from dpverify.verify._exactness import check_exactness, code_distribution
-from dpverify.verify._intervals import check_intervals
+from dpverify.verify._intervals import check_intervals, enclosure_bound
 from dpverify.verify._privacy import check_pure_dp, tightest_alpha
 from dpverify.verify._random_compat import RandomCompat
 from dpverify.verify._results import CheckResult, Verdict, fraction_text
@@ -52,6 +74,37 @@ ERROR = "error"
 TIMING_MIN_MASS = Fraction(1, 10**5)
 #: How many inputs the smoke run tries before the checks start.
 SMOKE_INPUTS = 16
+#: The code as it runs, with no loop summarised, is also walked to this budget (see ``intervals``).
+AS_RUN_MIN_MASS = Fraction(1, 10**5)
+#: Draws of a batch form enumerated jointly, within this many times the single form's tolerance.
+BATCH_DRAWS = 2
+#: The batch check lists the pairs of at most this many of the heaviest outputs.
+BATCH_OUTPUTS = 16
+
+
+class CaseTimeUp(BaseException):
+    """The case's time bound expired.  A BaseException, so a sampler's ``except Exception``
+    cannot swallow it."""
+
+
+@contextmanager
+def time_bound(seconds: float | None) -> Iterator[None]:
+    """Raise :class:`CaseTimeUp` in this thread after ``seconds`` (None: no bound).  Only the
+    main thread of a POSIX process can be interrupted this way; elsewhere nothing is bounded."""
+    if seconds is None or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum: int, frame: object) -> None:
+        raise CaseTimeUp
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,17 +148,37 @@ class CaseOutcome:
 
 
 def run_case(
-    spec: Spec, case: Case, *, seed: int, samples: int, origin: str = "", statistics: bool = True
+    spec: Spec,
+    case: Case,
+    *,
+    seed: int,
+    samples: int,
+    origin: str = "",
+    statistics: bool = True,
+    production: bool = False,
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
 ) -> CaseOutcome:
     """Every check that applies to ``case`` of ``spec``; ``statistics=False`` skips the sampling
-    (a search runs only the exact checks)."""
+    (a search runs only the exact checks); ``production`` also runs the statistical checks once
+    on :class:`~dpverify.samplers.SystemRandomSource`, the source real users draw from;
+    ``time_limit`` bounds the case's running time in seconds (None: unbounded)."""
     if not isinstance(spec, Spec) or not isinstance(case, Case):
         raise InvalidArgument(f"run_case needs a Spec and a Case; got spec={shown(spec)}, case={shown(case)}.")
     seed = as_int("seed", seed, low=0)
     samples = as_int("samples", samples, low=1)
+    if time_limit is not None:
+        time_limit = as_int("time_limit", time_limit, low=1, high=86_400)
     where = f"spec {spec.name!r}, case {case.describe()!r}"
+    progress = _Progress()
     try:
-        return _run(spec, case, seed=seed, samples=samples, origin=origin, statistics=statistics)
+        with time_bound(time_limit):
+            return _run(spec, case, seed=seed, samples=samples, origin=origin, statistics=statistics,
+                        production=production, progress=progress)
+    except CaseTimeUp:
+        reason = f"time bound hit: the case ran past {time_limit} s during the {progress.stage}"
+        timed_out = CheckResult(progress.stage_check, Verdict.INCONCLUSIVE, reason, reason=reason,
+                                evidence={"time_limit_s": time_limit, "stage": progress.stage})
+        return CaseOutcome(spec, case, origin, Verdict.INCONCLUSIVE.value, (*progress.checks, timed_out), (reason,))
     except SpecError as error:
         return CaseOutcome(spec, case, origin, ERROR, error=str(error))
     except DpverifyError as error:  # an engine check refused what this spec gave it
@@ -115,16 +188,46 @@ def run_case(
                            error=f"{where}: checking stopped on {type(error).__name__}: {_short(str(error))}")
 
 
-def _run(spec: Spec, case: Case, *, seed: int, samples: int, origin: str, statistics: bool) -> CaseOutcome:
+class _Progress:
+    """What a case has done so far, so that a case stopped by its time bound still reports it."""
+
+    def __init__(self) -> None:
+        self.stage, self.stage_check = "set-up", "time_bound"
+        self.checks: list[CheckResult] = []
+
+    def enter(self, stage: str, check: str) -> None:
+        self.stage, self.stage_check = stage, check
+
+    def done(self, results: list[CheckResult]) -> list[CheckResult]:
+        self.checks += results
+        return results
+
+
+def _run(
+    spec: Spec, case: Case, *, seed: int, samples: int, origin: str, statistics: bool, production: bool,
+    progress: _Progress,
+) -> CaseOutcome:
     where = f"spec {spec.name!r}, case {case.describe()!r}"
     p = spec.bind(case, where=f"case {case.describe()!r}")
     claim = _declared(where, "claim(p)", spec.claim_for, p, case)
     instance = _Instance(spec, p, where, seed=seed, samples=samples, origin=origin)
-    instance.smoke(seed)
-
-    soundness: list[CheckResult] = [*instance.exactness(), *instance.intervals()]
-    if statistics:
-        soundness += instance.statistical(case, seed=seed, samples=samples)
+    progress.enter("smoke run (one run per input)", "smoke")
+    smoke = progress.done(instance.smoke(seed))
+    soundness: list[CheckResult] = list(smoke)
+    if not smoke or smoke[0].verdict is Verdict.PROVED:
+        progress.enter("exact enumeration", "exactness")
+        soundness += progress.done(instance.exactness())
+        progress.enter("interval enumeration", "intervals")
+        soundness += progress.done(instance.intervals())
+        progress.enter("joint enumeration of the batch form", "batch")
+        soundness += progress.done(instance.batch())
+        if statistics:
+            progress.enter("statistical sampling", "statistical")
+            soundness += progress.done(instance.statistical(case, seed=seed, samples=samples))
+            if production:
+                progress.enter("statistical sampling on the production source", "statistical_production")
+                soundness += progress.done(instance.statistical(case, seed=seed, samples=samples, production=True))
+    progress.enter("claim checks", "claim")
     claims = [*instance.claim_checks(claim, instance.table() if spec.pmf is not None else None)]
     if any(c.check == "exactness" and c.verdict is Verdict.VIOLATED for c in soundness):
         # The code does not sample the spec's PMF, so the claim proved on the spec says nothing
@@ -133,10 +236,12 @@ def _run(spec: Spec, case: Case, *, seed: int, samples: int, origin: str, statis
         if code is not None:
             claims += [replace(c, check=f"code_{c.check}") for c in instance.claim_checks(claim, code)]
     for check in spec.checks:
+        progress.enter(f"declared check {getattr(check, '__name__', check)!r}", getattr(check, "__name__", "check"))
         result = _declared(where, f"check {getattr(check, '__name__', check)!r}", check, p)
         if not isinstance(result, CheckResult):
             raise SpecError(f"{where}: a declared check returned {shown(result)}; it must return a CheckResult.")
         claims.append(result)
+    progress.enter("timing-channel enumeration", "timing_channel")
     findings = instance.timing() if spec.timing else []
     if not soundness and not claims:
         raise SpecError(f"{where}: nothing to check: declare a pmf, an ideal PMF or checks, and a sampler that takes rng.")
@@ -210,23 +315,29 @@ class _Instance:
             return function(**kwargs, rng=RandomCompat(rng))
         return function(**kwargs)
 
-    def smoke(self, seed: int) -> None:
-        """One run per input (up to :data:`SMOKE_INPUTS`): a sampler that raises on valid
-        parameters, or returns an unhashable value, makes the spec unusable as written."""
+    def smoke(self, seed: int) -> list[CheckResult]:
+        """One run per input (up to :data:`SMOKE_INPUTS`) on the seeded source: a sampler that
+        raises on valid parameters, or returns an unhashable value, is violated before any
+        other check runs (if the spec's domain is what is wrong, the message says so)."""
         if self.spec.sampler is None:
-            return
+            return []
+        inputs = (self.inputs or (None,))[:SMOKE_INPUTS]
         rng = SeededRandomSource(seed)
-        for q in (self.inputs or (None,))[:SMOKE_INPUTS]:
+        for q in inputs:
             at = "" if q is None else f" at {self.spec.input.name}={q!r}"  # type: ignore[union-attr]
             try:
                 output = self.run(q, rng)
                 hash(output)
-            except DpverifyError as error:
-                raise SpecError(f"{self.where}: the sampler refused valid parameters{at}: {_short(str(error))}") from None
-            except Exception as error:  # noqa: BLE001 - the sampler is the user's code
-                raise SpecError(
-                    f"{self.where}: the sampler raised {type(error).__name__} on valid parameters{at}: {_short(str(error))}"
-                ) from None
+            except SpecError:
+                raise
+            except Exception as error:  # noqa: BLE001 - the sampler is the code under test
+                what = "refused" if isinstance(error, DpverifyError) else f"raised {type(error).__name__} on"
+                summary = (f"the sampler {what} valid parameters{at} (seeded source, seed={seed}): "
+                           f"{_short(str(error))}; if the spec's domain is wrong, narrow it")
+                return [CheckResult("smoke", Verdict.VIOLATED, summary, evidence={
+                    "input": None if q is None else str(q), "seed": seed, "error": type(error).__name__,
+                    "message": _short(str(error)), "replay": self.replay})]
+        return []
 
     @property
     def enumerable(self) -> bool:
@@ -274,20 +385,74 @@ class _Instance:
         return [check_exactness(self.mechanism(), max_paths=max_paths)]
 
     def intervals(self) -> list[CheckResult]:
-        if not self.enumerable or not isinstance(self.enumeration, (Bounded, Attempt)):
+        """Exact intervals from a bounded enumeration, with marked loops summarised; for
+        :class:`Bounded`, also the code walked as it runs (``intervals_as_run``, at
+        :data:`AS_RUN_MIN_MASS`), so the loop code that summaries stand for is itself run."""
+        enumeration = self.enumeration
+        if not self.enumerable or not isinstance(enumeration, (Bounded, Attempt)):
             return []
         results = []
         for q in self.inputs or (None,):
-            if isinstance(self.enumeration, Attempt):
-                attempt = self.enumeration.attempt
+            ideal, outputs = self._enclosure(q)
+            if isinstance(enumeration, Attempt):
+                attempt = enumeration.attempt
                 sampler = lambda rng, q=q: self.run(q, rng, attempt)  # noqa: E731
             else:
                 sampler = lambda rng, q=q: self.run(q, rng)  # noqa: E731
-            ideal, outputs = self._enclosure(q)
-            results.append(check_intervals(sampler, ideal, outputs, min_mass=self.enumeration.min_mass,
-                                           max_paths=self.enumeration.max_paths,
-                                           attempt=isinstance(self.enumeration, Attempt)))
+            results.append(check_intervals(sampler, ideal, outputs, min_mass=enumeration.min_mass,
+                                           max_paths=enumeration.max_paths, max_unexplored=enumeration.max_unexplored,
+                                           attempt=isinstance(enumeration, Attempt)))
+            if isinstance(enumeration, Bounded):
+                as_run = check_intervals(sampler, ideal, outputs, min_mass=max(enumeration.min_mass, AS_RUN_MIN_MASS),
+                                         max_paths=enumeration.max_paths, summarise=False)
+                results.append(replace(as_run, check="intervals_as_run"))
         return results
+
+    def batch(self) -> list[CheckResult]:
+        """The batch form at ``k = 2``, enumerated jointly, against the product of the single
+        form's law: exact equality with a ``pmf`` and exhaustive enumeration, else intervals."""
+        batch = self.spec.batch
+        if batch is None or not self.enumerable or self.randomness is not Randomness.SOURCE:
+            return []
+        q = None if self.inputs is None else self.inputs[0]
+        kwargs = {k: v for k, v in self.arguments.items() if k in (_names(batch) or self.arguments)}
+        if self.input_name is not None:
+            kwargs[self.input_name] = q
+
+        def pair(rng: RandomSource) -> Hashable:
+            draws = batch(**kwargs, k=BATCH_DRAWS, rng=rng)
+            return tuple(draws) if isinstance(draws, list) else ("not a list", repr(draws)[:80])
+
+        ideal, outputs = self._enclosure(q)
+
+        @functools.lru_cache(maxsize=None)  # each single output recurs in many pairs
+        def single(output: Hashable, dps: int) -> tuple[Fraction, Fraction]:
+            low, high = ideal(output, dps)
+            return enclosure_bound(low, upper=False), enclosure_bound(high, upper=True)
+
+        # The heaviest outputs' pairs are listed; every other pair the code returns is still
+        # judged against its product enclosure (an excess anywhere is a violation).
+        heaviest = sorted(outputs, key=lambda o: single(o, 50)[0], reverse=True)[:BATCH_OUTPUTS]
+        pairs = tuple((a, b) for a in heaviest for b in heaviest)
+
+        def product(output: Hashable, dps: int) -> tuple[Fraction, Fraction]:
+            if not (isinstance(output, tuple) and len(output) == BATCH_DRAWS) or output[0] == "not a list":
+                return Fraction(0), Fraction(0)
+            (lo_a, hi_a), (lo_b, hi_b) = single(output[0], dps), single(output[1], dps)
+            return lo_a * lo_b, hi_a * hi_b
+
+        enumeration = self.enumeration
+        if isinstance(enumeration, (Bounded, Attempt)):
+            min_mass, max_paths = enumeration.min_mass, enumeration.max_paths
+            # k draws leave about k times one draw's tail unexplored.
+            tolerance = enumeration.max_unexplored
+            max_unexplored = None if tolerance is None else BATCH_DRAWS * tolerance
+        else:
+            min_mass, max_paths, max_unexplored = Fraction(0), 1_000_000, Fraction(0)
+        result = check_intervals(pair, product, pairs, min_mass=min_mass, max_paths=max_paths,
+                                 max_unexplored=max_unexplored)
+        name = getattr(batch, "__qualname__", "batch")
+        return [replace(result, check="batch", summary=f"{name}(k={BATCH_DRAWS}) against the product law: {result.summary}")]
 
     def _enclosure(self, q: Hashable | None) -> tuple[Callable[[Hashable, int], tuple[Any, Any]], tuple[Hashable, ...]]:
         if self.spec.pmf is not None:
@@ -298,16 +463,37 @@ class _Instance:
         listed = tuple(_declared(self.where, "outputs(p)", outputs, self.p))
         return (lambda output, dps: _declared(self.where, f"ideal(p, {output!r}, dps)", ideal, self.p, output, dps)), listed
 
-    def statistical(self, case: Case, *, seed: int, samples: int) -> list[CheckResult]:
+    def statistical(self, case: Case, *, seed: int, samples: int, production: bool = False) -> list[CheckResult]:
+        """The real sampler against the spec's law, on the seeded source (replayable) or, with
+        ``production``, once on the OS CSPRNG (the path real users take; not replayable)."""
         if self.spec.sampler is None:
             return []
+        rng = SystemRandomSource() if production else None
+        name = "statistical_production" if production else "statistical"
         if self.spec.pmf is not None:
             chosen = case.sample_inputs if case.sample_inputs is not None else (self.inputs or (0,))[:1]
             mechanism = self.mechanism()
-            return [check_empirical(mechanism, q, samples=samples, seed=seed + index) for index, q in enumerate(chosen)]
-        if self.spec.ideal is not None and self.inputs is None and case.sample_inputs != ():
-            return [check_empirical_ideal(_Noise(self), samples=samples, seed=seed)]
-        return []
+            run = lambda q, index: check_empirical(mechanism, q, samples=samples, seed=seed + index, rng=rng)  # noqa: E731
+            work = [(q, index) for index, q in enumerate(chosen[:1] if production else chosen)]
+        elif self.spec.ideal is not None and self.inputs is None and case.sample_inputs != ():
+            run = lambda q, index: check_empirical_ideal(_Noise(self), samples=samples, seed=seed, rng=rng)  # noqa: E731
+            work = [(None, 0)]
+        else:
+            return []
+        results = []
+        for q, index in work:
+            try:
+                result = run(q, index)
+            except DpverifyError:  # the check refused what the spec gave it (the smoke run already ran the code)
+                raise
+            except Exception as error:  # noqa: BLE001 - the sampler raised while being sampled
+                result = CheckResult(name, Verdict.VIOLATED,
+                                     f"the sampler raised {type(error).__name__} while being sampled "
+                                     f"({'production source' if production else f'seed={seed + index}'}): {_short(str(error))}",
+                                     evidence={"error": type(error).__name__, "message": _short(str(error)),
+                                               "seed": None if production else seed + index})
+            results.append(replace(result, check=name))
+        return results
 
     def code_table(self) -> dict[Hashable, ExactPmf] | None:
         """The code's own exact PMF per input, or None where enumeration cannot finish."""
@@ -364,6 +550,12 @@ class _Instance:
         if self.spec.outputs is not None:
             outputs = tuple(_declared(self.where, "outputs(p)", self.spec.outputs, self.p))
         return [check_timing(lambda rng: self.run(q, rng), min_mass=TIMING_MIN_MASS, outputs=outputs)]
+
+
+def _names(function: Callable[..., Any]) -> frozenset[str] | None:
+    from dpverify.specs._api import _keyword_names
+
+    return _keyword_names(function)
 
 
 def _probability(value: Any) -> Fraction:

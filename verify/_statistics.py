@@ -16,7 +16,7 @@ from fractions import Fraction
 
 import mpmath
 
-from dpverify.samplers import InvalidArgument, SeededRandomSource, as_int, as_open_unit_interval, fresh_seed
+from dpverify.samplers import InvalidArgument, RandomSource, SeededRandomSource, as_int, as_open_unit_interval, fresh_seed
 from dpverify.samplers._rational import RationalLike
 from dpverify.samplers._rational import shown
 from dpverify.specs import MechanismSpec
@@ -83,6 +83,7 @@ def check_empirical(
     samples: int = 20_000,
     seed: int | None = None,
     false_positive_rate: RationalLike = "1/1000000000",
+    rng: RandomSource | None = None,
 ) -> CheckResult:
     """Kolmogorov–Smirnov-type test of ``spec.run(q, .)`` against the exact CDF of ``spec.pmf(q)``.
 
@@ -127,7 +128,8 @@ def check_empirical(
     no power; draw more samples.
 
     Every result carries the seed and, in ``evidence["replay"]`` and the summary, the Python
-    call that replays it.
+    call that replays it.  With ``rng`` (the production :class:`~dpverify.samplers.SystemRandomSource`)
+    the draws come from it instead: the same bound and power, but no replay.
 
     Arguments are validated: ``samples`` an int ``>= 1``, ``seed`` None or an int ``>= 0``,
     ``false_positive_rate`` an exact rational in (0, 1) (floats refused), ``q`` one of
@@ -156,13 +158,14 @@ def check_empirical(
             f"{shown(pmf.outputs[:5])}..."
         ) from None
 
-    rng = SeededRandomSource(seed_)
-    counts = Counter(spec.run(q, rng) for _ in range(N))
+    source = SeededRandomSource(seed_) if rng is None else rng
+    counts = Counter(spec.run(q, source) for _ in range(N))
 
     t_squared, t = dkw_threshold(N, beta)
-    replay = _replay(spec, q, N, seed_, beta)
-    where = f"q={q!r}, seed={seed_}; replay: {replay}"
-    evidence = {"q": json_value(q), **_dkw_evidence(spec.parameters(), seed_, N, beta, t), "replay": replay}
+    replay = _replay(spec, q, N, seed_, beta) if rng is None else _NO_REPLAY
+    where = f"q={q!r}, seed={seed_}; replay: {replay}" if rng is None else f"q={q!r}, {_NO_REPLAY}"
+    evidence = {"q": json_value(q), **_dkw_evidence(spec.parameters(), seed_ if rng is None else None, N, beta, t),
+                "replay": replay}
 
     impossible = [o for o in counts if weights.get(o, 0) == 0]
     if impossible:
@@ -217,12 +220,17 @@ def check_empirical(
         "statistical",
         Verdict.PROVED,
         f"consistent with the exact PMF ({stated}; sup distance {float(distance):.4g}, any CDF "
-        f"distance > {2 * t:.4g} detected with probability >= 1 - beta); q={q!r}, seed={seed_}",
+        f"distance > {2 * t:.4g} detected with probability >= 1 - beta); "
+        + (f"q={q!r}, seed={seed_}" if rng is None else f"q={q!r}, {_NO_REPLAY}"),
         evidence=evidence,
     )
 
 
-def _dkw_evidence(parameters: dict[str, str], seed: int, samples: int, beta: Fraction, t: float) -> dict[str, object]:
+#: What a statistical result says instead of a seed when it drew from the production source.
+_NO_REPLAY = "production source (OS CSPRNG), not replayable"
+
+
+def _dkw_evidence(parameters: dict[str, str], seed: int | None, samples: int, beta: Fraction, t: float) -> dict[str, object]:
     """The evidence every DKW check carries: what was sampled, how, and the test's size."""
     return {
         "parameters": parameters,
@@ -280,6 +288,7 @@ def check_empirical_ideal(
     seed: int | None = None,
     false_positive_rate: RationalLike = "1/1000000000",
     dps: int = 30,
+    rng: RandomSource | None = None,
 ) -> CheckResult:
     """DKW test of the real noise sampler against its *ideal* (irrational) PMF.
 
@@ -296,7 +305,9 @@ def check_empirical_ideal(
     most ``beta``.  Power: a sampler whose CDF differs at some ``o_k`` from every value in the
     enclosure by more than ``2t`` is rejected with probability ``>= 1 - beta``; the evidence
     states ``2t`` and the widest enclosure, which adds to the detectable distance.
-    All comparisons are exact: enclosures are converted from mpf to Fractions exactly.
+    All comparisons are exact: enclosures are converted from mpf to Fractions exactly.  An
+    output that cannot be ordered with the spec's outputs is a certain violation.  ``rng``
+    replaces the seeded source as in :func:`check_empirical`.
     """
     if not isinstance(spec, NoiseSpec):
         raise InvalidArgument(f"spec must be a NoiseSpec (e.g. a discrete Laplace spec); got spec={shown(spec)} ({type(spec).__name__}).")
@@ -309,14 +320,24 @@ def check_empirical_ideal(
     highs = [_mpf_fraction(mpmath.mpf(high)) for _, high in enclosures]
     outside = max(Fraction(0), 1 - sum(lows))
 
-    rng = SeededRandomSource(seed_)
-    counts = Counter(spec.run(rng) for _ in range(N))
+    source = SeededRandomSource(seed_) if rng is None else rng
+    counts = Counter(spec.run(source) for _ in range(N))
     t_squared, t = dkw_threshold(N, beta)
     evidence = {
-        **_dkw_evidence(spec.parameters(), seed_, N, beta, t),
+        **_dkw_evidence(spec.parameters(), seed_ if rng is None else None, N, beta, t),
         "outputs": [json_value(outputs[0]), json_value(outputs[-1])],
         "mass_outside_outputs_at_most": float(outside),
     }
+    where = f"seed={seed_}" if rng is None else _NO_REPLAY
+    listed = set(outputs)
+    for output in counts:
+        try:
+            output in listed or output < outputs[0] or output > outputs[-1]  # noqa: B015 - orderable?
+        except TypeError:
+            evidence |= {"output": json_value(output), "count": counts[output]}
+            return CheckResult("statistical", Verdict.VIOLATED,
+                               f"the sampler returned {shown(output)} ({type(output).__name__}) {counts[output]} times in "
+                               f"{N} draws: not an output of the spec (a certain violation); {where}", evidence=evidence)
     below = sum(c for o, c in counts.items() if o < outputs[0])
     count_le, low_le, high_le = below, Fraction(0), outside
     worst, worst_at = Fraction(-1), outputs[0]
@@ -329,7 +350,6 @@ def check_empirical_ideal(
         if gap > worst:
             worst, worst_at = gap, output
     evidence |= {"output": json_value(worst_at), "distance_outside_enclosure": float(worst)}
-    where = f"seed={seed_}"
     stated = f"DKW, N={N}, t={t:.4g}, beta={fraction_text(beta)}"
     if worst * worst > t_squared:
         return CheckResult(

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 from dpverify.samplers import DpverifyError, as_fraction, as_int, fresh_seed
 from dpverify.samplers._rational import shown
 from dpverify.specs import GtmSpec
+from dpverify.verify._arguments import DEFAULT_TIME_LIMIT
 from dpverify.verify._exactness import code_distribution
 from dpverify.verify._gtm_privacy import gtm_privacy, gtm_table
 from dpverify.verify._results import Verdict, fraction_text
@@ -315,7 +316,8 @@ def _check(args: argparse.Namespace) -> int:
     cases = sum(len(item.spec.cases) for item in found)
     print(f"dpverify check: {len(found)} specs, {cases} cases, statistical seed {seed} "
           f"(replay: dpverify check --seed {seed})", file=human)
-    outcomes = run_gate(found, seed=seed, samples=args.samples, report=lambda o: _print_outcome(o, human))
+    outcomes = run_gate(found, seed=seed, samples=args.samples, time_limit=args.time_limit,
+                        report=lambda o: _print_outcome(o, human))
     repository = _repository_checks(human) if any(item.builtin for item in found) else ()
     met = sum(o.met for o in outcomes)
     broken = sum(o.outcome == ERROR for o in outcomes)
@@ -413,6 +415,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--json", metavar="PATH", help='also write the results as JSON to PATH ("-": stdout)')
     check.add_argument("--seed", type=_count("seed", 0, MAX_SEED), help="seed of the statistical checks (default: fresh)")
     check.add_argument("--samples", type=_count("samples", 1, MAX_SAMPLES), default=20_000, help="draws per statistical check")
+    check.add_argument("--time-limit", type=_count("time-limit", 1, MAX_TIMEOUT), default=DEFAULT_TIME_LIMIT,
+                       metavar="SECONDS", help=f"bound on each case's running time (default {DEFAULT_TIME_LIMIT}); "
+                                               "a case that reaches it is inconclusive")
     check.set_defaults(run=_check)
 
     pmf = commands.add_parser("pmf", help="print the exact output PMF of one instance")
