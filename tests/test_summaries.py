@@ -1,0 +1,139 @@
+"""Summarised loops and subroutines: the intervals stay sound and get tight; batch forms and
+public entry points are verified by the engine."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from fractions import Fraction
+
+import pytest
+
+from dpverify.samplers import RandomSource, discrete_gaussian, discrete_laplace
+from dpverify.samplers._loops import subroutine, until_accepted
+from dpverify.specs import Case
+from dpverify.verify import Verdict, enumerate_outputs
+from dpverify.verify._catalogue import DISCRETE_GAUSSIAN, DISCRETE_LAPLACE, GRID_LAPLACE, SPECS
+from dpverify.verify._entry_points import check_entry_points, public_entry_points
+from dpverify.verify._enumerate import LoopNeverAccepts
+from dpverify.verify._intervals import check_intervals
+from dpverify.verify._spec_run import run_case
+
+SEED = 20261123
+
+
+def _attempt_third(rng: RandomSource) -> int | None:
+    """Uniform on {0, 1, 2} by rejection from {0..3}."""
+    z = rng.randbelow(4)
+    return None if z == 3 else z
+
+
+_third = until_accepted(_attempt_third)
+
+
+@subroutine
+def _two_coins(rng: RandomSource) -> int:
+    return rng.bernoulli(1, 3) + rng.bernoulli(1, 2)
+
+
+def test_a_summarised_loop_is_exact_where_its_attempt_is_finite() -> None:
+    found = enumerate_outputs(lambda rng: (_third(rng), _third(rng)), summarise=True)
+    assert found.exhausted and found.masses == {(a, b): Fraction(1, 9) for a in range(3) for b in range(3)}
+    # As it runs, the same code leaves a remainder that only shrinks with depth.
+    as_run = enumerate_outputs(lambda rng: (_third(rng), _third(rng)), max_depth=12)
+    assert not as_run.exhausted and all(m < Fraction(1, 9) for m in as_run.masses.values())
+
+
+def test_a_summarised_subroutine_has_the_law_of_its_code() -> None:
+    summarised = enumerate_outputs(lambda rng: _two_coins(rng) * 10 + _two_coins(rng), summarise=True)
+    walked = enumerate_outputs(lambda rng: _two_coins(rng) * 10 + _two_coins(rng))
+    assert summarised.masses == walked.masses and summarised.exhausted
+    assert summarised.paths < walked.paths
+
+
+def test_a_loop_that_never_accepts_is_a_finding_not_a_hang() -> None:
+    never = until_accepted(lambda rng: None if rng.randbelow(2) < 2 else 0)
+    with pytest.raises(LoopNeverAccepts):
+        enumerate_outputs(lambda rng: never(rng), summarise=True)
+    result = check_intervals(lambda rng: never(rng), lambda o, dps: (Fraction(1), Fraction(1)), (0,))
+    assert result.verdict is Verdict.VIOLATED and "never ends" in result.summary
+
+
+@pytest.mark.parametrize(("sigma2", "bound"), [("1", Fraction(1, 10**6)), ("5/2", Fraction(1, 10**6))])
+def test_the_discrete_gaussian_is_proved_within_one_millionth(sigma2: str, bound: Fraction) -> None:
+    case = Case({"sigma2": sigma2, "sensitivity": 1})
+    outcome = run_case(DISCRETE_GAUSSIAN, case, seed=SEED, samples=2_000)
+    intervals = next(c for c in outcome.checks if c.check == "intervals")
+    assert intervals.verdict is Verdict.PROVED and Fraction(intervals.evidence["unexplored"]) <= bound
+
+
+def _acceptance_one_unit_off(n: int, d: int, rng: RandomSource) -> int | None:
+    """The Gaussian attempt with its acceptance exponent's denominator off by one (a change of
+    the output law of order 1e-4 at sigma2 = 5/2, which the old restart-by-restart bound of 0.01
+    missed).  (A numerator off by one scales every acceptance by the same factor, which the
+    loop's normalisation cancels: that mutant is equivalent.)"""
+    from math import isqrt
+
+    from dpverify.samplers.bernoulli import _bernoulli_exp_ratio
+
+    t = isqrt(n // d) + 1
+    y = discrete_laplace._sample_scaled(1, t, rng)
+    numerator = (abs(y) * t * d - n) ** 2
+    return y if _bernoulli_exp_ratio(numerator, 2 * n * t * t * d + 1, rng) else None
+
+
+def test_a_one_unit_error_in_a_gaussian_acceptance_coin_is_caught() -> None:
+    loop = until_accepted(_acceptance_one_unit_off)
+    mutant = replace(DISCRETE_GAUSSIAN, sampler=lambda sigma2, rng: loop(sigma2.numerator, sigma2.denominator, rng),
+                     batch=None, checks=(), timing=False)
+    outcome = run_case(mutant, Case({"sigma2": "5/2", "sensitivity": 1}), seed=SEED, samples=2_000)
+    intervals = next(c for c in outcome.checks if c.check == "intervals")
+    assert intervals.verdict is Verdict.VIOLATED and not outcome.met
+
+
+def test_a_batch_form_that_repeats_its_first_draw_is_violated() -> None:
+    def repeats(scale: Fraction, k: int, rng: RandomSource) -> list[int]:
+        first = discrete_laplace.sample(scale, rng)
+        return [first] * k
+
+    outcome = run_case(replace(DISCRETE_LAPLACE, batch=repeats), DISCRETE_LAPLACE.cases[0], seed=SEED, samples=2_000)
+    batch = next(c for c in outcome.checks if c.check == "batch")
+    assert batch.verdict is Verdict.VIOLATED and not outcome.met
+
+
+def test_a_batch_form_that_returns_one_draw_too_few_is_violated() -> None:
+    def short(q: Fraction, scale: Fraction, step: Fraction, k: int, rng: RandomSource) -> list[Fraction]:
+        from dpverify.samplers import grid_laplace
+
+        return grid_laplace.sample_many(q, scale, step, k - 1, rng)
+
+    outcome = run_case(replace(GRID_LAPLACE, batch=short, checks=()), GRID_LAPLACE.cases[0], seed=SEED, samples=2_000)
+    assert next(c for c in outcome.checks if c.check == "batch").verdict is Verdict.VIOLATED
+
+
+def test_an_output_outside_the_listed_ones_is_violated() -> None:
+    def far(sigma2: Fraction, rng: RandomSource) -> int:
+        z = discrete_gaussian.sample(sigma2, rng)
+        return 10**6 if z == 0 and rng.bernoulli(1, 1000) else z
+
+    outcome = run_case(replace(DISCRETE_GAUSSIAN, sampler=far, batch=None, checks=(), timing=False),
+                       Case({"sigma2": 1, "sensitivity": 1}), seed=SEED, samples=2_000)
+    intervals = next(c for c in outcome.checks if c.check == "intervals")
+    assert intervals.verdict is Verdict.VIOLATED and intervals.evidence["output"] == 10**6
+
+
+def test_the_first_case_of_each_spec_also_samples_the_production_source() -> None:
+    outcome = run_case(DISCRETE_LAPLACE, DISCRETE_LAPLACE.cases[0], seed=SEED, samples=2_000, production=True)
+    production = next(c for c in outcome.checks if c.check == "statistical_production")
+    assert production.verdict is Verdict.PROVED and production.evidence["seed"] is None
+    assert "not replayable" in production.summary
+
+
+def test_every_public_entry_point_is_run_by_a_catalogue_spec() -> None:
+    assert check_entry_points(SPECS).verdict is Verdict.PROVED
+    assert {"discrete_gaussian.sample_many", "bernoulli.bernoulli", "gtm.sample"} <= set(public_entry_points())
+
+
+def test_an_entry_point_no_spec_runs_is_reported_by_name() -> None:
+    without_batch = [replace(spec, batch=None) if spec.name == "dgauss" else spec for spec in SPECS]
+    result = check_entry_points(without_batch)
+    assert result.verdict is Verdict.VIOLATED and "discrete_gaussian.sample_many" in result.summary
