@@ -248,7 +248,7 @@ def _prove(args: argparse.Namespace) -> int:
 
 
 def _repository_checks(human: TextIO) -> tuple[Any, ...]:
-    """The source tree's own checks: static rules on samplers/ and proof staleness."""
+    """The source tree's own checks: static rules, every entry point run by a spec, proof staleness."""
     from dpverify.proofs._certificates import (
         check_manifest,
         check_recorded_verdicts,
@@ -257,11 +257,14 @@ def _repository_checks(human: TextIO) -> tuple[Any, ...]:
         theorem_obligation,
     )
     from dpverify.proofs.registry import THEOREMS
+    from dpverify.verify._catalogue import SPECS
+    from dpverify.verify._entry_points import check_entry_points
     from dpverify.verify._static import check_samplers_static
 
     root = repository_root()
     current = [*(theorem_obligation(t) for t in THEOREMS), *instance_obligations()]
-    checks = (check_samplers_static(root), check_manifest(root, current=current), check_recorded_verdicts(root))
+    checks = (check_samplers_static(root), check_entry_points(SPECS), check_manifest(root, current=current),
+              check_recorded_verdicts(root))
     for check in checks:
         mark = "ok  " if check.verdict is Verdict.PROVED else "FAIL"
         print(f"{mark} {check.check}: {check.verdict.value}: {check.summary}", file=human)
@@ -375,7 +378,7 @@ def _print_outcome(outcome: CaseOutcome, out: TextIO) -> None:
     if outcome.case.why:
         print(f"       {outcome.case.why}", file=out)
     for check in outcome.checks:
-        print(f"       {check.check:<14} {check.verdict.value:<12} {check.summary}", file=out)
+        print(f"       {check.check:<22} {check.verdict.value:<12} {check.summary}", file=out)
     for problem in outcome.problems:
         print(f"       problem: {problem}", file=out)
 
