@@ -378,7 +378,7 @@ def _print_outcome(outcome: CaseOutcome, out: TextIO) -> None:
     if outcome.case.why:
         print(f"       {outcome.case.why}", file=out)
     for check in outcome.checks:
-        print(f"       {check.check:<22} {check.verdict.value:<12} {check.summary}", file=out)
+        print(f"       {check.check:<14} {check.verdict.value:<12} {check.summary}", file=out)
     for problem in outcome.problems:
         print(f"       problem: {problem}", file=out)
 
