@@ -13,11 +13,7 @@ from collections.abc import Hashable
 import mpmath
 import sympy
 
-from dpverify.samplers import DpverifyError, RandomSource
-
-
-class NoAttempt(DpverifyError, NotImplementedError):
-    """``run_attempt`` of a spec whose sampler is not a loop over independent attempts."""
+from dpverify.samplers import RandomSource
 
 
 class NoiseSpec(ABC):
@@ -31,18 +27,6 @@ class NoiseSpec(ABC):
     @abstractmethod
     def run(self, rng: RandomSource) -> Hashable:
         """One draw of the production sampler with randomness from ``rng``."""
-
-    def run_attempt(self, rng: RandomSource) -> Hashable | None:
-        """One attempt of the sampler's rejection loop: an output, or None for a rejection.
-
-        Only for samplers that are literally ``repeat an independent attempt until it returns
-        a value``; the engine then derives the loop's intervals from one attempt (renewal).
-        Others leave :attr:`has_attempt` False.
-        """
-        raise NoAttempt(f"{type(self).__name__} is not a loop over independent attempts (has_attempt is False); "
-                        "call run(rng) instead.")
-
-    has_attempt: bool = False
 
     @abstractmethod
     def ideal_pmf_expr(self) -> sympy.Expr:

@@ -8,6 +8,18 @@ the release ``y = L*k`` has probability (CKS20's discrete Laplace, shifted to ``
 Claim: for neighbours ``|q - q'| <= Delta``, pure epsilon-DP with
 ``epsilon = ceil(Delta/L) * L / b`` (the grid indices differ by at most ``ceil(Delta/L)``,
 and the discrete Laplace's log-ratio over a shift of ``s`` grid steps is at most ``s/b'``).
+
+Everything the distribution depends on (the grid index ``m``, the noise's scale ``b/L``) is
+computed here from the statement above, in exact Fraction arithmetic; the sampler module is
+used only to run it.
+
+>>> spec = GridLaplaceSpec.create("3/4", 2, "1/2")
+>>> spec.index()  # 3/4 is 3/2 grid steps: a tie, which goes up
+2
+>>> GridLaplaceSpec.create("-3/4", 2, "1/2").index()  # -3/2 + 1/2 = -1
+-1
+>>> spec.claim_epsilon()
+Fraction(1, 2)
 """
 
 from __future__ import annotations
@@ -24,7 +36,7 @@ from dpverify.samplers import RandomSource, as_fraction
 from dpverify.samplers import grid_laplace as _grid
 from dpverify.samplers._rational import RationalLike
 from dpverify.specs._noise import NoiseSpec
-from dpverify.specs.noise import DiscreteLaplaceSpec, PureEpsilonClaim, _rng
+from dpverify.specs.noise import DiscreteLaplaceSpec, PureEpsilonClaim, _positive, _rng
 
 __all__ = ["GridLaplaceSpec"]
 
@@ -38,17 +50,18 @@ class GridLaplaceSpec(NoiseSpec):
     step: Fraction
     sensitivity: Fraction
     name = "grid_laplace"
-    has_attempt = True
 
     @classmethod
     def create(cls, q: RationalLike, scale: RationalLike, step: RationalLike, sensitivity: RationalLike = 1) -> GridLaplaceSpec:
-        """Validate like the sampler; ``sensitivity`` is a rational ``> 0``."""
-        q_, b, L = _grid._parameters(q, scale, step)
-        return cls(q_, b, L, _grid._positive("sensitivity", sensitivity))
+        """Validate like the sampler: ``q`` an exact rational, ``scale`` and ``step`` rationals
+        ``> 0`` (floats refused); ``sensitivity`` is a rational ``> 0``."""
+        return cls(as_fraction("q", q), _positive("scale", scale), _positive("step", step),
+                   _positive("sensitivity", sensitivity))
 
     def index(self) -> int:
-        """The grid index ``m`` the input snaps to."""
-        return _grid.snap_index(self.q, self.step)
+        """The grid index ``m = floor(q/L + 1/2)`` the input snaps to: the nearest grid point,
+        ties up (exact: ``math.floor`` of a Fraction is its integer floor)."""
+        return math.floor(self.q / self.step + Fraction(1, 2))
 
     def noise(self) -> DiscreteLaplaceSpec:
         """The noise in grid units: discrete Laplace with scale ``b / L``."""
@@ -56,9 +69,6 @@ class GridLaplaceSpec(NoiseSpec):
 
     def run(self, rng: RandomSource) -> Fraction:
         return _grid.sample(self.q, self.scale, self.step, _rng(rng))
-
-    def run_attempt(self, rng: RandomSource) -> Fraction | None:
-        return _grid._attempt(self.q, self.scale, self.step, _rng(rng))
 
     def ideal_pmf_expr(self) -> sympy.Expr:
         """In the grid index ``z`` of the release ``L*z``."""

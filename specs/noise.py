@@ -298,13 +298,8 @@ class DiscreteLaplaceSpec(NoiseSpec):
         integer ``sensitivity >= 1``."""
         return cls(_positive("scale", scale), _sensitivity(sensitivity))
 
-    has_attempt = True
-
     def run(self, rng: RandomSource) -> int:
         return _dlap_sampler.sample(self.scale, _rng(rng))
-
-    def run_attempt(self, rng: RandomSource) -> int | None:
-        return _dlap_sampler._attempt_scaled(self.scale.denominator, self.scale.numerator, _rng(rng))
 
     def ideal_pmf_expr(self) -> sympy.Expr:
         inverse = 1 / sympy.Rational(self.scale.numerator, self.scale.denominator)
@@ -415,13 +410,8 @@ class DiscreteGaussianSpec(NoiseSpec):
         integer ``sensitivity >= 1``."""
         return cls(_positive("sigma2", sigma2), _sensitivity(sensitivity))
 
-    has_attempt = True
-
     def run(self, rng: RandomSource) -> int:
         return _dgauss_sampler.sample(self.sigma2, _rng(rng))
-
-    def run_attempt(self, rng: RandomSource) -> int | None:
-        return _dgauss_sampler._attempt(self.sigma2.numerator, self.sigma2.denominator, _rng(rng))
 
     def ideal_pmf_expr(self) -> sympy.Expr:
         s = sympy.Rational(self.sigma2.numerator, self.sigma2.denominator)
