@@ -202,6 +202,8 @@ DISCRETE_GAUSSIAN = Spec(
              "CKS20 Algorithm 3; Theorem 7's delta cross-checked by a hockey-stick sum", label="sigma2=1"),
         Case({"sigma2": "5/2", "sensitivity": 1}, "proved", "CKS20 Algorithm 3 with a non-integer variance",
              label="sigma2=5/2"),
+        Case({"sigma2": "1/2", "sensitivity": 1}, "proved",
+             "CKS20 Algorithm 3 below sigma = 1, where t = floor(sigma) + 1 = 1", label="sigma2=1/2"),
     ),
 )
 
@@ -236,7 +238,10 @@ GRID_LAPLACE = Spec(
     cases=(Case({"q": "7/10", "scale": 2, "step": "1/2", "sensitivity": 1}, "proved",
                 "the safe repair: snap to a grid, add exact discrete Laplace noise; its code is proved "
                 "against the ideal PMF and its (Delta/b)-DP claim is proved by Z3 for all real inputs",
-                label="q=7/10,b=2,L=1/2"),),
+                label="q=7/10,b=2,L=1/2"),
+           Case({"q": "3/4", "scale": 2, "step": "1/2", "sensitivity": 1}, "proved",
+                "an input halfway between two grid points snaps up (q/L = 3/2 goes to 2)",
+                label="tie/q=3/4,b=2,L=1/2", sample_inputs=())),
 )
 
 
