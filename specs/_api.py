@@ -222,6 +222,11 @@ class Spec:
         like the sampler plus ``k``, it is enumerated at ``k = 2`` and the pair must have the product
         of the single form's law (``pmf`` or ``ideal``), which shows both draws are independent
         and each is distributed as one draw.
+    ``refuses``
+        parameter values the code must refuse with a clear error (a
+        :class:`~dpverify.samplers.DpverifyError`), each a dict laid over the case's parameters and
+        passed to the sampler unvalidated (to the batch form when it names ``k``): the edges of
+        the domain, so that a check that lets bad input through is found.
     ``timing``
         also report the draw-count timing channel (a finding; it never gates).
     """
@@ -241,6 +246,7 @@ class Spec:
     checks: Sequence[Callable[[Params], Any]] = ()
     draw: Any = None
     batch: Callable[..., Sequence[Hashable]] | None = None
+    refuses: Sequence[Mapping[str, Any]] = ()
     timing: bool = False
     description: str = ""
     citation: str = ""
@@ -258,6 +264,7 @@ class Spec:
         object.__setattr__(self, "randomness", Randomness(self.randomness))
         object.__setattr__(self, "cases", tuple(self.cases))
         object.__setattr__(self, "checks", tuple(self.checks))
+        object.__setattr__(self, "refuses", tuple(dict(r) for r in self.refuses))
         object.__setattr__(self, "_sampler_arguments", _keyword_names(self.sampler))
         for index, case in enumerate(self.cases):
             self.bind(case, where=f"case {index + 1} ({case.describe()})")
@@ -288,6 +295,13 @@ class Spec:
             value = getattr(self, name)
             if value is not None and not callable(value):
                 return f"{name} must be callable or None; got {name}={shown(value)}."
+        if not isinstance(self.refuses, Sequence) or not all(
+            isinstance(r, Mapping) and r and all(k in self.parameters or k == "k" or (
+                isinstance(self.input, Input) and k == self.input.name) for k in r) for r in self.refuses
+        ):
+            return "refuses must be a sequence of non-empty dicts of declared parameters (the input, k) to invalid values."
+        if any("k" in r for r in self.refuses) and self.batch is None:
+            return "refuses names k, but the spec declares no batch form."
         if self.batch is not None and not callable(self.batch):
             return f"batch must be callable or None; got batch={shown(self.batch)}."
         if self.batch is not None and (self.pmf is None and self.ideal is None):

@@ -137,3 +137,36 @@ def test_an_entry_point_no_spec_runs_is_reported_by_name() -> None:
     without_batch = [replace(spec, batch=None) if spec.name == "dgauss" else spec for spec in SPECS]
     result = check_entry_points(without_batch)
     assert result.verdict is Verdict.VIOLATED and "discrete_gaussian.sample_many" in result.summary
+
+
+def test_a_sampler_that_lets_bad_input_through_fails_refuses() -> None:
+    def lenient(scale: Fraction | int, rng: RandomSource) -> int:
+        return 0 if scale == 0 else discrete_laplace.sample(scale, rng)
+
+    outcome = run_case(replace(DISCRETE_LAPLACE, sampler=lenient, batch=None, refuses=({"scale": 0},), timing=False),
+                       DISCRETE_LAPLACE.cases[0],
+                       seed=SEED, samples=2_000)
+    refuses = next(c for c in outcome.checks if c.check == "refuses")
+    assert refuses.verdict is Verdict.VIOLATED and "scale=0 was accepted (returned 0)" in refuses.summary
+    assert not outcome.met
+
+
+def test_a_batch_form_that_refuses_k_zero_fails_refuses() -> None:
+    def strict(scale: Fraction, k: int, rng: RandomSource) -> list[int]:
+        if k < 1:
+            raise discrete_laplace.InvalidArgument("k must be >= 1")
+        return discrete_laplace.sample_many(scale, k, rng)
+
+    outcome = run_case(replace(DISCRETE_LAPLACE, batch=strict, timing=False), DISCRETE_LAPLACE.cases[0],
+                       seed=SEED, samples=2_000)
+    refuses = next(c for c in outcome.checks if c.check == "refuses")
+    assert refuses.verdict is Verdict.VIOLATED and "k=0 was refused" in refuses.summary
+
+
+def test_refuses_must_name_declared_parameters() -> None:
+    from dpverify.specs import SpecError
+
+    with pytest.raises(SpecError, match="refuses must be"):
+        replace(DISCRETE_LAPLACE, refuses=({"width": 0},))
+    with pytest.raises(SpecError, match="declares no batch form"):
+        replace(DISCRETE_LAPLACE, batch=None, refuses=({"k": -1},))

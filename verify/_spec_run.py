@@ -221,6 +221,8 @@ def _run(
         soundness += progress.done(instance.intervals())
         progress.enter("joint enumeration of the batch form", "batch")
         soundness += progress.done(instance.batch())
+        progress.enter("runs on parameters the code must refuse", "refuses")
+        soundness += progress.done(instance.refuses(seed))
         if statistics:
             progress.enter("statistical sampling", "statistical")
             soundness += progress.done(instance.statistical(case, seed=seed, samples=samples))
@@ -407,6 +409,48 @@ class _Instance:
                                          max_paths=enumeration.max_paths, summarise=False)
                 results.append(replace(as_run, check="intervals_as_run"))
         return results
+
+    def refuses(self, seed: int) -> list[CheckResult]:
+        """Each declared invalid parameter set must be refused with a clear error; ``k = 0``
+        must give an empty batch."""
+        if self.spec.sampler is None or self.randomness is not Randomness.SOURCE:
+            return []
+        problems, tried = [], []
+        q = None if self.inputs is None else self.inputs[0]
+        calls = [(dict(invalid), True) for invalid in self.spec.refuses]
+        if self.spec.batch is not None:
+            calls.append(({"k": 0}, False))
+        for overrides, must_refuse in calls:
+            function = self.spec.batch if "k" in overrides else self.spec.sampler
+            names = _names(function)
+            kwargs = {k: v for k, v in {**self.arguments, **overrides}.items() if names is None or k in names}
+            if self.input_name is not None and self.input_name not in overrides:
+                kwargs[self.input_name] = q
+            shown_call = ", ".join(f"{k}={shown(v, 30)}" for k, v in overrides.items())
+            tried.append(shown_call)
+            try:
+                output = function(**kwargs, rng=SeededRandomSource(seed))  # type: ignore[misc]
+            except DpverifyError:
+                if not must_refuse:
+                    problems.append(f"{shown_call} was refused; it must give an empty batch")
+                continue
+            except Exception as error:  # noqa: BLE001 - the code under test
+                problems.append(f"{shown_call} raised {type(error).__name__} ({_short(str(error), 80)}) "
+                                "instead of a clear error")
+                continue
+            if must_refuse:
+                problems.append(f"{shown_call} was accepted (returned {shown(output, 40)})")
+            elif output != []:
+                problems.append(f"{shown_call} returned {shown(output, 40)}, not an empty batch")
+        if not calls:
+            return []
+        if problems:
+            return [CheckResult("refuses", Verdict.VIOLATED, "; ".join(problems), evidence={"tried": tried, "seed": seed})]
+        refused = [t for t, (_, must) in zip(tried, calls) if must]
+        empty = " and gives an empty batch at k=0" if self.spec.batch is not None else ""
+        return [CheckResult("refuses", Verdict.PROVED,
+                            f"refuses {len(refused)} invalid parameter set(s) with a clear error{empty}",
+                            evidence={"tried": tried})]
 
     def batch(self) -> list[CheckResult]:
         """The batch form at ``k = 2``, enumerated jointly, against the product of the single
