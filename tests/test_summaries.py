@@ -84,7 +84,7 @@ def _acceptance_one_unit_off(n: int, d: int, rng: RandomSource) -> int | None:
 def test_a_one_unit_error_in_a_gaussian_acceptance_coin_is_caught() -> None:
     loop = until_accepted(_acceptance_one_unit_off)
     mutant = replace(DISCRETE_GAUSSIAN, sampler=lambda sigma2, rng: loop(sigma2.numerator, sigma2.denominator, rng),
-                     batch=None, checks=(), timing=False)
+                     batch=None, refuses=(), checks=(), timing=False)
     outcome = run_case(mutant, Case({"sigma2": "5/2", "sensitivity": 1}), seed=SEED, samples=2_000)
     intervals = next(c for c in outcome.checks if c.check == "intervals")
     assert intervals.verdict is Verdict.VIOLATED and not outcome.met
@@ -115,7 +115,7 @@ def test_an_output_outside_the_listed_ones_is_violated() -> None:
         z = discrete_gaussian.sample(sigma2, rng)
         return 10**6 if z == 0 and rng.bernoulli(1, 1000) else z
 
-    outcome = run_case(replace(DISCRETE_GAUSSIAN, sampler=far, batch=None, checks=(), timing=False),
+    outcome = run_case(replace(DISCRETE_GAUSSIAN, sampler=far, batch=None, refuses=(), checks=(), timing=False),
                        Case({"sigma2": 1, "sensitivity": 1}), seed=SEED, samples=2_000)
     intervals = next(c for c in outcome.checks if c.check == "intervals")
     assert intervals.verdict is Verdict.VIOLATED and intervals.evidence["output"] == 10**6
@@ -134,7 +134,7 @@ def test_every_public_entry_point_is_run_by_a_catalogue_spec() -> None:
 
 
 def test_an_entry_point_no_spec_runs_is_reported_by_name() -> None:
-    without_batch = [replace(spec, batch=None) if spec.name == "dgauss" else spec for spec in SPECS]
+    without_batch = [replace(spec, batch=None, refuses=()) if spec.name == "dgauss" else spec for spec in SPECS]
     result = check_entry_points(without_batch)
     assert result.verdict is Verdict.VIOLATED and "discrete_gaussian.sample_many" in result.summary
 
