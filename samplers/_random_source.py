@@ -18,6 +18,13 @@ for ever: every subclass's ``randbelow`` and ``bernoulli`` are wrapped so that a
 range, a value of the wrong type, or an exception raises :class:`SamplerContractError` naming
 the source, the call and what it returned.  The sources this package and its engine define
 are declared with ``trusted=True`` and run unwrapped, since their draws are the hot path.
+
+The two sources that ship, :class:`SystemRandomSource` (production) and
+:class:`SeededRandomSource` (replay), are verified on this very code: each can run its
+conversion over an injected supply of words of any width
+(:meth:`SystemRandomSource.from_words`, :meth:`SeededRandomSource.from_blocks`), and
+``dpverify.verify._source_check`` enumerates every word at small widths to prove the draws
+exact (the gate entries ``system-source`` and ``seeded-source``).
 """
 
 from __future__ import annotations
@@ -142,6 +149,7 @@ class RandomSource(ABC):
 # - fork(): a child must never reuse the words its parent still holds, so the child empties the
 #   pool (os.register_at_fork) before it runs any Python code.
 _WORDS_PER_REFILL = 512
+_POOL_WIDTH = 64  # bits per word of the pool
 _POOLED = getattr(sys, "_is_gil_enabled", lambda: True)()
 
 
@@ -149,11 +157,11 @@ class _UnpooledWords:
     """Stands in for the pool where the GIL is disabled: each word straight from os.urandom."""
 
     def pop(self) -> int:
-        return int.from_bytes(os.urandom(8), "little")
+        return int.from_bytes(os.urandom(_POOL_WIDTH // 8), "little")
 
 
 _WORDS: array | _UnpooledWords = array("Q") if _POOLED else _UnpooledWords()
-if _POOLED and _WORDS.itemsize != 8:  # pragma: no cover - 'Q' is 8 bytes on every CPython platform
+if _POOLED and _WORDS.itemsize * 8 != _POOL_WIDTH:  # pragma: no cover - 'Q' is 8 bytes on every CPython platform
     raise ImportError("SystemRandomSource needs array('Q') items of 8 bytes")
 _pop = _WORDS.pop
 
@@ -161,7 +169,7 @@ _pop = _WORDS.pop
 def _refill_and_pop() -> int:
     """A fresh word once the pool is empty (another thread may empty it again meanwhile)."""
     while True:
-        _WORDS.frombytes(os.urandom(8 * _WORDS_PER_REFILL))
+        _WORDS.frombytes(os.urandom(_POOL_WIDTH // 8 * _WORDS_PER_REFILL))
         try:
             return _pop()
         except IndexError:  # pragma: no cover - another thread took all 512 words first
@@ -176,48 +184,99 @@ if _POOLED and hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_pool_after_fork)
 
 
+def _need_width(name: str, width: object) -> int:
+    if isinstance(width, bool) or not isinstance(width, int) or width < 1:
+        raise InvalidArgument(f"{name} must be an int >= 1 (bits per word); got {name}={shown(width)}.")
+    return width
+
+
+def _need_supply(name: str, supply: object) -> Callable[[], int]:
+    if not callable(supply):
+        raise InvalidArgument(
+            f"{name} must be a callable taking no argument and returning a uniform word; got {name}={shown(supply)} "
+            f"({type(supply).__name__})."
+        )
+    return supply
+
+
 class SystemRandomSource(RandomSource, trusted=True):
     """The production source: the operating system's CSPRNG (os.urandom, as :mod:`secrets`).
 
-    Uniform 64-bit words come from a process-wide pool of os.urandom output (see ``_WORDS``),
-    each used at most once, and are turned into draws exactly:
+    Uniform ``w``-bit words, ``w = 64``, come from a process-wide pool of os.urandom output (see
+    ``_WORDS``), each used at most once, and are turned into draws exactly:
 
-    - ``randbelow(n)``: the top ``k = (n-1).bit_length()`` bits of ``ceil(k/64)`` words, i.e. a
+    - ``randbelow(n)``: the top ``k = (n-1).bit_length()`` bits of ``ceil(k/w)`` words, i.e. a
       uniform ``k``-bit integer, rejected and redrawn while ``>= n`` (fewer than 2 tries on
       average), so the result is exactly uniform on ``{0..n-1}`` for every ``n``.
       ``randbelow(1)`` is 0 and needs no bits.
     - ``bernoulli(num, den)``: one two-way coin, True iff a uniform real ``U`` in [0, 1) is
-      below ``p = num/den``.  ``U``'s binary expansion is compared with ``p``'s 64 bits at a
-      time: word ``x`` against ``c = floor(p * 2^64)``; ``x < c`` means ``U < p``, ``x > c``
-      means ``U > p``, and on ``x == c`` the comparison continues with ``p * 2^64 - c`` (if
+      below ``p = num/den``.  ``U``'s binary expansion is compared with ``p``'s ``w`` bits at a
+      time: word ``x`` against ``c = floor(p * 2^w)``; ``x < c`` means ``U < p``, ``x > c``
+      means ``U > p``, and on ``x == c`` the comparison continues with ``p * 2^w - c`` (if
       that is 0, ``U >= p``).  So ``P[True] = p`` exactly, with one word per coin except with
-      probability ``2^-64``, however large ``den`` is.  ``p = 0`` and ``p = 1`` need no bits.
+      probability ``2^-w``, however large ``den`` is.  ``p = 0`` and ``p = 1`` need no bits.
+
+    The conversion never assumes ``w = 64``: every shift and word count is written in terms of
+    the width, and its only constants are 0 and 1.  :meth:`from_words` runs these same two
+    methods over another supply of words of any width, which is how
+    ``dpverify.verify._source_check`` proves them exact by enumerating every word at small
+    widths.  ``SystemRandomSource()`` takes nothing and sets nothing: the pool is the class
+    default, read once per draw.
     """
+
+    #: ``(words, width)`` of a :meth:`from_words` source.  None (the class default, so that
+    #: construction sets nothing) is production: the pool's ``_POOL_WIDTH``-bit words, ``_pop``,
+    #: refilled on IndexError.  One attribute, read once per call, keeps the hot path short.
+    _supply: tuple[Callable[[], int], int] | None = None
+
+    @classmethod
+    def from_words(cls, words: Callable[[], int], width: int) -> SystemRandomSource:
+        """This source's conversion over ``words`` instead of the OS pool.
+
+        ``words()`` is called once per word and must return an int uniform on
+        ``[0, 2**width)``, independent of every earlier word; the draws are then exactly as
+        uniform as they are in production, whose words are os.urandom's at ``width = 64``.
+        An IndexError from ``words()`` asks it once more (as the empty pool is refilled); a
+        second one propagates.  For verification and tests: the words are whatever the
+        callable returns, so it is no CSPRNG unless ``words`` is one.
+
+        >>> SystemRandomSource.from_words(iter([5, 6]).__next__, width=3).randbelow(6)
+        5
+        """
+        source = cls()
+        source._supply = (_need_supply("words", words), _need_width("width", width))
+        return source
 
     def randbelow(self, n: int) -> int:
         if type(n) is not int or n < 1:
             n = int(_check_randbelow(n))
         if n == 1:
             return 0
+        supply = self._supply
+        if supply is None:
+            pop, refill, w = _pop, _refill_and_pop, _POOL_WIDTH
+        else:
+            pop, w = supply
+            refill = pop
         k = (n - 1).bit_length()
-        if k <= 64:
-            shift = 64 - k
+        if k <= w:  # one word: its top k bits
+            shift = w - k
             while True:
                 try:
-                    x = _pop() >> shift
+                    x = pop() >> shift
                 except IndexError:
-                    x = _refill_and_pop() >> shift
+                    x = refill() >> shift
                 if x < n:
                     return x
-        words = (k + 63) >> 6
-        shift = 64 * words - k
+        words = (k + w - 1) // w  # several words, most significant first: the top k of their bits
+        shift = w * words - k
         while True:
             x = 0
             for _ in range(words):
                 try:
-                    x = (x << 64) | _pop()
+                    x = (x << w) | pop()
                 except IndexError:
-                    x = (x << 64) | _refill_and_pop()
+                    x = (x << w) | refill()
             x >>= shift
             if x < n:
                 return x
@@ -230,12 +289,18 @@ class SystemRandomSource(RandomSource, trusted=True):
             return False
         if num == den:
             return True
-        while True:  # compare U with p = num/den, 64 bits at a time
+        supply = self._supply
+        if supply is None:
+            pop, refill, w = _pop, _refill_and_pop, _POOL_WIDTH
+        else:
+            pop, w = supply
+            refill = pop
+        while True:  # compare U with p = num/den, w bits at a time
             try:
-                x = _pop()
+                x = pop()
             except IndexError:
-                x = _refill_and_pop()
-            c, num = divmod(num << 64, den)
+                x = refill()
+            c, num = divmod(num << w, den)
             if x != c:
                 return x < c
             if num == 0:
@@ -248,23 +313,55 @@ class SeededRandomSource(RandomSource, trusted=True):
     Statistical checks use it so that every run prints a seed that replays it exactly.
     ``randbelow(n)`` draws ``(n-1).bit_length()`` bits and rejects values ``>= n``, so it is exactly
     uniform for any ``n`` (including ``n = 10**100``); the expected number of tries is < 2.
+    ``bernoulli(num, den)`` is the base class's ``randbelow(den) < num``.
+
+    The bits come from a pool: 256-bit blocks ``SHA-256(seed bytes || counter as 16 bytes)``,
+    counter 0, 1, ..., appended below the pool's unused bits, which are handed out most
+    significant first, each once; bits a draw does not use stay for the next draw.
+    :meth:`from_blocks` runs the same pool over another supply of blocks of any width, which
+    is how ``dpverify.verify._source_check`` proves it exact at small block widths.
     """
+
+    #: Bits per block: SHA-256's output.  The pool code is written in terms of it.
+    _block_width: int = 256
 
     def __init__(self, seed: int) -> None:
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise InvalidArgument(f"seed must be an int >= 0; got seed={shown(seed)}.")
-        self.seed = seed
+        self.seed: int | None = seed
         self._key = seed.to_bytes((seed.bit_length() + 7) // 8 or 1, "big")
         self._counter = 0
         self._pool = 0
         self._pool_bits = 0
 
+    @classmethod
+    def from_blocks(cls, blocks: Callable[[], int], width: int) -> SeededRandomSource:
+        """This source's bit pool over ``blocks`` instead of SHA-256 (``seed`` is then None).
+
+        ``blocks()`` is called whenever the pool runs short and must return an int uniform on
+        ``[0, 2**width)``, independent of every earlier block.  For verification and tests.
+
+        >>> source = SeededRandomSource.from_blocks(iter([0b101101]).__next__, width=6)
+        >>> source.randbelow(8), source.randbelow(8)
+        (5, 5)
+        """
+        source = cls(0)
+        source.seed = None
+        source._block = _need_supply("blocks", blocks)  # type: ignore[method-assign]
+        source._block_width = _need_width("width", width)
+        return source
+
+    def _block(self) -> int:
+        """The next block: SHA-256 of the key and the counter, as a 256-bit int."""
+        block = hashlib.sha256(self._key + self._counter.to_bytes(16, "big")).digest()
+        self._counter += 1
+        return int.from_bytes(block, "big")
+
     def _bits(self, k: int) -> int:
+        width = self._block_width
         while self._pool_bits < k:
-            block = hashlib.sha256(self._key + self._counter.to_bytes(16, "big")).digest()
-            self._counter += 1
-            self._pool = (self._pool << 256) | int.from_bytes(block, "big")
-            self._pool_bits += 256
+            self._pool = (self._pool << width) | self._block()
+            self._pool_bits += width
         self._pool_bits -= k
         value = self._pool >> self._pool_bits
         self._pool &= (1 << self._pool_bits) - 1
@@ -284,11 +381,16 @@ def fresh_seed() -> int:
     return secrets.randbits(64)
 
 
+#: What ``as_source(None)`` hands out.  A production SystemRandomSource holds no state (its
+#: words come from the process-wide pool), so one instance serves every call and thread.
+_SYSTEM = SystemRandomSource()
+
+
 def as_source(rng: object) -> RandomSource:
     """``rng`` itself, or the OS CSPRNG for None; anything else is refused (a sampler's
     ``rng`` argument, checked once per call)."""
     if rng is None:
-        return SystemRandomSource()
+        return _SYSTEM
     if isinstance(rng, RandomSource):
         return rng
     raise InvalidArgument(
