@@ -68,6 +68,8 @@ def test_a_clean_copy_passes(root: Path) -> None:
         ("from ._random_source import _WORDS", "random-bypass"),
         ("from . import _random_source\nWORD = _random_source._pop()", "random-bypass"),
         ("import importlib\nR = importlib.import_module('random')", "dynamic-import"),
+        ("from dpverify.samplers import SystemRandomSource\nR = SystemRandomSource.from_words(lambda: 3, 2)",
+         "random-bypass"),
     ],
 )
 def test_a_mutated_sampler_is_caught_with_file_and_line(root: Path, code: str, rule: str) -> None:

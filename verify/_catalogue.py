@@ -39,6 +39,7 @@ from dpverify.specs import (
     Zcdp,
 )
 from dpverify.verify._results import CheckResult
+from dpverify.verify._source_specs import SOURCE_SPECS
 
 __all__ = ["SPECS"]
 
@@ -326,4 +327,5 @@ FIXED_POINT = Spec(
 #: Every built-in spec, in the order the gate reports them.
 SPECS: tuple[Spec, ...] = (
     GTM, BERNOULLI, BERNOULLI_EXP, DISCRETE_LAPLACE, DISCRETE_GAUSSIAN, LAPLACE_FLOAT, PLANAR_LAPLACE, FIXED_POINT, GRID_LAPLACE,
+    *SOURCE_SPECS,
 )

@@ -26,6 +26,9 @@ itself:
     source it is given, or the OS CSPRNG for None).  Its private word pool, a seeded source or
     ``fresh_seed``, also re-exported by ``samplers``, would let a sampler make randomness the
     engine cannot see.
+    Building a source over a chosen word supply (``SystemRandomSource.from_words``,
+    ``SeededRandomSource.from_blocks``, the engine's way to run the real conversion code over
+    enumerated words) is refused too: in a sampler it would be randomness of the sampler's own.
 ``dynamic-import``
     ``__import__(...)`` or ``importlib.import_module(...)``: a module chosen at run time is
     out of this check's sight, so it is refused rather than trusted.
@@ -115,6 +118,8 @@ MATH_ALLOWED = frozenset({"isqrt", "gcd", "lcm"})
 _FLOAT_MATH_MODULES = frozenset({"math", "cmath"})
 _RANDOM_MODULES = frozenset({"random", "_random", "secrets", "numpy.random"})
 _OS_RANDOM = frozenset({"urandom", "getrandom"})
+#: The verification constructors of the production sources: words or blocks from any callable.
+_SUPPLY_CONSTRUCTORS = frozenset({"from_words", "from_blocks"})
 _CLOCKS = {
     "time": frozenset({"time", "time_ns", "monotonic", "monotonic_ns", "perf_counter",
                        "perf_counter_ns", "process_time", "process_time_ns", "thread_time",
@@ -251,6 +256,9 @@ class _Scanner(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
+        if node.attr in _SUPPLY_CONSTRUCTORS:
+            self.add(node, "random-bypass", f"uses .{node.attr}, which builds a source over words the sampler chooses")
+            return
         dotted = self._dotted(node)
         if dotted is not None:
             module, _, name = dotted.rpartition(".")
