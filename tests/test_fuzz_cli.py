@@ -4,7 +4,8 @@ Each argv runs ``main`` in-process under a time bound and must end in an exit co
 argparse's SystemExit 0 or 2), print no traceback, and on exit 2 print exactly one
 ``dpverify: error:`` line of at most 300 characters.  ``check`` runs on a one-case spec module
 (or fails fast), ``prove`` is parsed for real but its work is replaced by a stub, so the fuzz
-never rewrites the repository's certificates; every file the fuzz writes lands in a temporary
+never rewrites the repository's certificates, and ``mutate`` does everything but run the gate
+on its mutants (each would take seconds); every file the fuzz writes lands in a temporary
 directory (the working directory of the run).
 
 The default suite runs ``QUICK_EXAMPLES`` cases; the ``slow`` variant runs
@@ -16,14 +17,15 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 
 import _fuzz
-from dpverify.verify import cli
+from dpverify.verify import _mutate, cli
 
 _HEALTH = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large,
            HealthCheck.function_scoped_fixture]
@@ -34,22 +36,30 @@ def _stub_prove(args: object) -> int:
     return 0
 
 
+def _stub_measure(targets: object, mutants: Sequence[Any], options: object, **kwargs: object) -> Any:
+    """``mutate``'s gate runs: each mutant reported killed at once."""
+    return _mutate.Measurement(tuple(_mutate.Result(m, _mutate.KILLED) for m in mutants), 0.0)
+
+
 @contextlib.contextmanager
 def _sandbox(tmp_path: Path) -> Iterator[list[str]]:
-    """Work in ``tmp_path`` (with the tiny spec module), ``prove`` stubbed; yields the paths to fuzz."""
+    """Work in ``tmp_path`` (with the tiny spec module), ``prove`` and mutate's gate runs stubbed; yields
+    the paths to fuzz."""
     work = tmp_path / "work"
     work.mkdir()
     _fuzz.write_tiny_spec_module(work)
     (work / "a-directory").mkdir()
-    saved_cwd, saved_prove, saved_path = os.getcwd(), cli._prove, list(sys.path)
+    saved_cwd, saved_prove, saved_measure, saved_path = os.getcwd(), cli._prove, _mutate.measure, list(sys.path)
     os.chdir(work)
     sys.path.insert(0, str(work))
     cli._prove = _stub_prove  # type: ignore[assignment]
+    _mutate.measure = _stub_measure  # type: ignore[assignment]
     try:
         yield [str(work / "out.json"), "out.smt2", str(tmp_path / "no-such-dir" / "x.json"), "/dev/full",
                str(work / "a-directory"), str(work)]
     finally:
         cli._prove = saved_prove  # type: ignore[assignment]
+        _mutate.measure = saved_measure  # type: ignore[assignment]
         os.chdir(saved_cwd)
         sys.path[:] = saved_path
         sys.modules.pop(_fuzz.TINY_MODULE, None)
@@ -72,7 +82,8 @@ def _fuzz_cli(tmp_path: Path, examples: int, bound: float) -> None:
 
 def test_every_subcommand_and_option_is_read_from_the_parser() -> None:
     found = {" ".join(c.path): {s for a in c.options for s in a.option_strings} for c in _fuzz.commands(cli.build_parser())}
-    assert {"check", "pmf gtm", "privacy gtm", "privacy dgauss", "privacy gazeau", "prove", "attack laplace-float"} <= set(found)
+    assert {"check", "mutate", "pmf gtm", "privacy gtm", "privacy dgauss", "privacy gazeau", "prove",
+            "attack laplace-float"} <= set(found)
     assert "--smtlib" in found["privacy gtm"] and "--spec-module" in found["check"]
 
 

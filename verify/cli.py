@@ -20,6 +20,8 @@ from dpverify.samplers._rational import shown
 from dpverify.specs import GtmSpec
 from dpverify.verify._arguments import DEFAULT_TIME_LIMIT
 from dpverify.verify._exactness import code_distribution
+from dpverify.verify._mutate import DEFAULT_TIMEOUT as DEFAULT_MUTANT_TIMEOUT
+from dpverify.verify._mutate import EQUIVALENTS_FILE
 from dpverify.verify._gtm_privacy import gtm_privacy, gtm_table
 from dpverify.verify._results import Verdict, fraction_text
 from dpverify.verify._text import short_rational
@@ -247,8 +249,9 @@ def _prove(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _repository_checks(human: TextIO) -> tuple[Any, ...]:
-    """The source tree's own checks: static rules, every entry point run by a spec, proof staleness."""
+def _repository_checks(human: TextIO, *, stale_proofs: bool = True) -> tuple[Any, ...]:
+    """The source tree's own checks: static rules, every entry point run by a spec, proof staleness
+    (unless ``stale_proofs`` is false: ``dpverify mutate`` changes covered code on purpose)."""
     from dpverify.proofs._certificates import (
         check_manifest,
         check_recorded_verdicts,
@@ -262,9 +265,10 @@ def _repository_checks(human: TextIO) -> tuple[Any, ...]:
     from dpverify.verify._static import check_samplers_static
 
     root = repository_root()
-    current = [*(theorem_obligation(t) for t in THEOREMS), *instance_obligations()]
-    checks = (check_samplers_static(root), check_entry_points(SPECS), check_manifest(root, current=current),
-              check_recorded_verdicts(root))
+    stale: tuple[Any, ...] = ()
+    if stale_proofs:
+        stale = (check_manifest(root, current=[*(theorem_obligation(t) for t in THEOREMS), *instance_obligations()]),)
+    checks = (check_samplers_static(root), check_entry_points(SPECS), *stale, check_recorded_verdicts(root))
     for check in checks:
         mark = "ok  " if check.verdict is Verdict.PROVED else "FAIL"
         print(f"{mark} {check.check}: {check.verdict.value}: {check.summary}", file=human)
@@ -321,7 +325,8 @@ def _check(args: argparse.Namespace) -> int:
           f"(replay: dpverify check --seed {seed})", file=human)
     outcomes = run_gate(found, seed=seed, samples=args.samples, time_limit=args.time_limit,
                         report=lambda o: _print_outcome(o, human))
-    repository = _repository_checks(human) if any(item.builtin for item in found) else ()
+    repository = (_repository_checks(human, stale_proofs=not args.no_stale_proofs)
+                  if any(item.builtin for item in found) else ())
     met = sum(o.met for o in outcomes)
     broken = sum(o.outcome == ERROR for o in outcomes)
     clean = all(check.verdict is Verdict.PROVED for check in repository)
@@ -338,6 +343,45 @@ def _check(args: argparse.Namespace) -> int:
             _write_text("--json", args.json, json.dumps(document, indent=2) + "\n")
             print(f"JSON written to {args.json}", file=human)
     return 0 if passed else 2 if broken else 1
+
+
+def _mutate(args: argparse.Namespace) -> int:
+    from dpverify.verify import _mutate as mutate
+
+    sys.path.insert(0, os.getcwd())  # a project's own modules, as check --spec-module finds them
+    targets = [mutate.locate(name) for name in dict.fromkeys(args.modules or mutate.default_modules())]
+    equivalents = args.equivalents or (EQUIVALENTS_FILE if os.path.isfile(EQUIVALENTS_FILE) else None)
+    reviewed = mutate.read_reviewed(equivalents)
+    work = mutate.plan(targets, reviewed)
+    chosen = mutate.select(work.mutants, only=args.only or (), limit=args.limit)
+    if args.list:
+        for line in mutate.list_text(work, chosen, reviewed):
+            print(line)
+        return 0
+    _check_output_path("--json", args.json)
+    options = mutate.GateOptions(seed=args.seed, samples=args.samples, spec_modules=tuple(args.spec_module or ()),
+                                 specs=tuple(args.spec or ()), timeout=args.timeout, time_limit=args.time_limit)
+    human = sys.stderr if args.json == "-" else sys.stdout
+    print(f"dpverify mutate: {len(chosen)} mutants of {len(targets)} module(s), {args.jobs} at a time; first the "
+          f"gate on the unmodified code{'' if args.all_specs else ', spec by spec'}: {options.command()}",
+          file=human, flush=True)
+
+    def progress(result: mutate.Result, done: int, total: int) -> None:
+        print(f"[{done}/{total}] {result.status:<10} {result.mutant.id} (line {result.mutant.line}, "
+              f"{result.seconds:.0f} s)", file=sys.stderr, flush=True)
+
+    measured = mutate.measure(targets, chosen, options, jobs=args.jobs, select_specs=not args.all_specs,
+                              progress=progress)
+    results = mutate.reviewed_results(measured.results, reviewed)
+    document = mutate.report_json(work, results, reviewed, options, baseline_seconds=measured.baseline_seconds,
+                                  jobs=args.jobs, specs=measured.specs)
+    print(mutate.report_text(document), file=human)
+    if args.json == "-":
+        _print_json(document)
+    elif args.json:
+        _write_text("--json", args.json, json.dumps(document, indent=2) + "\n")
+        print(f"JSON written to {args.json}", file=human)
+    return 0 if document["passed"] else 1
 
 
 def _check_output_path(option: str, path: str | None) -> None:
@@ -390,6 +434,8 @@ def _print_outcome(outcome: CaseOutcome, out: TextIO) -> None:
 MAX_SEED = 2**64 - 1  # fresh seeds are 64-bit
 MAX_SAMPLES = 10**7
 MAX_TIMEOUT = 86_400
+MAX_JOBS = 1024
+MAX_MUTANTS = 10**6
 
 
 def _count(name: str, low: int, high: int) -> Callable[[str], int]:
@@ -421,7 +467,31 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--time-limit", type=_count("time-limit", 1, MAX_TIMEOUT), default=DEFAULT_TIME_LIMIT,
                        metavar="SECONDS", help=f"bound on each case's running time (default {DEFAULT_TIME_LIMIT}); "
                                                "a case that reaches it is inconclusive")
+    check.add_argument("--no-stale-proofs", action="store_true",
+                       help="skip the stale-proof check of the source tree (dpverify mutate changes covered code on purpose)")
     check.set_defaults(run=_check)
+
+    mutate = commands.add_parser("mutate", help="run the gate on single-site mutants of sampler modules: what does it catch?")
+    mutate.add_argument("modules", nargs="*", metavar="MODULE",
+                        help="dotted module names (default: dpverify's exact sampler modules)")
+    mutate.add_argument("--list", action="store_true", help="list the mutants and their ids, and exit")
+    mutate.add_argument("--only", action="append", metavar="ID", help="run only mutants whose id starts with ID (repeatable)")
+    mutate.add_argument("--limit", type=_count("limit", 1, MAX_MUTANTS), help="run at most this many mutants")
+    mutate.add_argument("--jobs", type=_count("jobs", 1, MAX_JOBS), default=os.cpu_count() or 1,
+                        help="gate runs at a time (default: the number of CPUs)")
+    mutate.add_argument("--timeout", type=_count("timeout", 1, MAX_TIMEOUT), default=DEFAULT_MUTANT_TIMEOUT,
+                        metavar="SECONDS", help=f"seconds one gate run may take (default {DEFAULT_MUTANT_TIMEOUT})")
+    mutate.add_argument("--equivalents", metavar="PATH",
+                        help=f"the reviewed equivalent mutants (default: {EQUIVALENTS_FILE}, if it exists)")
+    mutate.add_argument("--json", metavar="PATH", help='also write every mutant\'s result as JSON to PATH ("-": stdout)')
+    mutate.add_argument("--spec-module", action="append", metavar="MODULE", help="passed to check: the specs to run")
+    mutate.add_argument("--spec", action="append", metavar="NAME", help="passed to check: only this spec (repeatable)")
+    mutate.add_argument("--all-specs", action="store_true",
+                        help="run every spec on every mutant, not only the specs that run the mutated function")
+    mutate.add_argument("--seed", type=_count("seed", 0, MAX_SEED), default=0, help="passed to check (default 0)")
+    mutate.add_argument("--samples", type=_count("samples", 1, MAX_SAMPLES), help="passed to check")
+    mutate.add_argument("--time-limit", type=_count("time-limit", 1, MAX_TIMEOUT), metavar="SECONDS", help="passed to check")
+    mutate.set_defaults(run=_mutate)
 
     pmf = commands.add_parser("pmf", help="print the exact output PMF of one instance")
     pmf_mechanisms = pmf.add_subparsers(dest="mechanism", parser_class=_Parser, metavar="MECHANISM")
