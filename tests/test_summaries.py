@@ -170,3 +170,25 @@ def test_refuses_must_name_declared_parameters() -> None:
         replace(DISCRETE_LAPLACE, refuses=({"width": 0},))
     with pytest.raises(SpecError, match="declares no batch form"):
         replace(DISCRETE_LAPLACE, batch=None, refuses=({"k": -1},))
+
+
+def test_a_draw_the_source_refuses_is_a_crash_with_its_draws() -> None:
+    from dpverify.verify._enumerate import SamplerCrashed
+
+    def zero_den(rng: RandomSource) -> bool:
+        return rng.randbelow(2) == 1 and rng.bernoulli(1, 0)
+
+    with pytest.raises(SamplerCrashed) as crashed:
+        enumerate_outputs(zero_den)
+    assert crashed.value.draws == [1] and "bernoulli" in str(crashed.value)
+
+
+def test_fail_fast_stops_at_the_first_unmet_case() -> None:
+    from dpverify.verify._discovery import FoundSpec
+    from dpverify.verify._gate import run_gate
+
+    lenient = replace(DISCRETE_LAPLACE, refuses=({"scale": "1/2"},), timing=False)
+    found = [FoundSpec(lenient, "test", builtin=False)]
+    outcomes = run_gate(found, seed=SEED, samples=500, fail_fast=True)
+    assert len(outcomes) == 1 and not outcomes[0].met
+    assert len(run_gate(found, seed=SEED, samples=500)) == len(lenient.cases)

@@ -124,8 +124,12 @@ _CHANGED = (
 )
 
 
-#: The mass budget inside each summarised call, relative to the call (see "Summaries").
+#: The budgets inside each summarised call, relative to the call (see "Summaries").  Every
+#: path re-executes the call from its start, so a deep path costs its depth: the depth bound
+#: keeps a mutated loop that barely terminates from costing minutes; what it cuts is remainder.
 SUMMARY_MIN_MASS = Fraction(1, 10**13)
+SUMMARY_MAX_DEPTH = 1_000
+SUMMARY_MAX_PATHS = 200_000
 
 
 class LoopNeverAccepts(DpverifyError):
@@ -173,8 +177,8 @@ class _Summaries:
         return found
 
     def _summarise(self, function: Callable[..., Hashable], args: tuple[object, ...], loop: bool) -> _Summary:
-        found = _enumerate(lambda rng: function(*args, rng), self.max_paths, self.max_depth,
-                           SUMMARY_MIN_MASS, self)
+        found = _enumerate(lambda rng: function(*args, rng), min(self.max_paths, SUMMARY_MAX_PATHS),
+                           min(self.max_depth, SUMMARY_MAX_DEPTH), SUMMARY_MIN_MASS, self)
         masses = found.masses
         remainder = found.unexplored
         if loop:
@@ -404,9 +408,9 @@ def _enumerate(
             output = sampler(walker)
         except _Cut:
             walker.cut += 1
-        except DpverifyError:
+        except (SamplerCrashed, SamplerContractError, LoopNeverAccepts):
             raise
-        except Exception as error:
+        except Exception as error:  # a refused draw (say randbelow(0)) is the code's fault too
             raise SamplerCrashed(walker.taken[: walker.depth], error) from error
         else:
             depth = walker.depth

@@ -29,13 +29,14 @@ def run_gate(
     samples: int,
     time_limit: float | None = DEFAULT_TIME_LIMIT,
     report: Callable[[CaseOutcome], None] | None = None,
+    fail_fast: bool = False,
 ) -> tuple[CaseOutcome, ...]:
     """Run every case of every spec, calling ``report`` as each finishes.
 
     Statistical seeds are ``seed``, ``seed + 1``, ... within a case, so one printed seed
     replays the whole run.  Each spec's first case also samples once from the production
     source (``statistical_production``), the path real users take.  ``time_limit`` bounds each
-    case (seconds).
+    case (seconds).  ``fail_fast`` stops after the first case that misses its expectation.
     """
     outcomes = []
     for item in found:
@@ -45,6 +46,8 @@ def run_gate(
             if report is not None:
                 report(outcome)
             outcomes.append(outcome)
+            if fail_fast and not outcome.met:
+                return tuple(outcomes)
     return tuple(outcomes)
 
 

@@ -20,6 +20,8 @@ from dpverify.samplers._rational import shown
 from dpverify.specs import GtmSpec
 from dpverify.verify._arguments import DEFAULT_TIME_LIMIT
 from dpverify.verify._exactness import code_distribution
+from dpverify.verify._mutate import DEFAULT_CASE_TIME_LIMIT
+from dpverify.verify._mutate import DEFAULT_SAMPLES as DEFAULT_MUTANT_SAMPLES
 from dpverify.verify._mutate import DEFAULT_TIMEOUT as DEFAULT_MUTANT_TIMEOUT
 from dpverify.verify._mutate import EQUIVALENTS_FILE
 from dpverify.verify._gtm_privacy import gtm_privacy, gtm_table
@@ -324,7 +326,10 @@ def _check(args: argparse.Namespace) -> int:
     print(f"dpverify check: {len(found)} specs, {cases} cases, statistical seed {seed} "
           f"(replay: dpverify check --seed {seed})", file=human)
     outcomes = run_gate(found, seed=seed, samples=args.samples, time_limit=args.time_limit,
-                        report=lambda o: _print_outcome(o, human))
+                        report=lambda o: _print_outcome(o, human), fail_fast=args.fail_fast)
+    if args.fail_fast and len(outcomes) < cases:
+        print(f"stopped at the first case that missed its expectation (--fail-fast); {cases - len(outcomes)} "
+              "case(s) not run", file=human)
     repository = (_repository_checks(human, stale_proofs=not args.no_stale_proofs)
                   if any(item.builtin for item in found) else ())
     met = sum(o.met for o in outcomes)
@@ -467,6 +472,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--time-limit", type=_count("time-limit", 1, MAX_TIMEOUT), default=DEFAULT_TIME_LIMIT,
                        metavar="SECONDS", help=f"bound on each case's running time (default {DEFAULT_TIME_LIMIT}); "
                                                "a case that reaches it is inconclusive")
+    check.add_argument("--fail-fast", action="store_true",
+                       help="stop at the first case that misses its expectation (mutation runs use it)")
     check.add_argument("--no-stale-proofs", action="store_true",
                        help="skip the stale-proof check of the source tree (dpverify mutate changes covered code on purpose)")
     check.set_defaults(run=_check)
@@ -489,8 +496,10 @@ def build_parser() -> argparse.ArgumentParser:
     mutate.add_argument("--all-specs", action="store_true",
                         help="run every spec on every mutant, not only the specs that run the mutated function")
     mutate.add_argument("--seed", type=_count("seed", 0, MAX_SEED), default=0, help="passed to check (default 0)")
-    mutate.add_argument("--samples", type=_count("samples", 1, MAX_SAMPLES), help="passed to check")
-    mutate.add_argument("--time-limit", type=_count("time-limit", 1, MAX_TIMEOUT), metavar="SECONDS", help="passed to check")
+    mutate.add_argument("--samples", type=_count("samples", 1, MAX_SAMPLES), default=DEFAULT_MUTANT_SAMPLES,
+                        help=f"passed to check: draws per statistical check (default {DEFAULT_MUTANT_SAMPLES})")
+    mutate.add_argument("--time-limit", type=_count("time-limit", 1, MAX_TIMEOUT), default=DEFAULT_CASE_TIME_LIMIT,
+                        metavar="SECONDS", help=f"passed to check: seconds per case (default {DEFAULT_CASE_TIME_LIMIT})")
     mutate.set_defaults(run=_mutate)
 
     pmf = commands.add_parser("pmf", help="print the exact output PMF of one instance")
