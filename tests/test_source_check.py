@@ -289,3 +289,22 @@ def test_the_gate_entry_fails_when_the_production_source_is_broken(monkeypatch: 
     assert not outcome.met and outcome.outcome == "violated"
     verdicts = {c.check: c.verdict for c in outcome.checks}
     assert verdicts["randbelow_exact"] is Verdict.VIOLATED and verdicts["bernoulli_exact"] is Verdict.VIOLATED
+
+
+def test_refuses_catches_a_source_that_lets_an_invalid_draw_through(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dpverify.samplers import _random_source
+    from dpverify.verify._source_check import SEEDED, SYSTEM, check_refuses
+
+    assert check_refuses(SYSTEM, 2).verdict is Verdict.PROVED
+    monkeypatch.setattr(_random_source, "_check_bernoulli", lambda num, den: (num, den))
+    result = check_refuses(SEEDED, 2)
+    assert result.verdict is Verdict.VIOLATED and "bernoulli(2, 1)" in result.summary
+
+
+def test_refuses_catches_a_guard_that_lets_a_broken_user_source_through(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dpverify.samplers import _random_source
+    from dpverify.verify._source_check import SYSTEM, check_refuses
+
+    monkeypatch.setattr(_random_source, "_guard_randbelow", lambda method: method)
+    result = check_refuses(SYSTEM, 1)
+    assert result.verdict is Verdict.VIOLATED and "OutOfRange.randbelow(5) returned 5 unchecked" in result.summary

@@ -699,3 +699,84 @@ def check_successive(source: WordSource, width: int, sequences: Sequence[Sequenc
 def check_source(source: WordSource, width: int) -> tuple[CheckResult, CheckResult, CheckResult]:
     """The three checks of ``source`` at ``width`` with their default cases."""
     return check_randbelow(source, width), check_bernoulli(source, width), check_successive(source, width)
+
+
+def check_refuses(source: WordSource, width: int) -> CheckResult:
+    """The source refuses invalid draws with a clear error, and guards a user's source.
+
+    ``randbelow`` needs an int ``n >= 1`` and ``bernoulli`` ints ``0 <= num <= den``, ``den >= 1``
+    (bools and floats refused): each invalid call must raise
+    :class:`~dpverify.samplers.InvalidArgument`, on the source built over words and, for the
+    system source, on the production instance.  A subclass a user writes (not ``trusted``) has
+    its draws checked: one returning a value out of range, a bool, a non-bool coin, or raising,
+    must raise :class:`~dpverify.samplers.SamplerContractError`, and a correct one must pass
+    through unchanged.
+    """
+    from dpverify.samplers import SamplerContractError
+
+    width = _need_width(width)
+    source = _need_source(source)
+    built = source.build(lambda: 0, width)
+    instances = [built] + ([SystemRandomSource()] if source is SYSTEM else [])
+    invalid = [("randbelow", (0,)), ("randbelow", (-1,)), ("randbelow", (True,)), ("randbelow", (2.0,)),
+               ("bernoulli", (2, 1)), ("bernoulli", (-1, 2)), ("bernoulli", (1, 0)), ("bernoulli", (True, 2)),
+               ("bernoulli", (1, 2.0))]
+    problems = []
+    for instance in instances:
+        for method, args in invalid:
+            call = f"{type(instance).__name__}.{method}({', '.join(map(repr, args))})"
+            try:
+                value = getattr(instance, method)(*args)
+            except InvalidArgument:
+                continue
+            except Exception as error:  # noqa: BLE001 - the code under test
+                problems.append(f"{call} raised {type(error).__name__} instead of InvalidArgument")
+                continue
+            problems.append(f"{call} returned {value!r} instead of refusing")
+
+    class OutOfRange(RandomSource):
+        def randbelow(self, n: int) -> int:
+            return n
+
+    class BoolDraw(RandomSource):
+        def randbelow(self, n: int) -> int:
+            return True  # type: ignore[return-value]
+
+    class Raises(RandomSource):
+        def randbelow(self, n: int) -> int:
+            raise ValueError("no entropy")
+
+    class IntCoin(RandomSource):
+        def randbelow(self, n: int) -> int:
+            return 0
+
+        def bernoulli(self, num: int, den: int) -> bool:
+            return 1  # type: ignore[return-value]
+
+    class Fine(RandomSource):
+        def randbelow(self, n: int) -> int:
+            return n - 1
+
+    for broken, method, args in ((OutOfRange, "randbelow", (5,)), (BoolDraw, "randbelow", (5,)),
+                                 (Raises, "randbelow", (5,)), (IntCoin, "bernoulli", (1, 2))):
+        try:
+            value = getattr(broken(), method)(*args)
+        except SamplerContractError:
+            continue
+        except Exception as error:  # noqa: BLE001
+            problems.append(f"a user's {broken.__name__}.{method}({', '.join(map(str, args))}) raised "
+                            f"{type(error).__name__}, not SamplerContractError")
+            continue
+        problems.append(f"a user's {broken.__name__}.{method}({', '.join(map(str, args))}) returned {value!r} unchecked")
+    fine = Fine()
+    passed = (fine.randbelow(5), fine.bernoulli(4, 5), fine.bernoulli(5, 5))
+    if passed != (4, False, True):
+        problems.append(f"a correct user source was changed by its guard: randbelow(5), bernoulli(4, 5), "
+                        f"bernoulli(5, 5) gave {passed}, not (4, False, True)")
+    label = f"{source.name} at width {width}"
+    if problems:
+        return CheckResult("refuses", Verdict.VIOLATED, f"{label}: " + "; ".join(problems[:4]),
+                           evidence={"problems": problems})
+    return CheckResult("refuses", Verdict.PROVED,
+                       f"{label} refuses {len(invalid)} invalid draws with InvalidArgument and guards a user's source "
+                       "(4 contract breaks caught, a correct source unchanged)")
