@@ -83,11 +83,13 @@ def test_enumerated_certain_bernoulli() -> None:
     assert enumerate_outputs(lambda rng: rng.bernoulli(3, 3)).masses == {True: 1}
 
 
-def test_enumerating_source_refuses_bad_arguments() -> None:
-    with pytest.raises(InvalidArgument, match="randbelow"):
-        enumerate_outputs(lambda rng: rng.randbelow(0))
-    with pytest.raises(InvalidArgument, match="bernoulli"):
-        enumerate_outputs(lambda rng: rng.bernoulli(4, 3))
+def test_enumerating_source_refuses_bad_arguments_as_a_crash_of_the_code() -> None:
+    from dpverify.verify._enumerate import SamplerCrashed
+
+    for sampler, call in ((lambda rng: rng.randbelow(0), "randbelow"), (lambda rng: rng.bernoulli(4, 3), "bernoulli")):
+        with pytest.raises(SamplerCrashed, match=call) as crashed:
+            enumerate_outputs(sampler)
+        assert isinstance(crashed.value.error, InvalidArgument) and crashed.value.draws == []
 
 
 # The production source turns 64-bit words into draws; pin its boundary cases with fixed words.
