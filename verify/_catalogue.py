@@ -130,7 +130,8 @@ BERNOULLI = Spec(
     refuses=({"p": -1}, {"p": "3/2"}, {"p": 0.5}, {"k": -1}),
     citation="the exact coin every sampler's bernoulli(num, den) draw relies on",
     cases=(Case({"p": "2/7"}, "proved", "an exact rational coin: one two-way choice", label="p=2/7"),
-           Case({"p": 1}, "proved", "a certain coin needs no randomness and is still exact", label="p=1")),
+           Case({"p": 1}, "proved", "a certain coin needs no randomness and is still exact", label="p=1"),
+           Case({"p": 0}, "proved", "the impossible coin is a valid parameter too", label="p=0")),
 )
 
 
@@ -167,7 +168,10 @@ BERNOULLI_EXP = Spec(
     citation="CKS20 Algorithm 1",
     cases=(Case({"gamma": "5/3"}, "proved",
                 "CKS20 Algorithm 1 beyond gamma = 1: one Bernoulli(exp(-1)) loop, then the fraction",
-                label="gamma=5/3"),),
+                label="gamma=5/3"),
+           Case({"gamma": "1/2"}, "proved", "CKS20 Algorithm 1 itself, gamma in [0, 1]", label="gamma=1/2",
+                sample_inputs=()),
+           Case({"gamma": 0}, "proved", "gamma = 0: exp(0) = 1, a certain coin", label="gamma=0", sample_inputs=())),
 )
 
 DISCRETE_LAPLACE = Spec(
