@@ -768,6 +768,19 @@ def check_refuses(source: WordSource, width: int) -> CheckResult:
                             f"{type(error).__name__}, not SamplerContractError")
             continue
         problems.append(f"a user's {broken.__name__}.{method}({', '.join(map(str, args))}) returned {value!r} unchecked")
+    for bad_width in (0, True, 2.0):
+        try:
+            source.build(lambda: 0, bad_width)  # type: ignore[arg-type]
+        except InvalidArgument:
+            pass
+        else:
+            problems.append(f"{source.constructor}(words, width={bad_width!r}) was accepted")
+    try:
+        source.build(0, width)  # type: ignore[arg-type]
+    except InvalidArgument:
+        pass
+    else:
+        problems.append(f"{source.constructor}(0, width) accepted a supply that is not callable")
     fine = Fine()
     passed = (fine.randbelow(5), fine.bernoulli(4, 5), fine.bernoulli(5, 5))
     if passed != (4, False, True):

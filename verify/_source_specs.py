@@ -35,8 +35,14 @@ WIDTHS = (1, 2, 3)
 def _check(source: str, method: str) -> Callable[[Params], CheckResult]:
     def check(p: Params) -> CheckResult:
         from dpverify.verify import _source_check
+        from dpverify.verify._results import Verdict
 
-        return getattr(_source_check, method)(getattr(_source_check, source), p["width"])
+        try:
+            return getattr(_source_check, method)(getattr(_source_check, source), p["width"])
+        except Exception as error:  # noqa: BLE001 - the source's code raised while being verified: a finding
+            return CheckResult(method.removeprefix("check_"), Verdict.VIOLATED,
+                               f"the {source.lower()} source's code raised {type(error).__name__} while being verified "
+                               f"at width {p['width']}: {str(error)[:200]}")
 
     check.__name__ = f"{method}_{source.lower()}"
     return check
