@@ -516,11 +516,11 @@ class _Instance:
         name = "statistical_production" if production else "statistical"
         if self.spec.pmf is not None:
             chosen = case.sample_inputs if case.sample_inputs is not None else (self.inputs or (0,))[:1]
-            mechanism = self.mechanism()
+            mechanism = _SampledMechanism(self)
             run = lambda q, index: check_empirical(mechanism, q, samples=samples, seed=seed + index, rng=rng)  # noqa: E731
             work = [(q, index) for index, q in enumerate(chosen[:1] if production else chosen)]
         elif self.spec.ideal is not None and self.inputs is None and case.sample_inputs != ():
-            run = lambda q, index: check_empirical_ideal(_Noise(self), samples=samples, seed=seed, rng=rng)  # noqa: E731
+            run = lambda q, index: check_empirical_ideal(_SampledNoise(self), samples=samples, seed=seed, rng=rng)  # noqa: E731
             work = [(None, 0)]
         else:
             return []
@@ -528,9 +528,8 @@ class _Instance:
         for q, index in work:
             try:
                 result = run(q, index)
-            except DpverifyError:  # the check refused what the spec gave it (the smoke run already ran the code)
-                raise
-            except Exception as error:  # noqa: BLE001 - the sampler raised while being sampled
+            except _SamplerRaised as raised:  # the code under test raised while being sampled
+                error = raised.error
                 result = CheckResult(name, Verdict.VIOLATED,
                                      f"the sampler raised {type(error).__name__} while being sampled "
                                      f"({'production source' if production else f'seed={seed + index}'}): {_short(str(error))}",
@@ -685,3 +684,27 @@ class _Noise(NoiseSpec):
 
     def outputs_for_check(self) -> tuple[Hashable, ...]:
         return self.instance._enclosure(None)[1]
+
+
+class _SamplerRaised(Exception):
+    """The code under test raised while being sampled (set apart from a check refusing the spec)."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+class _SampledMechanism(_Mechanism):
+    def run(self, q: Hashable, rng: RandomSource) -> Hashable:
+        try:
+            return super().run(q, rng)
+        except Exception as error:  # noqa: BLE001 - whatever the code raises is a finding
+            raise _SamplerRaised(error) from error
+
+
+class _SampledNoise(_Noise):
+    def run(self, rng: RandomSource) -> Hashable:
+        try:
+            return super().run(rng)
+        except Exception as error:  # noqa: BLE001
+            raise _SamplerRaised(error) from error
