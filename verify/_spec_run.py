@@ -33,6 +33,7 @@ in the main thread of a POSIX process, which is where the command line runs the 
 from __future__ import annotations
 
 import functools
+import re
 import signal
 import threading
 from collections.abc import Callable, Hashable, Iterator
@@ -411,8 +412,9 @@ class _Instance:
         return results
 
     def refuses(self, seed: int) -> list[CheckResult]:
-        """Each declared invalid parameter set must be refused with a clear error; ``k = 0``
-        must give an empty batch."""
+        """Each declared invalid parameter set must be refused with a clear error, one that names
+        the parameter (``scale=...``), not a later draw's complaint; ``k = 0`` must give an empty
+        batch."""
         if self.spec.sampler is None or self.randomness is not Randomness.SOURCE:
             return []
         problems, tried = [], []
@@ -430,9 +432,12 @@ class _Instance:
             tried.append(shown_call)
             try:
                 output = function(**kwargs, rng=SeededRandomSource(seed))  # type: ignore[misc]
-            except DpverifyError:
+            except DpverifyError as error:
                 if not must_refuse:
                     problems.append(f"{shown_call} was refused; it must give an empty batch")
+                elif not any(re.search(rf"\b{re.escape(name)}=", str(error)) for name in overrides):
+                    problems.append(f"{shown_call} was refused, but the error does not name "
+                                    f"{' or '.join(overrides)}: {_short(str(error), 100)}")
                 continue
             except Exception as error:  # noqa: BLE001 - the code under test
                 problems.append(f"{shown_call} raised {type(error).__name__} ({_short(str(error), 80)}) "
