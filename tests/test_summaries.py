@@ -192,3 +192,15 @@ def test_fail_fast_stops_at_the_first_unmet_case() -> None:
     outcomes = run_gate(found, seed=SEED, samples=500, fail_fast=True)
     assert len(outcomes) == 1 and not outcomes[0].met
     assert len(run_gate(found, seed=SEED, samples=500)) == len(lenient.cases)
+
+
+def test_refuses_wants_the_error_to_name_the_parameter() -> None:
+    def vague(scale: Fraction | int, rng: RandomSource) -> int:
+        if scale == 0:
+            raise discrete_laplace.InvalidArgument("randbelow needs an int n >= 1; got n=0.")
+        return discrete_laplace.sample(scale, rng)
+
+    outcome = run_case(replace(DISCRETE_LAPLACE, sampler=vague, batch=None, refuses=({"scale": 0},), timing=False),
+                       DISCRETE_LAPLACE.cases[0], seed=SEED, samples=2_000)
+    refuses = next(c for c in outcome.checks if c.check == "refuses")
+    assert refuses.verdict is Verdict.VIOLATED and "does not name scale" in refuses.summary
