@@ -22,7 +22,7 @@ from fractions import Fraction
 from dpverify.samplers._errors import InvalidArgument
 from dpverify.samplers._random_source import RandomSource, as_source
 from dpverify.samplers._rational import RationalLike, as_fraction, as_int
-from dpverify.samplers.discrete_laplace import _attempt_scaled, _sample_scaled
+from dpverify.samplers.discrete_laplace import _sample_scaled
 
 __all__ = ["sample", "sample_many", "snap_index"]
 
@@ -66,14 +66,3 @@ def sample_many(
     return [L * (m + _sample_scaled(noise_scale.denominator, noise_scale.numerator, source))
             for _ in range(as_int("k", k, low=0))]
 
-
-def _attempt(q: RationalLike, scale: RationalLike, step: RationalLike, rng: RandomSource) -> Fraction | None:
-    """One attempt of the noise's rejection loop: the release, or None where it rejects.
-
-    :func:`sample` is this attempt repeated until it returns a value (the loop lives in
-    ``discrete_laplace.sample_scaled``); the verifier enumerates one attempt.
-    """
-    q_, b, L = _parameters(q, scale, step)
-    noise_scale = b / L
-    z = _attempt_scaled(noise_scale.denominator, noise_scale.numerator, as_source(rng))
-    return None if z is None else L * (_snap_index(q_, L) + z)

@@ -42,11 +42,14 @@ from functools import lru_cache
 import sympy
 
 from dpverify.samplers import InvalidArgument, RandomSource, SamplerContractError, gtm
-from dpverify.samplers._rational import RationalLike
+from dpverify.samplers._rational import RationalLike, as_int, as_open_unit_interval
 from dpverify.specs._claims import PureDpClaim
 from dpverify.specs._pmf import ExactPmf
 from dpverify.specs._pmf import _shown as shown
 from dpverify.specs._spec import MechanismSpec
+
+#: The largest ``n`` the spec takes (the sampler's own limit is its business).
+MAX_N = 100_000
 
 ALPHA = sympy.Symbol("alpha", positive=True)
 N, Q, X = sympy.symbols("n q x", integer=True)
@@ -129,16 +132,17 @@ class GtmSpec(MechanismSpec):
 
     @classmethod
     def create(cls, alpha: RationalLike, n: object, T: object) -> GtmSpec:
-        """Validate the parameters exactly as the sampler does and build the spec."""
-        alpha_, n_, _, T_ = gtm.validate(alpha, n, 0, T)
-        return cls(alpha_, n_, T_)
+        """Validate the parameters (the paper's domain: ``alpha`` in (0, 1), ``n >= 1``, ``T >= 1``;
+        ``n`` at most :data:`MAX_N`) and build the spec.  The spec parses for itself, so a change
+        to the sampler's checks is a finding about the sampler, never a broken spec."""
+        return cls(as_open_unit_interval("alpha", alpha), as_int("n", n, low=1, high=MAX_N), as_int("T", T, low=1))
 
     def inputs(self) -> tuple[int, ...]:
         return tuple(range(self.n + 1))
 
     def check_input(self, q: object) -> int:
         """``q`` as an int in ``[0, n]``, or InvalidArgument naming it."""
-        return gtm.validate(self.alpha, self.n, q, self.T)[2]
+        return as_int("q", q, low=0, high=self.n)
 
     def outputs(self) -> tuple[int, ...]:
         return _outputs(self.n)
