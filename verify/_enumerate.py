@@ -479,9 +479,9 @@ def bisect_outputs(sampler: Sampler, T: int) -> Enumeration:
         executions += 1
         try:
             return sampler(_FixedDraw(T, j))
-        except DpverifyError:
+        except SamplerContractError:  # more than one draw: bisection does not apply
             raise
-        except Exception as error:
+        except Exception as error:  # a refusal by the code is its crash too
             raise SamplerCrashed([j], error) from error
 
     masses: dict[Hashable, Fraction] = {}
