@@ -106,6 +106,11 @@ GTM = Spec(
              "even T = 10^100 is not exact for alpha = 1/2 when 3*2^n does not divide T: epsilon "
              "exceeds ln 2 by about 10^-100",
              label="huge-T/alpha=1/2,T=10^100", sample_inputs=(1,)),
+        Case({"alpha": "1/2", "n": 1, "T": 6}, "proved", "Theorem 7.1 at the smallest n: D = 2, T = 3*2",
+             label="thm7.1/D=2,n=1", sample_inputs=()),
+        Case({"alpha": "1/2", "n": 2, "T": 1}, "proved",
+             "T = 1: the single draw u = 1 gives output n whatever q is, a constant and so private output",
+             label="T=1", sample_inputs=()),
         Case({"alpha": "2/5", "n": 6, "T": "10^100"}, "proved",
              "Theorem 6.2's alpha' holds for a general alpha with T = 10^100",
              label="thm6.2/alpha=2/5,T=10^100", claim=_theorem_6_2("2/5", 6, "10^100"), sample_inputs=()),
