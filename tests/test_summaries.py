@@ -204,3 +204,19 @@ def test_refuses_wants_the_error_to_name_the_parameter() -> None:
                        DISCRETE_LAPLACE.cases[0], seed=SEED, samples=2_000)
     refuses = next(c for c in outcome.checks if c.check == "refuses")
     assert refuses.verdict is Verdict.VIOLATED and "does not name scale" in refuses.summary
+
+
+def test_a_case_bound_inside_an_enclosing_bound_keeps_the_enclosing_one() -> None:
+    import signal
+
+    from dpverify.verify._spec_run import time_bound
+
+    signal.setitimer(signal.ITIMER_REAL, 50)
+    try:
+        with time_bound(5):
+            assert 4 < signal.getitimer(signal.ITIMER_REAL)[0] <= 5
+        assert 45 < signal.getitimer(signal.ITIMER_REAL)[0] <= 50  # re-armed with what was left
+        with time_bound(100):  # the enclosing bound is due first: nothing is set
+            assert signal.getitimer(signal.ITIMER_REAL)[0] <= 50
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)

@@ -36,6 +36,7 @@ import functools
 import re
 import signal
 import threading
+import time
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -91,14 +92,21 @@ class CaseTimeUp(BaseException):
 @contextmanager
 def time_bound(seconds: float | None) -> Iterator[None]:
     """Raise :class:`CaseTimeUp` in this thread after ``seconds`` (None: no bound).  Only the
-    main thread of a POSIX process can be interrupted this way; elsewhere nothing is bounded."""
+    main thread of a POSIX process can be interrupted this way; elsewhere nothing is bounded.
+    An enclosing timer (a caller's own bound) is respected: if it is due first this one is not
+    set, and otherwise it is re-armed with what is left of it on the way out."""
     if seconds is None or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    enclosing = signal.getitimer(signal.ITIMER_REAL)[0]
+    if enclosing and enclosing <= seconds:
         yield
         return
 
     def expire(signum: int, frame: object) -> None:
         raise CaseTimeUp
 
+    started = time.monotonic()
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
@@ -106,6 +114,8 @@ def time_bound(seconds: float | None) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if enclosing:
+            signal.setitimer(signal.ITIMER_REAL, max(enclosing - (time.monotonic() - started), 0.001))
 
 
 @dataclass(frozen=True, slots=True)
