@@ -720,7 +720,7 @@ def check_refuses(source: WordSource, width: int) -> CheckResult:
     instances = [built] + ([SystemRandomSource()] if source is SYSTEM else [])
     invalid = [("randbelow", (0,)), ("randbelow", (-1,)), ("randbelow", (True,)), ("randbelow", (2.0,)),
                ("bernoulli", (2, 1)), ("bernoulli", (-1, 2)), ("bernoulli", (1, 0)), ("bernoulli", (True, 2)),
-               ("bernoulli", (1, 2.0))]
+               ("bernoulli", (1, 2.0)), ("bernoulli", (0, 0))]
     problems = []
     for instance in instances:
         for method, args in invalid:
@@ -753,12 +753,28 @@ def check_refuses(source: WordSource, width: int) -> CheckResult:
         def bernoulli(self, num: int, den: int) -> bool:
             return 1  # type: ignore[return-value]
 
+    class Negative(RandomSource):
+        def randbelow(self, n: int) -> int:
+            return -1
+
     class Fine(RandomSource):
         def randbelow(self, n: int) -> int:
             return n - 1
 
+    class Zero(RandomSource):
+        def randbelow(self, n: int) -> int:
+            return 0
+
+    class FineCoin(RandomSource):
+        def randbelow(self, n: int) -> int:
+            return 0
+
+        def bernoulli(self, num: int, den: int) -> bool:
+            return num == den
+
     for broken, method, args in ((OutOfRange, "randbelow", (5,)), (BoolDraw, "randbelow", (5,)),
-                                 (Raises, "randbelow", (5,)), (IntCoin, "bernoulli", (1, 2))):
+                                 (Raises, "randbelow", (5,)), (IntCoin, "bernoulli", (1, 2)),
+                                 (Negative, "randbelow", (5,))):
         try:
             value = getattr(broken(), method)(*args)
         except SamplerContractError:
@@ -781,15 +797,16 @@ def check_refuses(source: WordSource, width: int) -> CheckResult:
         pass
     else:
         problems.append(f"{source.constructor}(0, width) accepted a supply that is not callable")
-    fine = Fine()
-    passed = (fine.randbelow(5), fine.bernoulli(4, 5), fine.bernoulli(5, 5))
-    if passed != (4, False, True):
-        problems.append(f"a correct user source was changed by its guard: randbelow(5), bernoulli(4, 5), "
-                        f"bernoulli(5, 5) gave {passed}, not (4, False, True)")
+    fine, zero, coin = Fine(), Zero(), FineCoin()
+    passed = (fine.randbelow(5), fine.bernoulli(4, 5), fine.bernoulli(5, 5), zero.randbelow(5),
+              coin.bernoulli(2, 2), coin.bernoulli(1, 2))
+    if passed != (4, False, True, 0, True, False):
+        problems.append(f"correct user sources were changed by their guards: randbelow(5) (n - 1 and 0), bernoulli(4, 5), "
+                        f"bernoulli(5, 5), an own bernoulli(2, 2) and (1, 2) gave {passed}, not (4, False, True, 0, True, False)")
     label = f"{source.name} at width {width}"
     if problems:
         return CheckResult("refuses", Verdict.VIOLATED, f"{label}: " + "; ".join(problems[:4]),
                            evidence={"problems": problems})
     return CheckResult("refuses", Verdict.PROVED,
                        f"{label} refuses {len(invalid)} invalid draws with InvalidArgument and guards a user's source "
-                       "(4 contract breaks caught, a correct source unchanged)")
+                       "(5 contract breaks caught, correct sources unchanged)")
