@@ -316,7 +316,8 @@ def test_fresh_venv_installs_dpverify_and_the_example_and_runs_the_gate(tmp_path
     assert listed.returncode == 0, listed.stderr
     for name in ("randomized-response", "randomized-response-off-by-one"):
         assert f"{name}: 3 case(s), from entry point own-sampler (own-sampler)" in listed.stdout.splitlines()
-    assert "gtm: 7 case(s), from entry point builtin (dpverify)" in listed.stdout.splitlines()
+    assert any(line.startswith("gtm: ") and line.endswith(" case(s), from entry point builtin (dpverify)")
+               for line in listed.stdout.splitlines())
 
     red = _run(bin_ / "dpverify", "check", "--spec-module", "own_sampler.specs", "--seed", "1", "--samples", "2000",
                cwd=work)
