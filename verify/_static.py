@@ -335,16 +335,24 @@ def _math_allowed(module: str, name: str) -> bool:
     return module == "math" and name in MATH_ALLOWED
 
 
+def _parse(path: Path, shown: str) -> tuple[str, ast.Module] | StaticFinding:
+    """A file's text and syntax tree, or the ``syntax-error`` finding that it does not parse."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        return text, ast.parse(text, filename=shown)
+    except SyntaxError as error:
+        return StaticFinding(shown, error.lineno or 0, "syntax-error", (error.text or "").strip(),
+                             f"cannot parse: {error.msg}")
+
+
 def scan_file(path: Path | str, root: Path | str | None = None) -> list[StaticFinding]:
     """The findings in one file, its path shown relative to ``root`` when given."""
     path = Path(path)
     shown = path.relative_to(root).as_posix() if root is not None else path.as_posix()
-    text = path.read_text(encoding="utf-8")
-    try:
-        tree = ast.parse(text, filename=shown)
-    except SyntaxError as error:
-        return [StaticFinding(shown, error.lineno or 0, "syntax-error", (error.text or "").strip(),
-                              f"cannot parse: {error.msg}")]
+    parsed = _parse(path, shown)
+    if isinstance(parsed, StaticFinding):
+        return [parsed]
+    text, tree = parsed
     parent = path.parent.relative_to(root) if root is not None else Path(path.parent.name)
     # The folders under the root are the parts of the installed package ``dpverify``.
     scanner = _Scanner(shown, text.splitlines(), ".".join(("dpverify", *parent.parts)))
@@ -534,12 +542,10 @@ def scan_spec_file(path: Path | str, root: Path | str) -> list[StaticFinding]:
 
 def _scan_spec(path: Path, root: Path, samplers: _SamplerIndex) -> list[StaticFinding]:
     shown = path.relative_to(root).as_posix()
-    text = path.read_text(encoding="utf-8")
-    try:
-        tree = ast.parse(text, filename=shown)
-    except SyntaxError as error:
-        return [StaticFinding(shown, error.lineno or 0, "syntax-error", (error.text or "").strip(),
-                              f"cannot parse: {error.msg}")]
+    parsed = _parse(path, shown)
+    if isinstance(parsed, StaticFinding):
+        return [parsed]
+    text, tree = parsed
     package = ".".join(("dpverify", *path.parent.relative_to(root).parts))
     scanner = _SpecScanner(shown, text.splitlines(), package, samplers)
     return sorted(scanner.scan(tree), key=lambda f: (f.line, f.rule, f.message))
