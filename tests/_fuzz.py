@@ -27,10 +27,9 @@ import inspect
 import io
 import math
 import os
-import signal
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -63,20 +62,12 @@ class CaseTimeout(BaseException):  # noqa: N818 - a BaseException, so `except Ex
     """Raised by the alarm when one case runs past its bound."""
 
 
-@contextlib.contextmanager
-def time_bound(seconds: float) -> Iterator[None]:
-    """Raise :class:`CaseTimeout` in the main thread after ``seconds`` (SIGALRM; POSIX only)."""
+def time_bound(seconds: float) -> contextlib.AbstractContextManager[None]:
+    """Raise :class:`CaseTimeout` in the main thread after ``seconds`` (the engine's SIGALRM bound;
+    its own exception, so a gate case's bound inside never mistakes it for its own)."""
+    from dpverify.verify._spec_run import time_bound as engine_bound
 
-    def fire(signum: int, frame: object) -> None:
-        raise CaseTimeout(f"case ran past {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, fire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+    return engine_bound(seconds, lambda: CaseTimeout(f"case ran past {seconds} s"))
 
 
 # --- foreign exceptions ---------------------------------------------------------------------------

@@ -90,8 +90,8 @@ class CaseTimeUp(BaseException):
 
 
 @contextmanager
-def time_bound(seconds: float | None) -> Iterator[None]:
-    """Raise :class:`CaseTimeUp` in this thread after ``seconds`` (None: no bound).  Only the
+def time_bound(seconds: float | None, expired: Callable[[], BaseException] = CaseTimeUp) -> Iterator[None]:
+    """Raise ``expired()`` (:class:`CaseTimeUp` by default) in this thread after ``seconds`` (None: no bound).  Only the
     main thread of a POSIX process can be interrupted this way; elsewhere nothing is bounded.
     An enclosing timer (a caller's own bound) is respected: if it is due first this one is not
     set, and otherwise it is re-armed with what is left of it on the way out."""
@@ -104,7 +104,7 @@ def time_bound(seconds: float | None) -> Iterator[None]:
         return
 
     def expire(signum: int, frame: object) -> None:
-        raise CaseTimeUp
+        raise expired()
 
     started = time.monotonic()
     previous = signal.signal(signal.SIGALRM, expire)
