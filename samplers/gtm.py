@@ -96,8 +96,9 @@ def _is_int(value: object) -> bool:
 
 
 def _require_exact(alpha: object, n: object, q: object, **more: object) -> None:
-    """The parameters of the exact helpers are those :func:`validate` returns."""
-    if not (isinstance(alpha, Fraction) and 0 < alpha < 1 and _is_int(n) and 1 <= n <= MAX_N  # type: ignore[operator]
+    """The parameters of the exact helpers are exact values of the kinds :func:`validate` returns.
+    ``n`` may pass :data:`MAX_N`: that cap bounds a draw's cost, and is :func:`validate`'s alone."""
+    if not (isinstance(alpha, Fraction) and 0 < alpha < 1 and _is_int(n) and 1 <= n  # type: ignore[operator]
             and _is_int(q) and 0 <= q <= n and all(_is_int(v) for v in more.values())):  # type: ignore[operator]
         extra = "".join(f", {k}={shown(v, 30)}" for k, v in more.items())
         raise InvalidArgument(

@@ -227,6 +227,11 @@ class Spec:
         :class:`~dpverify.samplers.DpverifyError`), each a dict laid over the case's parameters and
         passed to the sampler unvalidated (to the batch form when it names ``k``): the edges of
         the domain, so that a check that lets bad input through is found.
+    ``accepts``
+        parameter values at the edges of the domain the code must accept, laid over the case's
+        parameters like ``refuses``: the sampler runs until its first draw (a source that stops it
+        there) and must not refuse them, so a check that turns valid input away is found without
+        paying for a whole draw at the edge (a GTM at the largest ``n``).
     ``timing``
         also report the draw-count timing channel (a finding; it never gates).
     """
@@ -247,6 +252,7 @@ class Spec:
     draw: Any = None
     batch: Callable[..., Sequence[Hashable]] | None = None
     refuses: Sequence[Mapping[str, Any]] = ()
+    accepts: Sequence[Mapping[str, Any]] = ()
     timing: bool = False
     description: str = ""
     citation: str = ""
@@ -265,9 +271,18 @@ class Spec:
         object.__setattr__(self, "cases", tuple(self.cases))
         object.__setattr__(self, "checks", tuple(self.checks))
         object.__setattr__(self, "refuses", tuple(dict(r) for r in self.refuses))
+        object.__setattr__(self, "accepts", tuple(dict(a) for a in self.accepts))
         object.__setattr__(self, "_sampler_arguments", _keyword_names(self.sampler))
         for index, case in enumerate(self.cases):
             self.bind(case, where=f"case {index + 1} ({case.describe()})")
+        for edge in self.accepts:  # an edge the spec's own domain refuses is no edge of it
+            for name, value in edge.items():
+                if name in self.parameters:
+                    try:
+                        self.parameters[name].validate(name, value)
+                    except DpverifyError as error:
+                        raise SpecError(f"spec {shown(self.name)}: accepts {shown(edge)} is outside the domain: "
+                                        f"{error}") from None
 
     def _declaration_problem(self) -> str | None:
         """The first thing wrong with the declaration's shape, or None."""
@@ -295,13 +310,15 @@ class Spec:
             value = getattr(self, name)
             if value is not None and not callable(value):
                 return f"{name} must be callable or None; got {name}={shown(value)}."
-        if not isinstance(self.refuses, Sequence) or not all(
-            isinstance(r, Mapping) and r and all(k in self.parameters or k == "k" or (
-                isinstance(self.input, Input) and k == self.input.name) for k in r) for r in self.refuses
-        ):
-            return "refuses must be a sequence of non-empty dicts of declared parameters (the input, k) to invalid values."
-        if any("k" in r for r in self.refuses) and self.batch is None:
-            return "refuses names k, but the spec declares no batch form."
+        for name, what in (("refuses", "invalid"), ("accepts", "valid")):
+            overrides = getattr(self, name)
+            if not isinstance(overrides, Sequence) or not all(
+                isinstance(o, Mapping) and o and all(k in self.parameters or k == "k" or (
+                    isinstance(self.input, Input) and k == self.input.name) for k in o) for o in overrides
+            ):
+                return f"{name} must be a sequence of non-empty dicts of declared parameters (the input, k) to {what} values."
+            if any("k" in o for o in overrides) and self.batch is None:
+                return f"{name} names k, but the spec declares no batch form."
         if self.batch is not None and not callable(self.batch):
             return f"batch must be callable or None; got batch={shown(self.batch)}."
         if self.batch is not None and (self.pmf is None and self.ideal is None):

@@ -229,3 +229,22 @@ def test_a_write_that_fails_at_the_end_is_one_line(capsys: pytest.CaptureFixture
         pytest.skip("no /dev/full on this system")
     code, out, err = run_cli(capsys, "privacy", "gtm", "--alpha", "1/3", "--n", "3", "--T", "100", "--smtlib", "/dev/full")
     assert code == 2 and err.strip() == "dpverify: error: could not write --smtlib='/dev/full': No space left on device."
+
+
+def test_a_package_that_does_not_import_fails_check_with_a_verdict(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from dpverify import _launch
+
+    monkeypatch.setitem(sys.modules, "dpverify.verify.cli", None)  # its import now raises ImportError
+    out = tmp_path / "check.json"
+    assert _launch.main(["check", "--json", str(out)]) == 1
+    document = json.loads(out.read_text())
+    assert document["passed"] is False and document["schema"] == _launch.CHECK_SCHEMA
+    [imports] = document["repository"]
+    assert imports["check"] == "imports" and imports["verdict"] == "violated"
+    assert "does not import: ModuleNotFoundError" in imports["summary"]
+    printed = capsys.readouterr()
+    assert "FAIL imports: violated" in printed.out and "Traceback" not in printed.out + printed.err
+    assert _launch.main(["pmf", "--alpha", "1/2", "--n", "2", "--q", "0", "--T", "6"]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("dpverify: error: the dpverify package does not import") and error.count("\n") == 1

@@ -220,3 +220,25 @@ def test_a_case_bound_inside_an_enclosing_bound_keeps_the_enclosing_one() -> Non
             assert signal.getitimer(signal.ITIMER_REAL)[0] <= 50
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def test_a_sampler_that_turns_away_the_domain_edge_fails_accepts() -> None:
+    def narrow(scale: Fraction | int, rng: RandomSource) -> int:
+        if scale >= 100:
+            raise discrete_laplace.InvalidArgument(f"scale is too large: scale={scale}.")
+        return discrete_laplace.sample(scale, rng)
+
+    edge = replace(DISCRETE_LAPLACE, sampler=narrow, batch=None, refuses=(), accepts=({"scale": 100},), timing=False)
+    outcome = run_case(edge, DISCRETE_LAPLACE.cases[0], seed=SEED, samples=2_000)
+    accepts = next(c for c in outcome.checks if c.check == "accepts")
+    assert accepts.verdict is Verdict.VIOLATED and "scale=100 was refused" in accepts.summary
+    assert not outcome.met
+    fine = run_case(replace(edge, sampler=discrete_laplace.sample), DISCRETE_LAPLACE.cases[0], seed=SEED, samples=2_000)
+    assert next(c for c in fine.checks if c.check == "accepts").verdict is Verdict.PROVED
+
+
+def test_accepts_must_name_declared_parameters() -> None:
+    from dpverify.specs import SpecError
+
+    with pytest.raises(SpecError, match="accepts must be"):
+        replace(DISCRETE_LAPLACE, accepts=({"width": 0},))

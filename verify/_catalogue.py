@@ -38,6 +38,7 @@ from dpverify.specs import (
     Spec,
     Zcdp,
 )
+from dpverify.specs.gtm import MAX_N as GTM_MAX_N
 from dpverify.verify._results import CheckResult
 from dpverify.verify._source_specs import SOURCE_SPECS
 
@@ -74,14 +75,16 @@ GTM = Spec(
     sampler=gtm.sample,
     parameters={
         "alpha": Rational(0, 1, low_open=True, high_open=True),
-        "n": Integer(1, 5000, search=(1, 8)),
+        "n": Integer(1, GTM_MAX_N, search=(1, 8)),
         "T": Integer(1, search=(1, 10**6)),
     },
     input=Input("q", values=lambda p: range(p["n"] + 1), neighbours=1),
     claim=lambda p: PureDp(alpha=p["alpha"]),
     pmf=lambda p, q: _gtm_of(p).pmf(q),
     enumeration=Bisection(),
-    refuses=({"alpha": 0}, {"alpha": 1}, {"alpha": 0.5}, {"n": 0}, {"q": -1}, {"T": 0}),
+    refuses=({"alpha": 0}, {"alpha": 1}, {"alpha": 0.5}, {"n": 0}, {"q": -1}, {"T": 0},
+             {"n": GTM_MAX_N + 1, "q": 0}),
+    accepts=({"n": GTM_MAX_N, "q": GTM_MAX_N}, {"n": 1, "q": 1}, {"T": 1}),
     draw=_theorem_7_1_instances,
     description="the Geometric Truncated Mechanism by inverse transform from a uniform of size T",
     citation="Amorim, Gaboardi, Rindisbacher, Verified Differential Privacy for Finite Computers",

@@ -12,14 +12,13 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from dpverify.verify._arguments import DEFAULT_TIME_LIMIT
+from dpverify._launch import CHECK_SCHEMA
 from dpverify.verify._discovery import FoundSpec
 from dpverify.verify._results import CheckResult, Verdict
 from dpverify.verify._spec_run import ERROR, CaseOutcome, run_case
 
 __all__ = ["CHECK_SCHEMA", "gate_json", "run_gate"]
 
-#: Version of the JSON document ``dpverify check --json`` writes (see the README).
-CHECK_SCHEMA = "dpverify.check/2"
 
 
 def run_gate(

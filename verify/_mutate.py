@@ -446,7 +446,7 @@ profile = cProfile.Profile()
 profile.enable()
 code = 2
 try:
-    from dpverify.verify.cli import main
+    from dpverify._launch import main
     code = main(sys.argv[2:])
 finally:
     profile.disable()

@@ -6,14 +6,17 @@ conversion from 64-bit OS words to ``randbelow(n)`` and ``bernoulli(num, den)`` 
 sample goes through; ``seeded-source`` checks :class:`~dpverify.samplers.SeededRandomSource`,
 which every statistical check replays with.  Each runs the source's own methods over every
 stream of words of a small width ``w`` (``width``, a parameter: 1, 2 and 3 are the cases) and
-declares three checks, each a :class:`~dpverify.verify._results.CheckResult` that must prove:
+declares these checks, each a :class:`~dpverify.verify._results.CheckResult` that must prove:
 
 - ``randbelow_exact``: ``randbelow(n)`` is exactly uniform for every ``n`` of
   :func:`~dpverify.verify._source_check.default_sizes` (one word, several words, powers of two
   and their neighbours);
 - ``bernoulli_exact``: ``P[bernoulli(num, den)] = num/den`` for every pair of
   :func:`~dpverify.verify._source_check.default_fractions`;
-- ``successive_draws``: draws made one after the other on one source are independent.
+- ``successive_draws``: draws made one after the other on one source are independent;
+- ``refuses``: invalid draws are refused, and a user's own source is guarded;
+- ``production_words`` (system) and ``production_blocks`` (seeded): the production supplies
+  themselves, as they run (see :mod:`dpverify.verify._production_source`).
 
 Why small widths say something about 64-bit words and 256-bit blocks, and what stays trusted
 (the OS words and SHA-256 themselves), is argued in :mod:`dpverify.verify._source_check`.
@@ -48,13 +51,31 @@ def _check(source: str, method: str) -> Callable[[Params], CheckResult]:
     return check
 
 
-def _spec(name: str, source: str, what: str, description: str, cases: dict[int, str]) -> Spec:
+def _production(method: str) -> Callable[[Params], CheckResult]:
+    """A check of the production supply itself (the same at every width)."""
+
+    def check(p: Params) -> CheckResult:
+        from dpverify.verify import _production_source
+        from dpverify.verify._results import Verdict
+
+        try:
+            return getattr(_production_source, method)()  # type: ignore[no-any-return]
+        except Exception as error:  # noqa: BLE001 - the supply's code raised while being checked: a finding
+            return CheckResult(method.removeprefix("check_"), Verdict.VIOLATED,
+                               f"the production supply raised {type(error).__name__}: {str(error)[:200]}")
+
+    check.__name__ = method
+    return check
+
+
+def _spec(name: str, source: str, what: str, description: str, cases: dict[int, str], production: str) -> Spec:
     return Spec(
         name=name,
         sampler=None,
         parameters={"width": Integer(1, 3)},
         claim=SamplesPmf(),
-        checks=tuple(_check(source, method) for method in ("check_randbelow", "check_bernoulli", "check_successive", "check_refuses")),
+        checks=(*(_check(source, method) for method in ("check_randbelow", "check_bernoulli", "check_successive",
+                                                        "check_refuses")), _production(production)),
         description=description,
         citation=f"{what}; the argument for width 64 is in dpverify.verify._source_check",
         cases=tuple(Case({"width": width}, "proved", why, label=f"width={width}") for width, why in cases.items()),
@@ -70,6 +91,7 @@ SYSTEM_SOURCE = _spec(
         2: "k below, at and between multiples of the width; den below, at and above 2^w",
         3: "the widest affordable case: n up to 2^9 + 1 (4 words), den up to 2^10 + 1",
     },
+    "check_production_words",
 )
 
 SEEDED_SOURCE = _spec(
@@ -80,6 +102,7 @@ SEEDED_SOURCE = _spec(
         2: "attempts share blocks, and unused bits carry over to the next draw",
         3: "blocks whose width divides few k: bits carried across draws and attempts",
     },
+    "check_production_blocks",
 )
 
 #: The gate entries of this module, in the order the gate reports them.

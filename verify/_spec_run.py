@@ -234,6 +234,8 @@ def _run(
         soundness += progress.done(instance.batch())
         progress.enter("runs on parameters the code must refuse", "refuses")
         soundness += progress.done(instance.refuses(seed))
+        progress.enter("runs on parameters at the domain's edge", "accepts")
+        soundness += progress.done(instance.accepts())
         if statistics:
             progress.enter("statistical sampling", "statistical")
             soundness += progress.done(instance.statistical(case, seed=seed, samples=samples))
@@ -433,12 +435,7 @@ class _Instance:
         if self.spec.batch is not None:
             calls.append(({"k": 0}, False))
         for overrides, must_refuse in calls:
-            function = self.spec.batch if "k" in overrides else self.spec.sampler
-            names = _names(function)
-            kwargs = {k: v for k, v in {**self.arguments, **overrides}.items() if names is None or k in names}
-            if self.input_name is not None and self.input_name not in overrides:
-                kwargs[self.input_name] = q
-            shown_call = ", ".join(f"{k}={shown(v, 30)}" for k, v in overrides.items())
+            function, kwargs, shown_call = self._edge_call(overrides, q)
             tried.append(shown_call)
             try:
                 output = function(**kwargs, rng=SeededRandomSource(seed))  # type: ignore[misc]
@@ -465,6 +462,39 @@ class _Instance:
         empty = " and gives an empty batch at k=0" if self.spec.batch is not None else ""
         return [CheckResult("refuses", Verdict.PROVED,
                             f"refuses {len(refused)} invalid parameter set(s) with a clear error{empty}",
+                            evidence={"tried": tried})]
+
+    def _edge_call(self, overrides: dict[str, Any], q: Any) -> tuple[Callable[..., Any], dict[str, Any], str]:
+        """The entry point, its arguments and how to show them for one ``refuses``/``accepts``
+        dict laid over the case's parameters."""
+        function = self.spec.batch if "k" in overrides else self.spec.sampler
+        names = _names(function)
+        kwargs = {k: v for k, v in {**self.arguments, **overrides}.items() if names is None or k in names}
+        if self.input_name is not None and self.input_name not in overrides:
+            kwargs[self.input_name] = q
+        return function, kwargs, ", ".join(f"{k}={shown(v, 30)}" for k, v in overrides.items())
+
+    def accepts(self) -> list[CheckResult]:
+        """Each declared valid parameter set at the domain's edge must get as far as its first draw
+        (or return without one); a run stops at that draw, so the edge costs nothing to try."""
+        if self.spec.sampler is None or self.randomness is not Randomness.SOURCE or not self.spec.accepts:
+            return []
+        problems, tried = [], []
+        q = None if self.inputs is None else self.inputs[0]
+        for overrides in self.spec.accepts:
+            function, kwargs, shown_call = self._edge_call(dict(overrides), q)
+            tried.append(shown_call)
+            try:
+                function(**kwargs, rng=_FirstDraw())
+            except _FirstDraw.Seen:
+                pass
+            except Exception as error:  # noqa: BLE001 - the code under test
+                problems.append(f"{shown_call} was refused ({type(error).__name__}: {_short(str(error), 100)}), "
+                                "but it is inside the domain")
+        if problems:
+            return [CheckResult("accepts", Verdict.VIOLATED, "; ".join(problems), evidence={"tried": tried})]
+        return [CheckResult("accepts", Verdict.PROVED,
+                            f"accepts {len(tried)} parameter set(s) at the domain's edge up to the first draw",
                             evidence={"tried": tried})]
 
     def batch(self) -> list[CheckResult]:

@@ -2,6 +2,6 @@
 
 import sys
 
-from dpverify.verify.cli import main
+from dpverify._launch import main
 
 sys.exit(main())
