@@ -32,7 +32,7 @@ MAX_TEXT = 2 * MAX_DIGITS + 100
 #: Most bits in an int, or in each part of a Fraction, passed directly (about 19,700 digits).
 MAX_BITS = 1 << 16
 
-_TERM = re.compile(r"\d+(\^\d{1,6})?")
+_TERM = re.compile(r"\d+(\s*\^\s*\d{1,6})?")
 _EXPONENT = re.compile(r"[eE]([+-]?\d+)\s*$")
 
 
@@ -164,12 +164,13 @@ def _digits_ok(value: Fraction) -> Fraction:
 def _integer_expression(text: str) -> int | None:
     """Evaluate ``"11*10^40"``-style products of integers and powers; None if not of that form.
     A term is refused before it is computed when it would pass :data:`MAX_DIGITS` digits."""
-    terms = text.replace(" ", "").replace("**", "^").split("*")
+    # Blanks may surround an operator, never split a number: "2 * 3 ^ 2" is 18, "1 2" is no number.
+    terms = [term.strip() for term in text.replace("**", "^").split("*")]
     if not all(_TERM.fullmatch(term) for term in terms):
         return None
     value, digits = 1, 0
     for term in terms:
-        base, _, exponent = term.partition("^")
+        base, _, exponent = (part.strip() for part in term.partition("^"))
         power = int(exponent or 1)
         # len(base) - 1 <= log10(base): a lower bound on the digits, so nothing legal is refused
         digits += (len(base.lstrip("0")) - 1) * power

@@ -39,6 +39,7 @@ from dpverify.specs import (
     Zcdp,
 )
 from dpverify.specs.gtm import MAX_N as GTM_MAX_N
+from dpverify.verify._parsing_spec import PARSING_SPEC
 from dpverify.verify._results import CheckResult
 from dpverify.verify._source_specs import SOURCE_SPECS
 
@@ -339,5 +340,5 @@ FIXED_POINT = Spec(
 #: Every built-in spec, in the order the gate reports them.
 SPECS: tuple[Spec, ...] = (
     GTM, BERNOULLI, BERNOULLI_EXP, DISCRETE_LAPLACE, DISCRETE_GAUSSIAN, LAPLACE_FLOAT, PLANAR_LAPLACE, FIXED_POINT, GRID_LAPLACE,
-    *SOURCE_SPECS,
+    *SOURCE_SPECS, PARSING_SPEC,
 )
