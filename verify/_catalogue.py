@@ -337,8 +337,9 @@ FIXED_POINT = Spec(
                 label="example-1.1"),),
 )
 
-#: Every built-in spec, in the order the gate reports them.
+#: Every built-in spec, in the order the gate reports them: what every sampler stands on (its
+#: parameters' parsing, its randomness) first, so that a broken foundation fails fast.
 SPECS: tuple[Spec, ...] = (
+    PARSING_SPEC, *SOURCE_SPECS,
     GTM, BERNOULLI, BERNOULLI_EXP, DISCRETE_LAPLACE, DISCRETE_GAUSSIAN, LAPLACE_FLOAT, PLANAR_LAPLACE, FIXED_POINT, GRID_LAPLACE,
-    *SOURCE_SPECS, PARSING_SPEC,
 )
