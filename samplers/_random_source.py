@@ -143,12 +143,13 @@ class RandomSource(ABC):
 # The production source's pool of unused CSPRNG output: uniform 64-bit words from os.urandom
 # (the OS CSPRNG that `secrets` uses too), fetched 4 KiB at a time, each handed out at most
 # once.  One syscall per 512 words instead of one per draw is what makes the samplers fast.
-# - Threads: ``array.pop`` is a single C call under the GIL, so two threads never receive the
-#   same word.  Where the GIL is disabled (free-threaded builds) there is no pool: every word
-#   is read from os.urandom directly.
+# - Threads: ``array.pop`` and ``array.extend`` are single C calls under the GIL, so two threads
+#   never receive the same word; a refill takes its own word before the pool sees the rest.
+#   Where the GIL is disabled (free-threaded builds) there is no pool: every word is read from
+#   os.urandom directly.
 # - fork(): a child must never reuse the words its parent still holds, so the child empties the
 #   pool (os.register_at_fork) before it runs any Python code.
-_WORDS_PER_REFILL = 512
+_REFILL_BYTES = 4096  # 512 words; a read that is not whole words is refused by array()
 _POOL_WIDTH = 64  # bits per word of the pool
 _POOLED = getattr(sys, "_is_gil_enabled", lambda: True)()
 
@@ -159,6 +160,9 @@ class _UnpooledWords:
     def pop(self) -> int:
         return int.from_bytes(os.urandom(_POOL_WIDTH // 8), "little")
 
+    def __delitem__(self, index: slice) -> None:
+        """Nothing is kept, so a forked child has nothing to forget."""
+
 
 _WORDS: array | _UnpooledWords = array("Q") if _POOLED else _UnpooledWords()
 if _POOLED and _WORDS.itemsize * 8 != _POOL_WIDTH:  # pragma: no cover - 'Q' is 8 bytes on every CPython platform
@@ -167,20 +171,19 @@ _pop = _WORDS.pop
 
 
 def _refill_and_pop() -> int:
-    """A fresh word once the pool is empty (another thread may empty it again meanwhile)."""
-    while True:
-        _WORDS.frombytes(os.urandom(_POOL_WIDTH // 8 * _WORDS_PER_REFILL))
-        try:
-            return _pop()
-        except IndexError:  # pragma: no cover - another thread took all 512 words first
-            continue
+    """A fresh word once the pool is empty: one from a new read, the rest of which joins the pool.
+    The word is taken before the pool sees the read, so no other thread can take it first."""
+    fresh = array("Q", os.urandom(_REFILL_BYTES))
+    word = fresh.pop()
+    _WORDS.extend(fresh)
+    return word
 
 
 def _forget_pool_after_fork() -> None:
     del _WORDS[:]
 
 
-if _POOLED and hasattr(os, "register_at_fork"):
+if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_pool_after_fork)
 
 

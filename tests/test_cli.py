@@ -248,3 +248,18 @@ def test_a_package_that_does_not_import_fails_check_with_a_verdict(
     assert _launch.main(["pmf", "--alpha", "1/2", "--n", "2", "--q", "0", "--T", "6"]) == 2
     error = capsys.readouterr().err
     assert error.startswith("dpverify: error: the dpverify package does not import") and error.count("\n") == 1
+
+
+def test_a_catalogue_that_does_not_load_fails_check_with_a_verdict(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from dpverify.verify import _discovery
+
+    def unloadable(*args: object, **kwargs: object) -> None:
+        raise _discovery.BuiltinUnloadable("cannot load entry point builtin (dpverify): InvalidArgument: alpha=1/3")
+
+    monkeypatch.setattr(_discovery, "discover", unloadable)
+    out = tmp_path / "check.json"
+    assert main(["check", "--seed", "1", "--json", str(out)]) == 1
+    [catalogue] = json.loads(out.read_text())["repository"]
+    assert catalogue["check"] == "catalogue" and catalogue["verdict"] == "violated"
+    assert "FAIL catalogue: violated: the built-in catalogue does not load" in capsys.readouterr().out

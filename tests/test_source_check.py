@@ -309,3 +309,24 @@ def test_refuses_catches_a_guard_that_lets_a_broken_user_source_through(monkeypa
     monkeypatch.setattr(_random_source, "_guard_randbelow", lambda method: method)
     result = check_refuses(SYSTEM, 1)
     assert result.verdict is Verdict.VIOLATED and "OutOfRange.randbelow(5) returned 5 unchecked" in result.summary
+
+
+def test_the_refill_path_is_enumerated_too() -> None:
+    def build(words: object, width: int) -> SystemRandomSource:
+        after_empty = [False]
+
+        def supply() -> int:
+            if after_empty[0]:  # a refill that reads its word wrongly
+                after_empty[0] = False
+                return words() | 1  # type: ignore[operator]
+            try:
+                return words()  # type: ignore[operator]
+            except IndexError:
+                after_empty[0] = True
+                raise
+
+        return SystemRandomSource.from_words(supply, width)
+
+    skewed = replace(SYSTEM, name="skewed refill", build=build)
+    assert check_randbelow(skewed, 2, sizes=(3,)).verdict is Verdict.VIOLATED
+    assert check_randbelow(replace(skewed, refills=False), 2, sizes=(3,)).verdict is Verdict.PROVED

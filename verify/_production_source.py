@@ -12,20 +12,21 @@ from, and that code is checked here, in the process that runs the gate:
   each must give ints on ``[0, 2**64)`` in which every one of the 64 bit positions takes both
   values, with no word seen twice.  On POSIX the process then forks with words left in the pool,
   and the child's next word must differ from the parent's (a child that reused its parent's
-  pool would replay its parent's noise).
+  pool would replay its parent's noise).  :func:`~dpverify.samplers.fresh_seed`, which picks the
+  seed a run prints, must give such words too.
 - **SHA-256 blocks** (``production_blocks``): :class:`~dpverify.samplers.SeededRandomSource`
   must produce the blocks its docstring documents, ``SHA-256(seed bytes || counter as 16 bytes)``
   with the seed's bytes big-endian and at least one, counter 0, 1, ...  Its
   ``randbelow(2**256)`` is one whole block, so a run is compared with blocks computed here from
   that statement (a known-answer test), for seeds on both sides of each byte boundary.  A
   replay that drifts from its documented construction would make printed seeds replay
-  something else.
+  something else.  Seeds that are not ints ``>= 0`` must be refused.
 
 False positives.  The OS words are uniform and independent (the trusted base).  A bit position
 constant over ``N`` words has probability ``2^(1-N)`` per position, so at most
 ``64 * 2^(1-N)`` for all; two equal words among ``N`` at most ``N^2 / 2^65``; a child's word
-equal to its parent's ``2^-64``.  With ``N = 1024`` words per supply the check fails a correct
-supply with probability below ``2^-44``.  Its power: a supply whose words are narrower or wider
+equal to its parent's ``2^-64``.  With ``N = 1024`` words per supply and 128 seeds the check
+fails correct code with probability below ``2^-44``.  Its power: a supply whose words are narrower or wider
 than 64 bits, or that hands a word out twice within the run, fails with probability 1.
 """
 
@@ -36,14 +37,16 @@ import os
 import threading
 from collections.abc import Callable
 
-from dpverify.samplers import SeededRandomSource, SystemRandomSource
+from dpverify.samplers import InvalidArgument, SeededRandomSource, SystemRandomSource, fresh_seed
 from dpverify.samplers import _random_source
 from dpverify.verify._results import CheckResult, Verdict
 
-__all__ = ["BLOCK_SEEDS", "WORDS", "check_production_blocks", "check_production_words"]
+__all__ = ["BLOCK_SEEDS", "SEEDS", "WORDS", "check_production_blocks", "check_production_words", "documented_block"]
 
 #: Words read from each supply: more than two refills of the 512-word pool.
 WORDS = 1024
+#: Seeds drawn from :func:`~dpverify.samplers.fresh_seed`, which must be 64-bit words too.
+SEEDS = 128
 #: Seeds of the known-answer test: 0 (one zero byte), the largest one- and two-byte seeds and
 #: the next ones, and a seed longer than 64 bits.
 BLOCK_SEEDS = (0, 1, 255, 256, 65535, 65536, 2**64 + 1)
@@ -52,8 +55,8 @@ BLOCKS = 3
 _WIDTH = 64
 
 
-def _word_problems(name: str, draw: Callable[[], int]) -> list[str]:
-    words = [draw() for _ in range(WORDS)]
+def _word_problems(name: str, draw: Callable[[], int], count: int = WORDS) -> list[str]:
+    words = [draw() for _ in range(count)]
     bad = [w for w in words if not isinstance(w, int) or isinstance(w, bool) or not 0 <= w < 1 << _WIDTH]
     if bad:
         return [f"{name} gave {bad[0]!r}, not an int on [0, 2^64)"]
@@ -65,9 +68,9 @@ def _word_problems(name: str, draw: Callable[[], int]) -> list[str]:
         zeros |= ~word
     stuck = [bit for bit in range(_WIDTH) if not (ones >> bit) & 1 or not (zeros >> bit) & 1]
     if stuck:
-        problems.append(f"{name}: bit position(s) {stuck[:8]} never changed over {WORDS} words")
-    if len(set(words)) < WORDS:
-        problems.append(f"{name}: {WORDS - len(set(words))} word(s) handed out twice among {WORDS}")
+        problems.append(f"{name}: bit position(s) {stuck[:8]} never changed over {count} words")
+    if len(set(words)) < count:
+        problems.append(f"{name}: {count - len(set(words))} word(s) handed out twice among {count}")
     return problems
 
 
@@ -108,7 +111,8 @@ def check_production_words() -> CheckResult:
     production = SystemRandomSource()
     unpooled = SystemRandomSource.from_words(_random_source._UnpooledWords().pop, _WIDTH)
     problems = [*_word_problems("the pooled supply", lambda: production.randbelow(1 << _WIDTH)),
-                *_word_problems("the unpooled supply", lambda: unpooled.randbelow(1 << _WIDTH))]
+                *_word_problems("the unpooled supply", lambda: unpooled.randbelow(1 << _WIDTH)),
+                *_word_problems("fresh_seed()", fresh_seed, count=SEEDS)]
     forked = "fork not checked (no os.fork here)"
     if hasattr(os, "fork") and threading.active_count() == 1:
         try:
@@ -125,8 +129,8 @@ def check_production_words() -> CheckResult:
         return CheckResult("production_words", Verdict.VIOLATED, "; ".join(problems),
                            evidence={"problems": problems})
     return CheckResult("production_words", Verdict.PROVED,
-                       f"{WORDS} words from the pool (across refills) and {WORDS} from the unpooled supply: ints on "
-                       f"[0, 2^64), every bit position both ways, none twice; {forked} (false-positive probability "
+                       f"{WORDS} words from the pool (across refills), {WORDS} from the unpooled supply and {SEEDS} "
+                       "fresh seeds: ints on [0, 2^64), every bit position both ways, none twice; {forked} (false-positive probability "
                        "below 2^-44)")
 
 
@@ -140,6 +144,15 @@ def documented_block(seed: int, counter: int) -> int:
 def check_production_blocks() -> CheckResult:
     """SeededRandomSource's blocks against the documented construction; see the module docstring."""
     problems = []
+    for seed in (-1, True, 1.0, "1"):
+        try:
+            SeededRandomSource(seed)  # type: ignore[arg-type]
+        except InvalidArgument:
+            continue
+        except Exception as error:  # noqa: BLE001 - the code under test
+            problems.append(f"SeededRandomSource({seed!r}) raised {type(error).__name__}, not InvalidArgument")
+            continue
+        problems.append(f"SeededRandomSource({seed!r}) was accepted; a seed is an int >= 0")
     for seed in BLOCK_SEEDS:
         source = SeededRandomSource(seed)
         got = [source.randbelow(1 << 256) for _ in range(BLOCKS)]
@@ -152,4 +165,4 @@ def check_production_blocks() -> CheckResult:
                            evidence={"problems": problems})
     return CheckResult("production_blocks", Verdict.PROVED,
                        f"the first {BLOCKS} blocks of seeds {', '.join(map(str, BLOCK_SEEDS[:-1]))} and 2^64+1 are "
-                       "SHA-256(seed bytes || counter as 16 bytes), as documented")
+                       "SHA-256(seed bytes || counter as 16 bytes), as documented; seeds -1, True, 1.0 and '1' refused")

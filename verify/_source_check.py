@@ -153,13 +153,17 @@ class WordSource:
     (SeededRandomSource's pool) rather than each attempt taking whole fresh words;
     ``digit_bernoulli`` that ``bernoulli`` compares ``U`` with ``p`` digit by digit rather than
     being ``randbelow(den) < num``.  The last two choose the documented conversion the code is
-    compared with; ``name`` labels results and reproductions (``name.build(...)``).
+    compared with; ``refills`` that an IndexError from ``words()`` means an empty pool, which
+    the code answers by calling it once more: every third word is then read that way, so the
+    refill path of production is enumerated as well as the plain one.  ``name`` labels results
+    and reproductions (``name.build(...)``).
     """
 
     name: str
     build: Callable[[Callable[[], int], int], RandomSource]
     pooled: bool
     digit_bernoulli: bool
+    refills: bool = False
 
     @property
     def constructor(self) -> str:
@@ -169,7 +173,8 @@ class WordSource:
 
 
 #: The production source: 64-bit words, whole fresh words per attempt, digit-wise coins.
-SYSTEM = WordSource("SystemRandomSource", SystemRandomSource.from_words, pooled=False, digit_bernoulli=True)
+SYSTEM = WordSource("SystemRandomSource", SystemRandomSource.from_words, pooled=False, digit_bernoulli=True,
+                    refills=True)
 #: The replay source: 256-bit blocks feeding a pool of bits; its coin is randbelow(den) < num.
 SEEDED = WordSource("SeededRandomSource", SeededRandomSource.from_blocks, pooled=True, digit_bernoulli=False)
 
@@ -349,9 +354,13 @@ class _Walk:
         self.witness: dict[tuple[Hashable, int], tuple[int, ...]] = {}
 
     def sampler(self, rng: RandomSource) -> Hashable:
-        size, drawn = 2**self.width, []
+        size, drawn, refilling = 2**self.width, [], [False]
 
         def words() -> int:
+            if self.source.refills and len(drawn) % 3 == 2 and not refilling[0]:
+                refilling[0] = True
+                raise IndexError("the pool is empty")  # the code must now read this word from its refill
+            refilling[0] = False
             word = rng.randbelow(size)
             drawn.append(word)
             return word
@@ -369,7 +378,9 @@ class _Walk:
     def reproduce(self, words: Sequence[int]) -> str:
         calls = ", ".join(f"source.{call}" for call in self.calls)
         calls = f"({calls})" if len(self.calls) > 1 else calls
-        return f"source = {self.source.constructor}(iter({list(words)}).__next__, width={self.width}); {calls}"
+        refills = " (the third, sixth, ... word read after an IndexError, as from an empty pool)" \
+            if self.source.refills else ""
+        return f"source = {self.source.constructor}(iter({list(words)}).__next__, width={self.width}); {calls}{refills}"
 
     def run(self, depth: int) -> Enumeration:
         return enumerate_outputs(self.sampler, max_paths=MAX_PATHS, max_depth=depth)
@@ -770,7 +781,7 @@ def check_refuses(source: WordSource, width: int) -> CheckResult:
             return 0
 
         def bernoulli(self, num: int, den: int) -> bool:
-            return num == den
+            return 2 * num > den  # not symmetric in its arguments, so the guard must pass them in order
 
     for broken, method, args in ((OutOfRange, "randbelow", (5,)), (BoolDraw, "randbelow", (5,)),
                                  (Raises, "randbelow", (5,)), (IntCoin, "bernoulli", (1, 2)),
@@ -799,10 +810,10 @@ def check_refuses(source: WordSource, width: int) -> CheckResult:
         problems.append(f"{source.constructor}(0, width) accepted a supply that is not callable")
     fine, zero, coin = Fine(), Zero(), FineCoin()
     passed = (fine.randbelow(5), fine.bernoulli(4, 5), fine.bernoulli(5, 5), zero.randbelow(5),
-              coin.bernoulli(2, 2), coin.bernoulli(1, 2))
+              coin.bernoulli(2, 2), coin.bernoulli(1, 3))
     if passed != (4, False, True, 0, True, False):
         problems.append(f"correct user sources were changed by their guards: randbelow(5) (n - 1 and 0), bernoulli(4, 5), "
-                        f"bernoulli(5, 5), an own bernoulli(2, 2) and (1, 2) gave {passed}, not (4, False, True, 0, True, False)")
+                        f"bernoulli(5, 5), an own bernoulli(2, 2) and (1, 3) gave {passed}, not (4, False, True, 0, True, False)")
     label = f"{source.name} at width {width}"
     if problems:
         return CheckResult("refuses", Verdict.VIOLATED, f"{label}: " + "; ".join(problems[:4]),

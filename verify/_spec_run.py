@@ -325,9 +325,11 @@ class _Instance:
         assert function is not None
         kwargs = self.arguments if self.input_name is None else {**self.arguments, self.input_name: q}
         if self.randomness is Randomness.SOURCE:
+            if rng is USERS_DEFAULT:
+                return function(**kwargs)
             return function(**kwargs, rng=rng)
         if self.randomness is Randomness.RANDOM:
-            return function(**kwargs, rng=RandomCompat(rng))
+            return function(**kwargs, rng=RandomCompat(SystemRandomSource() if rng is USERS_DEFAULT else rng))
         return function(**kwargs)
 
     def smoke(self, seed: int) -> list[CheckResult]:
@@ -554,10 +556,11 @@ class _Instance:
 
     def statistical(self, case: Case, *, seed: int, samples: int, production: bool = False) -> list[CheckResult]:
         """The real sampler against the spec's law, on the seeded source (replayable) or, with
-        ``production``, once on the OS CSPRNG (the path real users take; not replayable)."""
+        ``production``, once with no ``rng`` at all: the sampler's own default, the OS CSPRNG, the
+        path a user who passes none takes (not replayable)."""
         if self.spec.sampler is None:
             return []
-        rng = SystemRandomSource() if production else None
+        rng = USERS_DEFAULT if production else None
         name = "statistical_production" if production else "statistical"
         if self.spec.pmf is not None:
             chosen = case.sample_inputs if case.sample_inputs is not None else (self.inputs or (0,))[:1]
@@ -690,6 +693,17 @@ class _Mechanism(MechanismSpec):
         except _FirstDraw.Seen:
             pass
         return probe.size
+
+
+class _UsersDefault(RandomSource, trusted=True):
+    """Stands for calling the sampler with no ``rng``; it is never drawn from."""
+
+    def randbelow(self, n: int) -> int:
+        raise AssertionError("the user's default source stands for an rng the sampler is not given")
+
+
+#: Passed where a source is expected, it makes the run call the sampler without ``rng``.
+USERS_DEFAULT = _UsersDefault()
 
 
 class _FirstDraw(RandomSource, trusted=True):

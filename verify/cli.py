@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import re
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from fractions import Fraction
@@ -25,7 +26,7 @@ from dpverify.verify._mutate import DEFAULT_SAMPLES as DEFAULT_MUTANT_SAMPLES
 from dpverify.verify._mutate import DEFAULT_TIMEOUT as DEFAULT_MUTANT_TIMEOUT
 from dpverify.verify._mutate import EQUIVALENTS_FILE
 from dpverify.verify._gtm_privacy import gtm_privacy, gtm_table
-from dpverify.verify._results import Verdict, fraction_text
+from dpverify.verify._results import CheckResult, Verdict, fraction_text
 from dpverify.verify._text import short_rational
 
 if TYPE_CHECKING:
@@ -305,13 +306,18 @@ def _yes(flag: bool) -> str:
 
 def _check(args: argparse.Namespace) -> int:
     # Imported here so that pmf and privacy start without loading Z3.
-    from dpverify.verify._discovery import discover
+    from dpverify.verify._discovery import BuiltinUnloadable, discover
     from dpverify.verify._gate import gate_json, run_gate
     from dpverify.verify._spec_run import ERROR
 
     if args.spec_module:
         sys.path.insert(0, os.getcwd())  # a project's own modules, as pytest finds them
-    found = discover(args.spec_module or (), names=args.spec or ())
+    try:
+        found = discover(args.spec_module or (), names=args.spec or ())
+    except BuiltinUnloadable as error:
+        if args.list:
+            raise
+        return _unloadable_catalogue(args, error)
     if args.list:
         _print_specs(found)
         return 0
@@ -370,6 +376,9 @@ def _mutate(args: argparse.Namespace) -> int:
     print(f"dpverify mutate: {len(chosen)} mutants of {len(targets)} module(s), {args.jobs} at a time; first the "
           f"gate on the unmodified code{'' if args.all_specs else ', spec by spec'}: {options.command()}",
           file=human, flush=True)
+
+    # Terminated, the run stops its gate processes and removes its copies as an interrupted one does.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
 
     def progress(result: mutate.Result, done: int, total: int) -> None:
         print(f"[{done}/{total}] {result.status:<10} {result.mutant.id} (line {result.mutant.line}, "
@@ -565,6 +574,24 @@ def build_parser() -> argparse.ArgumentParser:
     laplace_float.add_argument("--json", action="store_true", help="print JSON")
     laplace_float.set_defaults(run=_attack_laplace_float)
     return parser
+
+
+def _unloadable_catalogue(args: argparse.Namespace, error: Exception) -> int:
+    """The gate's verdict when dpverify's own catalogue does not load: violated (exit 1)."""
+    from dpverify.verify._gate import gate_json
+
+    _check_output_path("--json", args.json)
+    human = sys.stderr if args.json == "-" else sys.stdout
+    result = CheckResult("catalogue", Verdict.VIOLATED, f"the built-in catalogue does not load: {_clip(str(error), 300)}",
+                         reason="its specs are fixed, so the shipped code that builds them is what broke")
+    print(f"FAIL catalogue: violated: {result.summary}", file=human)
+    if args.json:
+        document = gate_json((), seed=args.seed, samples=args.samples, repository=(result,))
+        if args.json == "-":
+            _print_json(document)
+        else:
+            _write_text("--json", args.json, json.dumps(document, indent=2) + "\n")
+    return 1
 
 
 def _options(parser: argparse.ArgumentParser) -> dict[str, str]:
