@@ -7,9 +7,10 @@ A ``float`` is refused: it is a binary approximation whose low bits would leak i
 output distribution (Mironov 2012), which is the failure this project exists to catch.
 
 Size limits, checked before any arithmetic: a number written as text has at most
-:data:`MAX_DIGITS` digits (in its integer, numerator or denominator, powers evaluated; a power is
-refused before it is computed when it would exceed the limit), and the text is at most
-:data:`MAX_TEXT` characters; an ``int`` or ``Fraction`` passed directly has at most
+:data:`MAX_DIGITS` digits (in its integer, numerator or denominator, powers evaluated; a term of
+a product is refused before it is computed when the digits so far would exceed the limit, and
+an ``e`` exponent may not exceed it in magnitude), and the text is at most :data:`MAX_TEXT`
+characters with at most ``2 * MAX_DIGITS + 20`` digits; an ``int`` or ``Fraction`` passed directly has at most
 :data:`MAX_BITS` bits in each part.  Without them ``"10^999999"`` or ``"1e99999999999"`` would
 compute for hours, and CPython refuses to print integers of more than 4300 digits.  An error
 quotes at most a short, elided prefix of a long value (:func:`shown`).
@@ -173,7 +174,8 @@ def _integer_expression(text: str) -> int | None:
         base, _, exponent = (part.strip() for part in term.partition("^"))
         power = int(exponent or 1)
         # len(base) - 1 <= log10(base): a lower bound on the digits, so nothing legal is refused
-        digits += (len(base.lstrip("0")) - 1) * power
+        # (a base of 0 counts as one digit, so a zero factor cannot hide a term past the limit)
+        digits += (len(base.lstrip("0") or "0") - 1) * power
         if digits > MAX_DIGITS:
             raise _OverLimit
         value *= int(base) ** power

@@ -11,7 +11,8 @@ here as ``Fraction`` arithmetic, never by calling the parser), and the limits at
   numerator and in the denominator (a value below ``10^MAX_DIGITS``), at most :data:`MAX_TEXT`
   characters, at most ``2 * MAX_DIGITS + 20`` digits written;
 - ``int`` and ``Fraction`` passed directly: at most :data:`MAX_BITS` bits in each part;
-- ``as_int``'s inclusive bounds, and integral Fractions;
+- ``as_int``'s inclusive bounds (which must be ints), integral Fractions, and a refusal that
+  states the range it missed;
 - refusals: floats (with a hint), bools, other types, text that does not parse, and every limit;
   each with :class:`~dpverify.samplers.InvalidArgument` whose message names the parameter
   (``name=``).
@@ -23,6 +24,7 @@ value the table states and the value (or error) the parser gave.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from fractions import Fraction
 from numbers import Rational
 from typing import Any
@@ -30,7 +32,7 @@ from typing import Any
 from dpverify.specs import Case, Params, SamplesPmf, Spec
 from dpverify.verify._results import CheckResult
 
-__all__ = ["MAX_BITS", "MAX_DIGITS", "MAX_TEXT", "PARSING_SPEC", "SPECS", "cases"]
+__all__ = ["MAX_BITS", "MAX_DIGITS", "MAX_TEXT", "PARSING_SPEC", "REFUSED", "SPECS", "Row", "cases", "check_parsing"]
 
 #: The documented limits (samplers/_rational.py's docstring), restated.
 MAX_DIGITS = 1000
@@ -39,7 +41,21 @@ MAX_BITS = 1 << 16
 _DIGIT_TEXT = 2 * MAX_DIGITS + 20
 
 REFUSED = "refused"
-Row = tuple[str, Callable[..., Any], tuple[Any, ...], dict[str, Any], Any]
+
+
+@dataclass(frozen=True)
+class Row:
+    """One input: the call, and the exact value it denotes or :data:`REFUSED`.  A refusal must
+    name ``named`` (``named=...``; default the parameter parsed) and contain each of ``says``."""
+
+    label: str
+    function: Callable[..., Any]
+    args: tuple[Any, ...]
+    keywords: dict[str, Any]
+    expected: Any
+    named: str | None = None
+    says: tuple[str, ...] = ()
+    lacks: tuple[str, ...] = ()
 
 
 class _Ratio:
@@ -56,8 +72,8 @@ Rational.register(_Ratio)
 
 
 def cases() -> list[Row]:
-    """``(label, function, args, keywords, expected)``: ``expected`` is the exact value, or
-    :data:`REFUSED`.  Functions are looked up when the check runs, so the table names them."""
+    """The table, one :class:`Row` per input.  The functions are imported when the check runs,
+    so a check of a copy runs the copy's parser."""
     from dpverify.samplers import as_fraction, as_int
     from dpverify.samplers._rational import as_open_unit_interval
 
@@ -66,14 +82,18 @@ def cases() -> list[Row]:
     rows: list[Row] = []
 
     def fraction(text: Any, expected: Any) -> None:
-        rows.append((f"as_fraction(x={_short(text)})", as_fraction, ("x", text), {}, expected))
+        rows.append(Row(f"as_fraction(x={_short(text)})", as_fraction, ("x", text), {}, expected))
 
-    def integer(text: Any, expected: Any, low: int = 0, high: int | None = None) -> None:
-        rows.append((f"as_int(t={_short(text)}, low={low}, high={high})", as_int, ("t", text), {"low": low, "high": high},
-                     expected))
+    def integer(text: Any, expected: Any, low: Any = 0, high: Any = None, named: str | None = None,
+                out_of_range: bool = False) -> None:
+        # a value out of range must be told the range it missed, and no "<= None" without an upper bound
+        says = (f"t >= {low}", *([f"t <= {high}"] if high is not None else [])) if out_of_range else ()
+        lacks = ("<=",) if out_of_range and high is None else ()
+        rows.append(Row(f"as_int(t={_short(text)}, low={low!r}, high={high!r})", as_int, ("t", text),
+                        {"low": low, "high": high}, expected, named, says, lacks))
 
     def unit(text: Any, expected: Any) -> None:
-        rows.append((f"as_open_unit_interval(a={_short(text)})", as_open_unit_interval, ("a", text), {}, expected))
+        rows.append(Row(f"as_open_unit_interval(a={_short(text)})", as_open_unit_interval, ("a", text), {}, expected))
 
     # text: the forms the README documents
     for text, value in (("1/3", Fraction(1, 3)), ("0.25", Fraction(1, 4)), ("-1/10^3", Fraction(-1, 1000)),
@@ -97,6 +117,14 @@ def cases() -> list[Row]:
     fraction(f"1e-{MAX_DIGITS - 1}", Fraction(10, big))
     fraction(f"1e{MAX_DIGITS + 1}", REFUSED)
     fraction(f"1e-{MAX_DIGITS + 1}", REFUSED)
+    fraction(f"0.001e{MAX_DIGITS}", Fraction(big // 1000))  # the exponent may reach the limit itself
+    fraction(f"1000e-{MAX_DIGITS}", Fraction(1000, big))
+    fraction(f"10000e-{MAX_DIGITS + 3}", REFUSED)  # small, but its exponent passes the limit
+    fraction("-1" + "0" * MAX_DIGITS, REFUSED)
+    fraction("1/1" + "0" * MAX_DIGITS, REFUSED)
+    fraction(f"0*10^{MAX_DIGITS}", Fraction(0))
+    fraction(f"0*10^{MAX_DIGITS + 1}", REFUSED)  # a term past the limit, whatever it is multiplied by
+    fraction("9" * 400 + "^999999", REFUSED)  # refused before it is computed: it has 400 million digits
     fraction(f"10^{MAX_DIGITS - 1}", Fraction(big // 10))
     fraction(f"10^{MAX_DIGITS}", REFUSED)
     fraction(f"1/10^{MAX_DIGITS - 1}", Fraction(10, big))
@@ -134,12 +162,13 @@ def cases() -> list[Row]:
         integer(text, value)
     integer("-5", -5, low=-10)
     integer("-10^2", -100, low=-100)
-    integer("-10^2", REFUSED, low=-99)
+    integer("-10^2", REFUSED, low=-99, out_of_range=True)
+    integer("x5", REFUSED, low=-10)  # a stray first character is no sign
     integer(3, 3, low=3, high=3)
-    integer(2, REFUSED, low=3)
-    integer(4, REFUSED, low=3, high=3)
-    integer("3", REFUSED, low=4)
-    integer("5", REFUSED, low=0, high=4)
+    integer(2, REFUSED, low=3, out_of_range=True)
+    integer(4, REFUSED, low=3, high=3, out_of_range=True)
+    integer("3", REFUSED, low=4, out_of_range=True)
+    integer("5", REFUSED, low=0, high=4, out_of_range=True)
     integer("5", 5, low=0, high=5)
     integer(2**MAX_BITS - 1, 2**MAX_BITS - 1)
     integer(2**MAX_BITS, REFUSED)
@@ -147,6 +176,11 @@ def cases() -> list[Row]:
     integer("1" + "0" * MAX_DIGITS, REFUSED)
     integer(f"10^{MAX_DIGITS}", REFUSED)
     integer(" " * MAX_TEXT + "1", REFUSED)
+    integer(" " * (MAX_TEXT - 1) + "1", 1)
+    integer(5, REFUSED, low=1.0, named="low")
+    integer(5, REFUSED, low=True, named="low")
+    integer(5, REFUSED, low=0, high=True, named="high")
+    integer(5, REFUSED, low=0, high="9", named="high")
     integer("10 ^ 2 * 3", 300)
     for value in ("5/1", "1.0", "2.5", "", "x", Fraction(5, 2), 2.0, True, None, "1e3", "1 2"):
         integer(value, REFUSED)
@@ -166,15 +200,20 @@ def check_parsing(p: Params) -> CheckResult:
 
     problems = []
     rows = cases()
-    for label, function, args, keywords, expected in rows:
-        name = args[0]
+    for row in rows:
+        label, expected, name = row.label, row.expected, row.named or row.args[0]
         try:
-            got = function(*args, **keywords)
+            got = row.function(*row.args, **row.keywords)
         except InvalidArgument as error:
+            text = str(error)
             if expected is not REFUSED:
-                problems.append(f"{label} was refused ({str(error)[:80]}); it is {_short(expected)}")
-            elif f"{name}=" not in str(error):
-                problems.append(f"{label} was refused, but the error does not name {name}: {str(error)[:80]}")
+                problems.append(f"{label} was refused ({text[:80]}); it is {_short(expected)}")
+            elif f"{name}=" not in text:
+                problems.append(f"{label} was refused, but the error does not name {name}: {text[:80]}")
+            elif missing := [part for part in row.says if part not in text]:
+                problems.append(f"{label} was refused, but the error does not state {missing[0]!r}: {text[:100]}")
+            elif wrong := [part for part in row.lacks if part in text]:
+                problems.append(f"{label} was refused, but the error states {wrong[0]!r}: {text[:100]}")
             continue
         except Exception as error:  # noqa: BLE001 - the parser raised something else: a finding
             problems.append(f"{label} raised {type(error).__name__} ({str(error)[:60]}), not InvalidArgument")
@@ -186,7 +225,7 @@ def check_parsing(p: Params) -> CheckResult:
     if problems:
         return CheckResult("parsing", Verdict.VIOLATED, "; ".join(problems[:3]),
                            evidence={"problems": problems, "rows": len(rows)})
-    refused = sum(row[-1] is REFUSED for row in rows)
+    refused = sum(row.expected is REFUSED for row in rows)
     return CheckResult("parsing", Verdict.PROVED,
                        f"{len(rows)} inputs parse as stated: {len(rows) - refused} exact values, {refused} refusals "
                        "that name their parameter, every limit at its edge")
