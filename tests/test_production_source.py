@@ -72,3 +72,9 @@ def test_the_documented_block_is_sha256_of_seed_bytes_and_counter() -> None:
     assert documented_block(0, 0) == int.from_bytes(hashlib.sha256(b"\x00" + bytes(16)).digest(), "big")
     assert documented_block(256, 2) == int.from_bytes(hashlib.sha256(b"\x01\x00" + (2).to_bytes(16, "big")).digest(),
                                                       "big")
+
+
+def test_a_too_wide_unpooled_word_is_violated(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_random_source._UnpooledWords, "pop", lambda self: int.from_bytes(os.urandom(9), "little"))
+    result = check_production_words()
+    assert result.verdict is Verdict.VIOLATED and "the unpooled supply gave" in result.summary
