@@ -452,14 +452,22 @@ MAX_JOBS = 1024
 MAX_MUTANTS = 10**6
 
 
+#: An option's count: digits, or a power such as ``10^4``.  Read here, not by the samplers'
+#: parsers, so that the gate starts (and reports) when the code it checks, those parsers among
+#: it, is broken.
+_COUNT = re.compile(r"\+?(\d{1,30})(?:\s*(?:\^|\*\*)\s*(\d{1,2}))?")
+
+
 def _count(name: str, low: int, high: int) -> Callable[[str], int]:
     """An argparse type: an integer in ``[low, high]``, with the project's one-line message."""
 
     def parse(text: str) -> int:
-        try:
-            return as_int(name, text, low=low, high=high)
-        except DpverifyError as error:
-            raise argparse.ArgumentTypeError(str(error)) from None
+        match = _COUNT.fullmatch(text.strip())
+        value = int(match[1]) ** int(match[2] or 1) if match else None
+        if value is None or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{name} must be an integer with {name} >= {low} and {name} <= {high}, "
+                                             f'such as "1000" or "10^4"; got {name}={shown(text)}.')
+        return value
 
     parse.__name__ = name  # argparse names the type in its message
     return parse
