@@ -124,6 +124,7 @@ __all__ = [
     "default_fractions",
     "default_sequences",
     "default_sizes",
+    "refusal_problem",
     "width_generic",
 ]
 
@@ -712,6 +713,17 @@ def check_source(source: WordSource, width: int) -> tuple[CheckResult, CheckResu
     return check_randbelow(source, width), check_bernoulli(source, width), check_successive(source, width)
 
 
+def refusal_problem(call: str, attempt: Callable[[], object]) -> str | None:
+    """None when ``attempt()`` raises InvalidArgument, else what it did instead (``call`` names it)."""
+    try:
+        value = attempt()
+    except InvalidArgument:
+        return None
+    except Exception as error:  # noqa: BLE001 - the code under test
+        return f"{call} raised {type(error).__name__} instead of InvalidArgument"
+    return f"{call} returned {value!r} instead of refusing"
+
+
 def check_refuses(source: WordSource, width: int) -> CheckResult:
     """The source refuses invalid draws with a clear error, and guards a user's source.
 
@@ -736,14 +748,9 @@ def check_refuses(source: WordSource, width: int) -> CheckResult:
     for instance in instances:
         for method, args in invalid:
             call = f"{type(instance).__name__}.{method}({', '.join(map(repr, args))})"
-            try:
-                value = getattr(instance, method)(*args)
-            except InvalidArgument:
-                continue
-            except Exception as error:  # noqa: BLE001 - the code under test
-                problems.append(f"{call} raised {type(error).__name__} instead of InvalidArgument")
-                continue
-            problems.append(f"{call} returned {value!r} instead of refusing")
+            problem = refusal_problem(call, lambda: getattr(instance, method)(*args))  # noqa: B023 - called at once
+            if problem:
+                problems.append(problem)
 
     class OutOfRange(RandomSource):
         def randbelow(self, n: int) -> int:
