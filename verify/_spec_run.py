@@ -439,8 +439,11 @@ class _Instance:
         for overrides, must_refuse in calls:
             function, kwargs, shown_call = self._edge_call(overrides, q)
             tried.append(shown_call)
-            try:
-                output = function(**kwargs, rng=SeededRandomSource(seed))  # type: ignore[misc]
+            try:  # an invalid set is accepted once the sampler goes on to draw: stop it there
+                output = function(**kwargs, rng=_FirstDraw() if must_refuse else SeededRandomSource(seed))  # type: ignore[misc]
+            except _FirstDraw.Seen:
+                problems.append(f"{shown_call} was accepted (the sampler went on to draw)")
+                continue
             except DpverifyError as error:
                 if not must_refuse:
                     problems.append(f"{shown_call} was refused; it must give an empty batch")
