@@ -23,7 +23,7 @@ from fractions import Fraction
 from dpverify.samplers._errors import InvalidArgument
 from dpverify.samplers._loops import subroutine
 from dpverify.samplers._random_source import RandomSource, as_source
-from dpverify.samplers._rational import RationalLike, as_fraction, as_int
+from dpverify.samplers._rational import RationalLike, as_fraction, as_int, shown
 
 __all__ = ["bernoulli", "bernoulli_exp", "bernoulli_exp_many", "bernoulli_many"]
 
@@ -31,14 +31,14 @@ __all__ = ["bernoulli", "bernoulli_exp", "bernoulli_exp_many", "bernoulli_many"]
 def _probability(p: RationalLike) -> Fraction:
     p_ = as_fraction("p", p)
     if not 0 <= p_ <= 1:
-        raise InvalidArgument(f'p must be a rational in [0, 1]; got p={p_}. Pass it as "num/den".')
+        raise InvalidArgument(f'p must be a rational in [0, 1]; got p={shown(p_)}. Pass it as "num/den".')
     return p_
 
 
 def _gamma(gamma: RationalLike) -> Fraction:
     gamma_ = as_fraction("gamma", gamma)
     if gamma_ < 0:
-        raise InvalidArgument(f"gamma must be a rational >= 0; got gamma={gamma_}.")
+        raise InvalidArgument(f"gamma must be a rational >= 0; got gamma={shown(gamma_)}.")
     return gamma_
 
 

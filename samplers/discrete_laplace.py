@@ -22,7 +22,7 @@ from __future__ import annotations
 from dpverify.samplers._errors import InvalidArgument
 from dpverify.samplers._loops import until_accepted
 from dpverify.samplers._random_source import RandomSource, as_source
-from dpverify.samplers._rational import RationalLike, as_fraction, as_int
+from dpverify.samplers._rational import RationalLike, as_fraction, as_int, shown
 from dpverify.samplers.bernoulli import _bernoulli_exp_at_most_one, _bernoulli_exp_ratio
 
 __all__ = ["sample", "sample_many"]
@@ -31,7 +31,7 @@ __all__ = ["sample", "sample_many"]
 def _scale(scale: RationalLike) -> tuple[int, int]:
     b = as_fraction("scale", scale)
     if b <= 0:
-        raise InvalidArgument(f'scale must be a rational > 0; got scale={b}. Pass it as "num/den".')
+        raise InvalidArgument(f'scale must be a rational > 0; got scale={shown(b)}. Pass it as "num/den".')
     return b.numerator, b.denominator
 
 

@@ -60,7 +60,7 @@ import mpmath
 from mpmath import iv, libmp
 
 from dpverify.samplers import DpverifyError, InvalidArgument, as_fraction, as_int
-from dpverify.samplers._rational import RationalLike
+from dpverify.samplers._rational import RationalLike, shown
 from dpverify.specs._enclosure import MAX_BITS, MAX_DPS, bits_for_digits, enclose, interval_precision, iv_rational, one_minus_exp_neg
 from dpverify.specs.noise import DiscreteGaussianSpec, dgauss_normaliser_interval
 from dpverify.verify._results import CheckResult, Verdict, fraction_text
@@ -289,7 +289,7 @@ def _epsilon(value: object) -> Fraction:
     number = as_fraction("epsilon", value)
     if number < 0:
         raise InvalidArgument(
-            f'epsilon must be a rational >= 0; got epsilon={number}. Pass it as "num/den", e.g. "1/2".'
+            f'epsilon must be a rational >= 0; got epsilon={shown(number)}. Pass it as "num/den", e.g. "1/2".'
         )
     return number
 

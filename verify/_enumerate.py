@@ -383,7 +383,7 @@ def enumerate_outputs(
     threshold = as_fraction("min_mass", min_mass)
     if not 0 <= threshold < 1:
         raise InvalidArgument(
-            f'min_mass must be a rational in [0, 1); got min_mass={threshold}. Pass it as "num/den", '
+            f'min_mass must be a rational in [0, 1); got min_mass={shown(threshold)}. Pass it as "num/den", '
             'e.g. "1/1000000", or 0 to explore without a mass budget.'
         )
     if not isinstance(summarise, bool):

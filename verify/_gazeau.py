@@ -122,7 +122,6 @@ from dpverify.samplers.gazeau_unsafe import EXCEPTION, GazeauConfig, mechanism_u
 from dpverify.samplers.laplace_float_unsafe import noise_unsafe
 from dpverify.samplers._rational import shown
 from dpverify.specs._enclosure import enclose, iv_rational
-from dpverify.verify._arguments import shown
 from dpverify.verify._float_exact import FloatPrivacy, float_pmf, float_privacy
 from dpverify.verify._results import fraction_text, json_number
 
@@ -398,14 +397,14 @@ def gazeau_privacy(
     mechanism_epsilon = delta_f / b
     eps = mechanism_epsilon if epsilon is None else as_fraction("epsilon", epsilon)
     if eps <= 0:
-        raise InvalidArgument(f"epsilon must be > 0; got epsilon={eps}.")
+        raise InvalidArgument(f"epsilon must be > 0; got epsilon={shown(eps)}.")
     d0 = default_delta_0(k) if delta_0 is None else as_fraction("delta_0", delta_0)
     if d0 < 0:
         raise InvalidArgument(f"delta_0 must be >= 0; got delta_0={d0}.")
     measured = computation_error(config)
     dn = measured.total if delta_n is None else as_fraction("delta_n", delta_n)
     if dn < 0:
-        raise InvalidArgument(f"delta_n must be >= 0; got delta_n={dn}.")
+        raise InvalidArgument(f"delta_n must be >= 0; got delta_n={shown(dn)}.")
 
     lipschitz = section_5_lipschitz(b, hi - lo)
     delta_t = lipschitz * d0 + dn  # eq. (3)

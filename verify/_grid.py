@@ -22,6 +22,7 @@ from fractions import Fraction
 import z3
 
 from dpverify.samplers import InvalidArgument, as_fraction
+from dpverify.samplers._rational import shown
 from dpverify.specs.grid_laplace import GridLaplaceSpec
 from dpverify.verify._arguments import need_instance
 from dpverify.verify._results import CheckResult, Verdict, fraction_text
@@ -58,7 +59,7 @@ def _bound(spec: object, epsilon: object) -> Fraction:
         return spec.claim_epsilon()  # type: ignore[attr-defined]
     bound = as_fraction("epsilon", epsilon)
     if bound <= 0:
-        raise InvalidArgument(f'epsilon must be a rational > 0; got epsilon={bound}. Pass it as "num/den".')
+        raise InvalidArgument(f'epsilon must be a rational > 0; got epsilon={shown(bound)}. Pass it as "num/den".')
     return bound
 
 

@@ -49,7 +49,7 @@ class RandomCompat:
             raise InvalidArgument("randrange step must be non-zero; got step=0.")
         count = (stop - start + step + (-1 if step > 0 else 1)) // step
         if count <= 0:
-            raise InvalidArgument(f"randrange range is empty; got start={start}, stop={stop}, step={step}.")
+            raise InvalidArgument(f"randrange range is empty; got start={shown(start)}, stop={shown(stop)}, step={shown(step)}.")
         return start + step * self.source.randbelow(count)
 
     def randint(self, a: int, b: int) -> int:

@@ -33,6 +33,7 @@ in the main thread of a POSIX process, which is where the command line runs the 
 from __future__ import annotations
 
 import functools
+import inspect
 import re
 import signal
 import threading
@@ -325,8 +326,8 @@ class _Instance:
         assert function is not None
         kwargs = self.arguments if self.input_name is None else {**self.arguments, self.input_name: q}
         if self.randomness is Randomness.SOURCE:
-            if rng is USERS_DEFAULT:
-                return function(**kwargs)
+            if rng is USERS_DEFAULT:  # the user's call: no rng where the sampler has a default for it
+                return function(**kwargs) if _defaults_rng(function) else function(**kwargs, rng=SystemRandomSource())
             return function(**kwargs, rng=rng)
         if self.randomness is Randomness.RANDOM:
             return function(**kwargs, rng=RandomCompat(SystemRandomSource() if rng is USERS_DEFAULT else rng))
@@ -559,8 +560,9 @@ class _Instance:
 
     def statistical(self, case: Case, *, seed: int, samples: int, production: bool = False) -> list[CheckResult]:
         """The real sampler against the spec's law, on the seeded source (replayable) or, with
-        ``production``, once with no ``rng`` at all: the sampler's own default, the OS CSPRNG, the
-        path a user who passes none takes (not replayable)."""
+        ``production``, once as a user calls it: with no ``rng`` where the sampler has a default
+        for it (the OS CSPRNG, through ``as_source(None)``), else on a SystemRandomSource (not
+        replayable)."""
         if self.spec.sampler is None:
             return []
         rng = USERS_DEFAULT if production else None
@@ -644,6 +646,16 @@ class _Instance:
         if self.spec.outputs is not None:
             outputs = tuple(_declared(self.where, "outputs(p)", self.spec.outputs, self.p))
         return [check_timing(lambda rng: self.run(q, rng), min_mass=TIMING_MIN_MASS, outputs=outputs)]
+
+
+@functools.lru_cache(maxsize=64)
+def _defaults_rng(function: Callable[..., Any]) -> bool:
+    """Whether ``function`` has a default for ``rng``, so that a user may leave it out."""
+    try:
+        parameter = inspect.signature(function).parameters.get("rng")
+    except (TypeError, ValueError):
+        return False
+    return parameter is not None and parameter.default is not inspect.Parameter.empty
 
 
 def _names(function: Callable[..., Any]) -> frozenset[str] | None:
