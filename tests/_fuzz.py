@@ -50,9 +50,30 @@ SLOW_BOUND_S = 20.0
 MAX_LINE = 300
 
 
+#: The slow variants are split into this many shards, each with its own seed, so that a parallel
+#: run (``pytest -n``) spreads them over the cores; together they run :func:`slow_examples` cases.
+SLOW_SHARDS = 4
+
+
 def slow_examples() -> int:
     text = os.environ.get("DPVERIFY_FUZZ_EXAMPLES")
     return SLOW_DEFAULT_EXAMPLES if not text else max(1, int(text))
+
+
+def shard_seed(shard: int | None) -> Any:
+    """A decorator giving slow shard ``shard`` its own fixed seed (it takes precedence over the CI
+    profile's derandomisation, which would give every shard the same cases); None: no change."""
+    if shard is None:
+        return lambda test: test
+    from hypothesis import seed
+
+    return seed(20_261_124 + shard)
+
+
+def shard_examples(shard: int) -> int:
+    """Examples of slow shard ``shard`` (0-based): the total split as evenly as it goes."""
+    total = slow_examples()
+    return total // SLOW_SHARDS + (1 if shard < total % SLOW_SHARDS else 0)
 
 
 # --- the time bound ---------------------------------------------------------------------------

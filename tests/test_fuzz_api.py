@@ -26,10 +26,11 @@ from dpverify.specs import GtmSpec
 _HEALTH = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large]
 
 
-def _fuzz_api(examples: int, bound: float) -> None:
+def _fuzz_api(examples: int, bound: float, shard: int | None = None) -> None:
     targets, pool, counts = _fuzz.targets(), _fuzz.value_pool(), _fuzz.count_pool()
 
-    @settings(max_examples=examples, deadline=None, suppress_health_check=_HEALTH)
+    @_fuzz.shard_seed(shard)
+    @settings(max_examples=max(examples, 1), deadline=None, suppress_health_check=_HEALTH)
     @given(_fuzz.api_call(targets, pool, counts))
     def case(call: _fuzz.ApiCall) -> None:
         result, error, seconds = _fuzz.run_api(call, bound)
@@ -66,5 +67,6 @@ def test_fuzzed_api_calls() -> None:
 
 
 @pytest.mark.slow
-def test_fuzzed_api_calls_at_scale() -> None:
-    _fuzz_api(_fuzz.slow_examples(), _fuzz.SLOW_BOUND_S)
+@pytest.mark.parametrize("shard", range(_fuzz.SLOW_SHARDS))
+def test_fuzzed_api_calls_at_scale(shard: int) -> None:
+    _fuzz_api(_fuzz.shard_examples(shard), _fuzz.SLOW_BOUND_S, shard)

@@ -65,11 +65,12 @@ def _sandbox(tmp_path: Path) -> Iterator[list[str]]:
         sys.modules.pop(_fuzz.TINY_MODULE, None)
 
 
-def _fuzz_cli(tmp_path: Path, examples: int, bound: float) -> None:
+def _fuzz_cli(tmp_path: Path, examples: int, bound: float, shard: int | None = None) -> None:
     with _sandbox(tmp_path) as paths:
         parser = cli.build_parser()
 
-        @settings(max_examples=examples, deadline=None, suppress_health_check=_HEALTH)
+        @_fuzz.shard_seed(shard)
+        @settings(max_examples=max(examples, 1), deadline=None, suppress_health_check=_HEALTH)
         @given(_fuzz.cli_argv(parser, paths))
         def case(argv: list[str]) -> None:
             run = _fuzz.run_cli(argv, bound)
@@ -92,5 +93,6 @@ def test_fuzzed_command_lines(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_fuzzed_command_lines_at_scale(tmp_path: Path) -> None:
-    _fuzz_cli(tmp_path, _fuzz.slow_examples(), _fuzz.SLOW_BOUND_S)
+@pytest.mark.parametrize("shard", range(_fuzz.SLOW_SHARDS))
+def test_fuzzed_command_lines_at_scale(tmp_path: Path, shard: int) -> None:
+    _fuzz_cli(tmp_path, _fuzz.shard_examples(shard), _fuzz.SLOW_BOUND_S, shard)

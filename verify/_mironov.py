@@ -76,7 +76,7 @@ from dpverify.samplers._errors import InvalidArgument, SamplerContractError
 from dpverify.samplers._random_source import RandomSource, SeededRandomSource, fresh_seed
 from dpverify.samplers.laplace_float_unsafe import mechanism_unsafe, sample_unsafe
 from dpverify.samplers._rational import shown
-from dpverify.verify._arguments import shown
+from dpverify.verify._arguments import need_count, shown
 from dpverify.verify._results import fraction_text, json_value
 
 __all__ = [
@@ -399,6 +399,7 @@ def mironov_attack(
     k_ = _bits(k)
     if isinstance(samples, bool) or not isinstance(samples, int) or samples < 0:
         raise InvalidArgument(f"samples must be an integer >= 0; got samples={shown(samples)}.")
+    max_examples = need_count("max_examples", max_examples)
     seed_ = fresh_seed() if seed is None else seed
     source = _RecordingSource(SeededRandomSource(seed_))  # validates the seed
     revealing = 0
