@@ -133,10 +133,15 @@ def test_kronecker_convolution_equals_the_schoolbook_sum(backend: str, a: list[i
     try:
         got = _convolution.convolve(a, b)
         squared = _convolution.convolve(a, a)
+        shifted = {(shift, up): _convolution.convolve(a, b, shift=shift, round_up=up)
+                   for shift in (0, 3, 8, 64, 200) for up in (False, True)}
     finally:
         _convolution.set_backend(previous)
-    assert got == [sum(a[i] * b[m - i] for i in range(len(a)) if 0 <= m - i < len(b)) for m in range(len(a) + len(b) - 1)]
+    want = [sum(a[i] * b[m - i] for i in range(len(a)) if 0 <= m - i < len(b)) for m in range(len(a) + len(b) - 1)]
+    assert got == want
     assert squared == [sum(a[i] * a[m - i] for i in range(len(a)) if 0 <= m - i < len(a)) for m in range(2 * len(a) - 1)]
+    for (shift, up), values in shifted.items():
+        assert values == [-(-c // 2**shift) if up else c // 2**shift for c in want]
 
 
 def test_common_base_finds_the_largest_base() -> None:
@@ -285,6 +290,22 @@ def test_certified_path_contains_the_exact_value_of_a_theorem_7_1_gtm() -> None:
         e, c = exact.epsilon(target), certified.epsilon(target)
         assert c.low <= e.low and e.high <= c.high
         assert c.gap <= 30 * Fraction(1, 1000) * Fraction(101, 100)  # the shift is one grid step per round
+
+
+@pytest.mark.parametrize("bits", [16, 24])
+def test_coarse_fixed_point_stays_sound(bits: int) -> None:
+    """Few mass bits: every convolution rounds a lot and cuts wide tails; the excess it tracks must
+    keep the lower bound below the exact value, and the upper bound must stay above it."""
+    spec = thm71(3, 6)
+    P, Q = spec.pmf(2).as_dict(), spec.pmf(3).as_dict()
+    exact = PLD.from_pmfs(P, Q).self_compose(40)
+    coarse = PLD.from_pmfs(P, Q, method="certified", grid="1/300", bits=bits).self_compose(40)
+    for eps in [Fraction(0), Fraction(3), Fraction(10), Fraction(20), Fraction(40)]:
+        e, c = exact.delta(eps), coarse.delta(eps)
+        assert c.low <= e.low and e.high <= c.high, (eps, e, c)
+    for target in [Fraction(1, 10**9), Fraction(1, 10**4), Fraction(1, 3)]:
+        e, c = exact.epsilon(target), coarse.epsilon(target)
+        assert c.low <= e.low and (c.high is None or e.high <= c.high), (target, e, c)
 
 
 # --- Theorem 7.1 at scale: the binomial oracle ---------------------------------------------------

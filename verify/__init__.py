@@ -13,15 +13,8 @@ from dpverify.verify._grid import check_grid_laplace_claim, grid_claim_smtlib
 from dpverify.verify._intervals import check_intervals, judge_intervals, renewal
 from dpverify.verify._mironov import mironov_attack, reachable
 from dpverify.verify._planar import planar_report
-from dpverify.verify._pld import (
-    Enclosure,
-    PrivacyLossDistribution,
-    WorstCase,
-    check_composed_claim,
-    common_base,
-    composed_delta,
-    composed_epsilon,
-)
+from dpverify.verify._pld import Enclosure, PrivacyLossDistribution, common_base
+from dpverify.verify._pld_worst_case import WorstCase, check_composed_claim, composed_delta, composed_epsilon
 from dpverify.verify._gtm_privacy import gtm_privacy, gtm_table
 from dpverify.verify._privacy import PrivacyLoss, check_pure_dp, tightest_alpha
 from dpverify.verify._random_compat import RandomCompat

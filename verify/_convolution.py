@@ -54,12 +54,9 @@ def slot_bits(a: Sequence[int], b: Sequence[int]) -> int:
 
 
 def _pack(values: Sequence[int], width: int) -> int:
+    if _state["backend"] == "gmpy2":
+        return _gmpy2.pack(list(values), 8 * width)  # the same integer, packed in C
     return int.from_bytes(b"".join(v.to_bytes(width, "little") for v in values), "little")
-
-
-def _unpack(packed: int, width: int, count: int) -> list[int]:
-    data = packed.to_bytes(width * count, "little")
-    return [int.from_bytes(data[i : i + width], "little") for i in range(0, width * count, width)]
 
 
 def _multiply(x: int, y: int, square: bool) -> int:
@@ -69,27 +66,50 @@ def _multiply(x: int, y: int, square: bool) -> int:
     return x * x if square else x * y
 
 
-def convolve(a: Sequence[int], b: Sequence[int]) -> list[int]:
+def convolve(a: Sequence[int], b: Sequence[int], shift: int = 0, round_up: bool = False) -> list[int]:
     """``c[m] = sum_{i+j=m} a[i] * b[j]`` exactly, for non-negative ints (``len(a) + len(b) - 1``
-    entries; empty if either is empty).
+    entries; empty if either is empty); with ``shift``, each ``c[m]`` divided by ``2^shift`` and
+    rounded down, or up with ``round_up``.
 
     >>> convolve([1, 2, 1], [1, 1])
     [1, 3, 3, 1]
     >>> convolve([3] * 20, [2**70] * 20)[19] == 20 * 3 * 2**70
     True
+    >>> convolve([5, 7], [1, 1], shift=2), convolve([5, 7], [1, 1], shift=2, round_up=True)
+    ([1, 3, 1], [2, 3, 2])
     """
     if not a or not b:
         return []
+    count = len(a) + len(b) - 1
     if min(len(a), len(b)) < SCHOOLBOOK_LENGTH:
-        out = [0] * (len(a) + len(b) - 1)
+        out = [0] * count
         short, long_ = (a, b) if len(a) <= len(b) else (b, a)
         for i, x in enumerate(short):
             if x:
                 for j, y in enumerate(long_):
                     out[i + j] += x * y
-        return out
+        return _shifted(out, shift, round_up)
     square = a is b
-    width = (slot_bits(a, b) + 7) // 8
+    width = (slot_bits(a, b) + 8) // 8  # one spare bit: adding 2^shift - 1 to a slot cannot overflow it
     x = _pack(a, width)
     y = x if square else _pack(b, width)
-    return _unpack(_multiply(x, y, square), width, len(a) + len(b) - 1)
+    product = _multiply(x, y, square)
+    if shift % 8 or shift > 8 * (width - 1):
+        data = product.to_bytes(width * count, "little")
+        return _shifted([int.from_bytes(data[i : i + width], "little") for i in range(0, width * count, width)],
+                        shift, round_up)
+    low = shift // 8
+    if round_up and low:  # ceil(c / 2^shift) = floor((c + 2^shift - 1) / 2^shift), added to every slot at once
+        product += int.from_bytes((b"\xff" * low + bytes(width - low)) * count, "little")
+    # a whole number of bytes: the quotient is each slot's high bytes
+    data = product.to_bytes(width * count, "little")
+    return [int.from_bytes(data[i + low : i + width], "little") for i in range(0, width * count, width)]
+
+
+def _shifted(values: list[int], shift: int, round_up: bool) -> list[int]:
+    if not shift:
+        return values
+    if round_up:
+        mask = (1 << shift) - 1
+        return [(v + mask) >> shift for v in values]
+    return [v >> shift for v in values]

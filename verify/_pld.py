@@ -37,62 +37,65 @@ rational ``R``, reported as ``R`` with a certified enclosure of ``ln R``.
 
 **Certified path** (any other ratios, e.g. a GTM with an arbitrary ``T``).  Each loss is moved
 onto a grid ``i * Delta`` (``Delta`` rational): up to the next grid point on the *pessimistic*
-side, down on the *optimistic* side; ``ln r / Delta`` is irrational for rational ``r != 1``
+side, down on the *optimistic* side.  ``ln r / Delta`` is irrational for rational ``r != 1``
 (Lindemann–Weierstrass), so its floor and ceiling are decided with ``mpmath.iv`` intervals at
-rising precision (falling back to rounding further outward, which stays sound).  Masses are
-fixed point with ``bits`` fractional bits, rounded up on the pessimistic side and down on the
-optimistic side, and re-rounded the same way after every convolution; tails lighter than
-``2^(bits/4)`` units are cut (pessimistic: the bottom moved up to the first kept point, the top
-moved to ``+inf``; optimistic: dropped).  Then ``delta_low(eps) <= delta(eps) <= delta_high(eps)``
-for every ``eps``, and the two sides give ``eps_low <= eps(delta) <= eps_high``; the gap is
-reported.  This is the pessimistic/optimistic discretisation of Meiser–Mohammadi (2018),
-Koskela, Jälkö, Honkela ("Computing Tight Differential Privacy Guarantees Using FFT",
-AISTATS 2020) and Google's dp-accounting PLD, with exact integer convolutions and directed
-rounding instead of floating-point FFTs.
+rising precision, and the floor is the ceiling minus one (a loss 0 is moved down to ``-Delta``,
+which is sound too): the optimistic PLD is the pessimistic one moved down by one grid point per
+round, so one chain of convolutions serves both.  Masses are fixed point with ``bits``
+fractional bits, rounded up and re-rounded up after every convolution (exact integer products);
+tails lighter than ``2^(bits/4)`` units are cut (the bottom moved up onto the first kept point,
+the top to ``+inf``).  The computed measure then dominates the pessimistic PLD, and exceeds it
+on every non-decreasing ``h`` with values in ``[0, 1]`` by at most a tracked ``excess`` (the
+mass the rounding added and the cuts moved, carried through each convolution as
+``E_a * mass_b + E_b``), so read at the optimistic losses and less ``excess`` it is a lower
+bound.  Then ``delta_low(eps) <= delta(eps) <= delta_high(eps)`` for every ``eps``, and
+``eps_low <= eps(delta) <= eps_high``; the gap is reported (about ``k * Delta`` in ``eps``).
+This is the pessimistic/optimistic discretisation of Meiser–Mohammadi (2018), Koskela, Jälkö,
+Honkela ("Computing Tight Differential Privacy Guarantees Using FFT", AISTATS 2020) and Google's
+dp-accounting PLD, with exact integer convolutions and directed rounding instead of
+floating-point FFTs.
 
-**Why both sides are sound.**  Say a finite measure ``mu`` on ``[-inf, +inf]`` *dominates*
-``omega`` when ``int g dmu >= int g domega`` for every non-decreasing ``g >= 0``, and is
-*dominated by* it when ``<=`` for every such ``g``.  The integrand ``g(L) = (1 - e^(eps - L))^+``
-is non-negative and non-decreasing in ``L`` (``1`` at ``+inf``), so a dominating measure gives an
-upper bound on ``delta(eps)`` and a dominated one a lower bound.  Domination is kept by
-(i) moving mass to higher losses (rounding losses up, moving a tail to ``+inf``), (ii) adding mass
-(rounding masses up); being dominated is kept by moving mass to lower losses and by removing
-mass.  Both are kept by convolution: if ``mu`` dominates ``omega`` (total mass 1), its top part of
-mass 1 (remove mass from the bottom) has tail function ``min(mu(L > t), 1) >= omega(L > t)``, i.e.
-it is above ``omega`` in the usual stochastic order, which convolution preserves; the removed
-part only adds non-negative integrals back.  Symmetrically, a dominated ``mu`` of mass ``m <= 1``
-is below the top part of mass ``m`` of ``omega`` in stochastic order, and that part is below
-``omega`` as a measure.  The mass at ``+inf`` after a convolution is computed exactly from the
-two represented measures.
+**Why both bounds are sound.**  The integrand ``g(L) = (1 - e^(eps - L))^+`` is non-negative,
+non-decreasing in ``L`` and at most 1 (``1`` at ``+inf``).  Say a measure ``mu`` on
+``[-inf, +inf]`` *dominates* ``omega`` when ``int g dmu >= int g domega`` for every such ``g``.
+Domination is kept by moving mass to higher losses (rounding losses up, moving a tail to
+``+inf``) and by adding mass (rounding masses up), and by convolution: the top part of mass 1 of
+a dominating ``mu`` is above ``omega`` in the usual stochastic order, which convolution
+preserves, and the rest of ``mu`` only adds non-negative integrals.  So the computed measure
+gives ``delta_high``.  For the lower bound: rounding every loss down gives a PLD ``omega_down``
+with ``delta_omega_down <= delta``, and ``omega_down`` is the pessimistic PLD ``omega_up`` moved
+``shift`` grid points down, so ``delta_omega_down(eps) = int h domega_up`` with
+``h(L) = g(L - shift * Delta)``, again non-decreasing with values in ``[0, 1]``; the computed
+measure exceeds ``int h domega_up`` by at most ``excess``, so reading it ``shift`` points lower,
+less ``excess``, gives ``delta_low``.  Every comparison of an irrational number is made with
+outward-rounded intervals, and every fixed-point sum of ``e^(-i Delta)`` is rounded the safe way
+for the bound it serves.
 
-**Worst case over neighbours.**  Running ``M`` ``k`` times on neighbouring inputs ``x, x'`` has
-``delta_k(eps) = max over ordered neighbouring pairs of that pair's k-fold delta``, and
-``eps_k(delta)`` is the maximum of the pairs' ``eps(delta)``: :func:`composed_delta`,
-:func:`composed_epsilon` and :func:`check_composed_claim`.  A list of tables composes different
-mechanisms on the same inputs (each round once, the list ``k`` times).
+The worst case over neighbouring inputs, and claims about a composition, are in
+:mod:`dpverify.verify._pld_worst_case`.
 """
 
 from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from math import lcm
 from typing import Any, Union
 
-import mpmath
 from mpmath import iv, libmp
 
 from dpverify.samplers import DpverifyError, InvalidArgument, as_fraction
 from dpverify.samplers._rational import shown
 from dpverify.specs import ExactPmf
-from dpverify.specs._claims import ApproxDp, PureDp
+from dpverify.specs._claims import _at_least_zero
 from dpverify.specs._enclosure import enclose, interval_precision, iv_rational
 from dpverify.verify import _convolution
 from dpverify.verify._arguments import need_count, need_dps, need_instance
+from dpverify.verify._claim_checks import _decide
 from dpverify.verify._intervals import decimal_text
-from dpverify.verify._results import CheckResult, RatioWitness, Verdict, fraction_text
+from dpverify.verify._results import fraction_text
 from dpverify.verify._text import short_rational
 
 __all__ = [
@@ -104,11 +107,7 @@ __all__ = [
     "MAX_POINTS",
     "Enclosure",
     "PrivacyLossDistribution",
-    "WorstCase",
-    "check_composed_claim",
     "common_base",
-    "composed_delta",
-    "composed_epsilon",
 ]
 
 #: Grid width ``Delta`` of the certified path when none is given (as dp-accounting's default).
@@ -311,7 +310,7 @@ def _at_least(eps: _Eps, value: Fraction) -> bool:
         return eps.rational >= value
     if value <= 0:
         return True
-    return _decide_below(lambda: iv_rational(value), eps.interval) is True
+    return _decide(lambda: iv_rational(value), eps.interval) is True
 
 
 def _floor_of(compute: Callable[[], iv.mpf], bits: int) -> int:
@@ -511,8 +510,8 @@ class _ExactState:
 
 @dataclass(frozen=True, slots=True)
 class _Side:
-    """One side of a certified PLD: loss ``i * grid`` with mass ``weights / 2^bits``; ``inf`` at
-    ``+inf``.  ``upper``: dominates the true PLD (pessimistic); else dominated by it (optimistic)."""
+    """A measure with mass ``weights / 2^bits`` at the loss ``i * grid`` and ``inf`` at ``+inf``,
+    read as an upper bound on ``delta`` (``upper``) or a lower one."""
 
     lattice: _Lattice
     inf: Fraction
@@ -524,16 +523,36 @@ class _Side:
 
 @dataclass(frozen=True, slots=True)
 class _CertifiedState:
-    """Both sides, the exact mass at ``+inf``, and ``support_top``: every finite loss is at most
-    ``support_top * grid`` (None: there is no finite loss), so ``delta(eps) = inf`` exactly from
-    there on, whatever the upper side moved to ``+inf`` when it cut its top tail."""
+    """A certified PLD: the pessimistic measure ``side``, which dominates the exact PLD ``omega``
+    of the losses rounded *up* to the grid, and from which both bounds are read.
+
+    ``shift``: rounding each round's losses *down* instead gives exactly ``omega`` moved down by
+    ``shift`` grid points (every atom's floor is its ceiling minus one, a loss 0 is moved to
+    ``-grid``), so the optimistic measure is ``omega`` read ``shift * grid`` lower.  ``excess``
+    bounds ``int h d(side) - int h d(omega)`` for every non-decreasing ``h`` with values in
+    ``[0, 1]``: what rounding masses up added and what cutting tails moved up.  ``inf``: the exact
+    mass at ``+inf``; ``support_top``: every finite loss is at most ``support_top * grid`` (None:
+    there is none), so ``delta(eps) = inf`` exactly from there on.
+    """
 
     grid: Fraction
     bits: int
-    upper: _Side
-    lower: _Side
+    side: _Side
+    shift: int
+    excess: Fraction
     inf: Fraction
     support_top: int | None
+
+    @property
+    def upper(self) -> _Side:
+        return self.side
+
+    @property
+    def lower(self) -> _Side:
+        """The optimistic reading: ``side`` moved ``shift`` points down, ``excess`` taken off."""
+        lattice = self.side.lattice
+        return _Side(_Lattice(lattice.offset - self.shift, lattice.weights, lattice.scale),
+                     self.side.inf - self.excess, False)
 
 
 State = Union[_ExactState, _CertifiedState]
@@ -573,52 +592,54 @@ def _convolve_exact(a: _Lattice, b: _Lattice) -> _Lattice:
     return _Lattice.trimmed(a.offset + b.offset, weights, a.scale * b.scale)
 
 
-def _compose_sides(a: _Side, b: _Side, bits: int) -> _Side:
-    """The convolution of two sides, masses re-rounded to ``bits`` in the side's direction, the
-    thin tails cut, and the mass at ``+inf`` computed exactly from the two measures."""
+def _compose_sides(a: _Side, b: _Side, bits: int) -> tuple[_Side, Fraction]:
+    """The convolution of two pessimistic sides, masses re-rounded up to ``bits``, thin tails cut
+    (:func:`_trim_tails`), the mass at ``+inf`` computed exactly from the two measures; and what
+    the rounding added plus what the cut moved."""
     inf = a.inf * b.mass() + (a.mass() - a.inf) * b.inf
     if not a.lattice.weights or not b.lattice.weights:
-        return _Side(_Lattice(0, (), 1 << bits), inf, a.upper)
+        return _Side(_Lattice(0, (), 1 << bits), inf, True), Fraction(0)
     length = len(a.lattice.weights) + len(b.lattice.weights) - 1
     _need_points(length)
     _need_packed(length, 2 * bits + 2 + length.bit_length(), "the convolution")
-    raw = _convolution.convolve(a.lattice.weights, a.lattice.weights if a is b else b.lattice.weights)
-    if a.upper:
-        mask = (1 << bits) - 1
-        weights = [(w + mask) >> bits for w in raw]
-    else:
-        weights = [w >> bits for w in raw]
-    return _trim_tails(a.lattice.offset + b.lattice.offset, weights, inf, bits, a.upper)
+    weights = _convolution.convolve(a.lattice.weights, a.lattice.weights if a is b else b.lattice.weights,
+                                    shift=bits, round_up=True)
+    # the exact products sum to sum(a) * sum(b) in units of 2^-2bits
+    added = Fraction((sum(weights) << bits) - sum(a.lattice.weights) * sum(b.lattice.weights), 1 << (2 * bits))
+    side, moved = _trim_tails(a.lattice.offset + b.lattice.offset, weights, inf, bits)
+    return side, added + moved
 
 
-def _trim_tails(offset: int, weights: list[int], inf: Fraction, bits: int, upper: bool) -> _Side:
-    """Cut the tails of at most ``2^(bits//4)`` units each: on the upper side the bottom is moved
-    up onto the first kept point and the top to ``+inf`` (losses only rise); on the lower side
-    both are dropped (mass only falls)."""
+def _trim_tails(offset: int, weights: list[int], inf: Fraction, bits: int) -> tuple[_Side, Fraction]:
+    """Cut the tails of at most ``2^(bits//4)`` units each: the bottom is moved up onto the first
+    kept point and the top to ``+inf`` (losses only rise); returns the side and the mass moved."""
     budget = 1 << (bits // 4)
-    start, end, cut = 0, len(weights), 0
-    while start < end and cut + weights[start] <= budget:
-        cut += weights[start]
+    start, end, bottom = 0, len(weights), 0
+    while start < end and bottom + weights[start] <= budget:
+        bottom += weights[start]
         start += 1
-    bottom = cut
-    cut = 0
-    while end > start and cut + weights[end - 1] <= budget:
-        cut += weights[end - 1]
+    top = 0
+    while end > start and top + weights[end - 1] <= budget:
+        top += weights[end - 1]
         end -= 1
     kept = weights[start:end]
-    if upper:
-        if kept:
-            kept[0] += bottom
-        else:
-            cut += bottom  # everything went to the top cut: to +inf
-        inf += Fraction(cut, 1 << bits)
-    return _Side(_Lattice.trimmed(offset + start, kept, 1 << bits), inf, upper)
+    if kept:
+        kept[0] += bottom
+    else:
+        top += bottom  # everything went: to +inf
+    scale = 1 << bits
+    return _Side(_Lattice.trimmed(offset + start, kept, scale), inf + Fraction(top, scale), True), Fraction(bottom + top, scale)
 
 
 def _certified_compose(a: _CertifiedState, b: _CertifiedState) -> _CertifiedState:
+    """The composition.  If ``side_a`` exceeds ``omega_a`` by at most ``E_a`` on every ``h`` (see
+    :class:`_CertifiedState`), then ``side_a * side_b`` exceeds ``omega_a * omega_b`` by at most
+    ``E_a * mass(side_b) + E_b`` (``x -> h(x + z)`` is again such an ``h``), plus this
+    composition's own rounding and cuts."""
+    side, own = _compose_sides(a.side, b.side, a.bits)
     top = None if a.support_top is None or b.support_top is None else a.support_top + b.support_top
-    return _CertifiedState(a.grid, a.bits, _compose_sides(a.upper, b.upper, a.bits),
-                           _compose_sides(a.lower, b.lower, a.bits), a.inf + b.inf - a.inf * b.inf, top)
+    return _CertifiedState(a.grid, a.bits, side, a.shift + b.shift, a.excess * b.side.mass() + b.excess + own,
+                           a.inf + b.inf - a.inf * b.inf, top)
 
 
 # --- discretisation -----------------------------------------------------------------------------
@@ -629,18 +650,18 @@ def _discretise(atoms: Sequence[tuple[Callable[[], iv.mpf] | None, int, Fraction
     """Certified sides from exact atoms ``(y, size_bits, mass)``: ``y()`` encloses ``loss / grid``
     (None for loss 0), ``size_bits`` the bits of its magnitude."""
     up: dict[int, Fraction] = {}
-    down: dict[int, Fraction] = {}
+    shift = 1
     for compute, size, mass in atoms:
         if not mass:
             continue
-        floor, ceil = (0, 0) if compute is None else _floor_ceil(compute, 96 + size)
+        floor, ceil = (-1, 0) if compute is None else _floor_ceil(compute, 96 + size)
         up[ceil] = up.get(ceil, Fraction(0)) + mass
-        down[floor] = down.get(floor, Fraction(0)) + mass
+        shift = max(shift, ceil - floor)  # 1 unless the precision cap left an atom undecided
     scale = 1 << bits
     upper = _Lattice.of({j: -((-m.numerator << bits) // m.denominator) for j, m in up.items()}, scale)
-    lower = _Lattice.of({j: (m.numerator << bits) // m.denominator for j, m in down.items()}, scale)
     top = upper.top if upper.weights else None
-    return _CertifiedState(grid, bits, _Side(upper, inf, True), _Side(lower, inf, False), inf, top)
+    side = _Side(upper, inf, True)
+    return _CertifiedState(grid, bits, side, shift, side.mass() - 1, inf, top)
 
 
 def _ratio_atoms(atoms: Mapping[Fraction, Fraction], grid: Fraction) -> list[tuple[Callable[[], iv.mpf] | None, int, Fraction]]:
@@ -673,39 +694,37 @@ def _exact_to_certified(state: _ExactState, grid: Fraction, bits: int) -> _Certi
 
 
 class _Scanner:
-    """The states ``s(j)`` for ``j = top, top-1, ..., stop``: ``s(top)`` is given and
-    ``s(j) = step(s(j+1), W[j+1])``, where ``s(j)`` summarises the atoms above ``j``.  Every
-    :data:`_CHECKPOINT`-th state is kept, so a state is recomputed in fewer steps than that, and
-    :meth:`largest` finds a crossing by bisection over the kept states."""
+    """The states ``s(j)`` for ``j = top, top-1, ..., stop`` (``offset - 1 <= stop``, ``top`` the
+    lattice's top): ``s(top)`` is given and ``s(j) = step(s(j+1), W[j+1])``, so ``s(j)`` summarises
+    the atoms above ``j``; ``run(s, ws)`` applies ``step`` for each weight of ``ws`` in turn.
+    Every :data:`_CHECKPOINT`-th state is kept, so a state is recomputed in fewer steps than that,
+    and :meth:`largest` finds a crossing by bisection over the kept states."""
 
-    def __init__(self, lattice: _Lattice, top: int, stop: int, first: Any, step: Callable[[Any, int], Any]) -> None:
-        self.lattice, self.step = lattice, step
+    def __init__(self, lattice: _Lattice, stop: int, first: Any, run: Callable[[Any, Sequence[int]], Any]) -> None:
+        self.lattice, self.run = lattice, run
+        top = lattice.top
         self.js: list[int] = [top]
         self.states: list[Any] = [first]
         state, j = first, top
         while j > stop:
-            state = step(state, self.weight(j))
-            j -= 1
-            if (top - j) % _CHECKPOINT == 0 or j == stop:
-                self.js.append(j)
-                self.states.append(state)
+            lower = max(stop, j - _CHECKPOINT)
+            state = run(state, self._weights(j, lower))
+            j = lower
+            self.js.append(j)
+            self.states.append(state)
         self._keys = [-x for x in self.js]
 
-    def weight(self, j: int) -> int:
-        i = j - self.lattice.offset
-        return self.lattice.weights[i] if 0 <= i < len(self.lattice.weights) else 0
+    def _weights(self, high: int, low: int) -> Sequence[int]:
+        """``W[high], W[high-1], ..., W[low+1]``: what takes ``s(high)`` to ``s(low)``."""
+        offset = self.lattice.offset
+        return self.lattice.weights[low + 1 - offset : high + 1 - offset][::-1]
 
     def state(self, j: int) -> Any:
         """``s(j)`` for ``stop <= j <= top``."""
         m = bisect.bisect_left(self._keys, -j)  # js descend: the first kept index with js[m] <= j
         if m < len(self.js) and self.js[m] == j:
             return self.states[m]
-        m -= 1  # js[m] > j
-        state, at = self.states[m], self.js[m]
-        while at > j:
-            state = self.step(state, self.weight(at))
-            at -= 1
-        return state
+        return self.run(self.states[m - 1], self._weights(self.js[m - 1], j))
 
     def largest(self, above: Callable[[Any], bool]) -> tuple[int, Any] | None:
         """The largest ``j`` with ``above(s(j))`` true and ``above(s(j+1))`` false (``above`` is
@@ -721,45 +740,54 @@ class _Scanner:
                 low = middle + 1
         state, at = self.states[low - 1], self.js[low - 1]
         while True:
-            state = self.step(state, self.weight(at))
+            state = self.run(state, self._weights(at, at - 1))
             at -= 1
             if above(state):
                 return at, state
 
 
-def _exact_scanner(state: _ExactState, top: int, stop: int) -> _Scanner:
+def _exact_scanner(state: _ExactState, stop: int) -> _Scanner:
     """States ``(A, t, U)`` with ``A = sum_{i>j} W_i``, ``U = u^(top-j)`` and
     ``t = sum_{i>j} W_i v^(i-j) u^(top-i)``, so ``sum_{i>j} W_i b^-(i-j) = t / U`` for ``b = u/v``."""
     base = state.base if state.base is not None else Fraction(2)
     u, v = base.numerator, base.denominator
 
-    def step(s: tuple[int, int, int], w: int) -> tuple[int, int, int]:
+    def run(s: tuple[int, int, int], ws: Sequence[int]) -> tuple[int, int, int]:
         a, t, big_u = s
-        return a + w, v * (w * big_u + t), big_u * u
+        for w in ws:
+            a, t, big_u = a + w, v * (w * big_u + t), big_u * u
+        return a, t, big_u
 
-    return _Scanner(state.lattice, top, stop, (0, 0, 1), step)
+    return _Scanner(state.lattice, stop, (0, 0, 1), run)
 
 
-def _side_scanner(side: _Side, grid: Fraction, bits: int, top: int, stop: int) -> tuple[_Scanner, int]:
+def _side_scanner(side: _Side, grid: Fraction, bits: int, stop: int) -> tuple[_Scanner, int]:
     """States ``(A, T)``: ``A = sum_{i>j} w_i`` and ``T ~ sum_{i>j} w_i e^-((i-j) grid) * 2^P`` rounded
     down on the upper side (it is subtracted) and up on the lower side, with ``e^-grid`` bounded
     the same way.  Returns the scanner and ``P``."""
     precision = max(64, bits) + len(side.lattice.weights).bit_length() + 16
     with interval_precision(precision + 32):
-        e = iv.exp(-iv_rational(grid))
-        scaled = e * iv.mpf(2) ** precision
+        scaled = iv.exp(-iv_rational(grid)) * iv.mpf(2) ** precision
     if side.upper:
         factor = int(libmp.to_int(scaled._mpi_[0], "f"))
 
-        def step(s: tuple[int, int], w: int) -> tuple[int, int]:
-            return s[0] + w, (factor * ((w << precision) + s[1])) >> precision
+        def run(s: tuple[int, int], ws: Sequence[int]) -> tuple[int, int]:
+            a, t = s
+            for w in ws:
+                a += w
+                t = (factor * ((w << precision) + t)) >> precision
+            return a, t
     else:
-        factor = int(libmp.to_int(scaled._mpi_[1], "c"))
+        factor = -int(libmp.to_int(scaled._mpi_[1], "c"))
 
-        def step(s: tuple[int, int], w: int) -> tuple[int, int]:
-            return s[0] + w, -((-factor * ((w << precision) + s[1])) >> precision)
+        def run(s: tuple[int, int], ws: Sequence[int]) -> tuple[int, int]:
+            a, t = s
+            for w in ws:
+                a += w
+                t = -((factor * ((w << precision) + t)) >> precision)  # the ceiling, factor < 0
+            return a, t
 
-    return _Scanner(side.lattice, top, stop, (0, 0), step), precision
+    return _Scanner(side.lattice, stop, (0, 0), run), precision
 
 
 # --- the public object --------------------------------------------------------------------------
@@ -821,10 +849,7 @@ def _need_delta(delta: object) -> Fraction:
 
 
 def _need_epsilon(epsilon: object) -> Fraction:
-    value = as_fraction("epsilon", epsilon)
-    if value < 0:
-        raise InvalidArgument(f'epsilon must be a rational >= 0; got epsilon={shown(value)}. Pass it as "1/2".')
-    return value
+    return _at_least_zero("epsilon", epsilon)
 
 
 _METHODS = ("auto", "exact", "certified")
@@ -921,11 +946,11 @@ class PrivacyLossDistribution:
 
     @property
     def points(self) -> int:
-        """Lattice points held (the larger side of a certified PLD)."""
+        """Lattice points held."""
         state = self._state
         if isinstance(state, _ExactState):
             return len(state.lattice.weights)
-        return max(len(state.upper.lattice.weights), len(state.lower.lattice.weights))
+        return len(state.side.lattice.weights)
 
     def loss_masses(self) -> dict[int, Fraction]:
         """Exact path: ``{j: mass}`` with the loss ``j ln base``; the mass at ``+inf`` is :attr:`infinity_mass`."""
@@ -1053,22 +1078,23 @@ class PrivacyLossDistribution:
     def _exact_scan(self, state: _ExactState) -> tuple[_Scanner, int]:
         if "exact" not in self._cache:
             stop = max(0, state.lattice.offset - 1)
-            self._cache["exact"] = (_exact_scanner(state, state.lattice.top, stop), stop)
+            self._cache["exact"] = (_exact_scanner(state, stop), stop)
         return self._cache["exact"]
 
     def _side_scan(self, side: _Side, state: _CertifiedState) -> tuple[_Scanner, int, int]:
         key = "upper" if side.upper else "lower"
         if key not in self._cache:
             stop = max(0, side.lattice.offset - 1)
-            scanner, precision = _side_scanner(side, state.grid, state.bits, side.lattice.top, stop)
+            scanner, precision = _side_scanner(side, state.grid, state.bits, stop)
             self._cache[key] = (scanner, precision, stop)
         return self._cache[key]
 
     def _side_delta(self, side: _Side, state: _CertifiedState, eps: _Eps) -> Fraction:
         """An upper (upper side) or lower (lower side) bound on ``delta(eps)``."""
         lattice, grid, bits = side.lattice, state.grid, state.bits
+        constant = side.inf if side.upper else max(Fraction(0), side.inf)
         if not lattice.weights or lattice.top <= 0:
-            return side.inf
+            return constant
         if eps.log_of is None:
             j = int(eps.rational // grid)
         elif eps.log_of == 1:
@@ -1076,7 +1102,7 @@ class PrivacyLossDistribution:
         else:
             j = _floor_of(lambda: eps.interval() / iv_rational(grid), 64 + eps.bits())
         if j >= lattice.top:
-            return side.inf
+            return constant
         scanner, precision, stop = self._side_scan(side, state)
         j = max(j, stop)
         a, t = scanner.state(j)
@@ -1169,306 +1195,3 @@ class PrivacyLossDistribution:
         if side.upper:
             return max(Fraction(0), min(_upper(solved), (j + 1) * grid))
         return max(Fraction(0), j * grid if found is not None else Fraction(0), _lower(solved))
-
-
-# --- worst case over neighbours -----------------------------------------------------------------
-
-
-def _pair_text(pair: tuple[Hashable, Hashable]) -> str:
-    return f"q={shown(pair[0])}, q'={shown(pair[1])}"
-
-
-@dataclass(frozen=True, slots=True)
-class WorstCase:
-    """The worst case over ordered neighbouring pairs of a composed mechanism.
-
-    ``bound`` encloses the maximum over ``pairs`` (``low`` the largest lower bound, ``high`` the
-    largest upper bound, exact when the maximum is known exactly); ``pair`` is the ordered pair
-    with the largest upper bound; ``pairs`` lists every ordered pair's own enclosure; ``exact`` says
-    whether every pair took the exact path, and ``grid`` is the certified grid (None if exact).
-    """
-
-    bound: Enclosure
-    pair: tuple[Hashable, Hashable]
-    pairs: tuple[tuple[tuple[Hashable, Hashable], Enclosure], ...]
-    exact: bool
-    grid: Fraction | None = None
-
-    def __post_init__(self) -> None:
-        need_instance("bound", self.bound, Enclosure, "an Enclosure")
-        if not isinstance(self.pair, tuple) or len(self.pair) != 2:
-            raise InvalidArgument(f"pair must be an ordered pair (q, q'); got pair={shown(self.pair)}.")
-        if not isinstance(self.pairs, tuple) or not all(
-                isinstance(e, tuple) and len(e) == 2 and isinstance(e[1], Enclosure) for e in self.pairs):
-            raise InvalidArgument(f"pairs must be a tuple of ((q, q'), Enclosure); got pairs={shown(self.pairs)}.")
-        if not isinstance(self.exact, bool):
-            raise InvalidArgument(f"exact must be a bool; got exact={shown(self.exact)}.")
-        object.__setattr__(self, "grid", _optional_fraction("grid", self.grid))
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "bound": self.bound.to_json(),
-            "pair": [str(self.pair[0]), str(self.pair[1])],
-            "exact": self.exact,
-            "grid": None if self.grid is None else fraction_text(self.grid),
-            "pairs": [{"pair": [str(q), str(q2)], "bound": e.to_json()} for (q, q2), e in self.pairs],
-        }
-
-
-def _key(x: Fraction | None) -> Fraction:
-    return Fraction(10**9) if x is None else x  # + inf above every delta or epsilon the caller reads
-
-
-def _maximum(results: Sequence[tuple[tuple[Hashable, Hashable], Enclosure]]) -> tuple[tuple[Hashable, Hashable], Enclosure]:
-    """The enclosure of the maximum, and the pair with the largest upper bound."""
-    pair, top = max(results, key=lambda r: _key(r[1].high))
-    if any(e.infinite for _, e in results):
-        return next((p, e) for p, e in results if e.infinite)
-    low = max(e.low for _, e in results)  # type: ignore[type-var]
-    high = None if any(e.high is None for _, e in results) else max(e.high for _, e in results)  # type: ignore[type-var]
-    # the maximum is known exactly when one pair surely attains it, or the contenders are equal
-    contenders = [e for _, e in results if high is None or e.high is None or e.high >= low]
-    if top.exact and all((e.value, e.log_argument, e.affine) == (top.value, top.log_argument, top.affine)
-                         for e in contenders):
-        return pair, top
-    if top.exact and all(e is top or (e.high is not None and e.high <= top.low) for e in contenders):  # type: ignore[operator]
-        return pair, top
-    return pair, Enclosure(low, high)
-
-
-def _rounds(table: object) -> list[dict[Hashable, dict[Hashable, Fraction]]]:
-    """One table ``{input: PMF}`` or a list of them (the rounds of one composition)."""
-    if isinstance(table, Mapping):
-        tables = [table]
-    elif isinstance(table, (list, tuple)) and table:
-        tables = list(table)
-    else:
-        raise InvalidArgument(f"table must be a mapping {{input: PMF}} or a non-empty list of them; got "
-                              f"table={shown(table)} ({type(table).__name__}).")
-    rounds = []
-    for t, round_table in enumerate(tables):
-        name = "table" if len(tables) == 1 else f"table[{t}]"
-        if not isinstance(round_table, Mapping) or not round_table:
-            raise InvalidArgument(f"{name} must be a non-empty mapping {{input: PMF}}; got {name}={shown(round_table)} "
-                                  f"({type(round_table).__name__}).")
-        rounds.append({q: _pmf_dict(f"{name}[{shown(q)}]", row) for q, row in round_table.items()})
-    return rounds
-
-
-def _ordered_pairs(neighbours: object, rounds: Sequence[Mapping[Hashable, Any]]) -> list[tuple[Hashable, Hashable]]:
-    pairs = []
-    for pair in _finite_iterable("neighbours", neighbours):
-        if not isinstance(pair, tuple) or len(pair) != 2:
-            raise InvalidArgument(f"each of neighbours must be a pair (q, q'); got {shown(pair)} ({type(pair).__name__}).")
-        for q in pair:
-            for table in rounds:
-                try:
-                    known = q in table
-                except TypeError:
-                    known = False
-                if not known:
-                    raise InvalidArgument(f"neighbours names an input with no row in the table: q={shown(q)}; "
-                                          "every neighbour must be a key of every table.")
-        for ordered in (pair, (pair[1], pair[0])):
-            if ordered not in pairs:
-                pairs.append(ordered)
-    if not pairs:
-        raise InvalidArgument("neighbours must name at least one pair (q, q'); got none.")
-    return pairs
-
-
-def _auto_grid(rounds: Sequence[Mapping[Hashable, dict[Hashable, Fraction]]], pairs: Sequence[tuple[Hashable, Hashable]],
-               k: int) -> Fraction:
-    """The finest ``DEFAULT_GRID * 2^m`` whose k-fold span (the largest over pairs of ``k`` times the
-    sum over rounds of the loss range) has at most ``AUTO_POINTS`` points; a choice of speed, not
-    of soundness (every grid is sound)."""
-    span = mpmath.mpf(0)
-    with mpmath.workprec(64):
-        for q, q2 in pairs:
-            total = mpmath.mpf(0)
-            for table in rounds:
-                ratios = list(_atoms(table[q], table[q2])[0])
-                if ratios:
-                    logs = [mpmath.log(mpmath.mpf(r.numerator)) - mpmath.log(mpmath.mpf(r.denominator)) for r in ratios]
-                    total += max(max(logs), 0) - min(min(logs), 0)
-            span = max(span, total * k)
-        grid, limit = DEFAULT_GRID, AUTO_POINTS[_convolution.backend()]
-        while span / (mpmath.mpf(grid.numerator) / grid.denominator) > limit and grid < 1:
-            grid *= 2
-    return min(grid, Fraction(1))
-
-
-def _pair_plds(table: object, neighbours: object, k: object, grid: object, bits: object
-               ) -> tuple[list[tuple[tuple[Hashable, Hashable], PrivacyLossDistribution]], Fraction | None]:
-    rounds = _rounds(table)
-    pairs = _ordered_pairs(neighbours, rounds)
-    k_ = need_count("k", k, low=1, high=MAX_COMPOSITIONS)
-    bits_ = _need_bits(bits)
-    grid_ = _auto_grid(rounds, pairs, k_) if grid is None else _need_grid(grid)
-    cache: dict[Any, PrivacyLossDistribution] = {}
-    out = []
-    for q, q2 in pairs:
-        atoms = [_atoms(t[q], t[q2]) for t in rounds]
-        key = tuple((frozenset(a.items()), inf) for a, inf in atoms)
-        if key not in cache:
-            pld: PrivacyLossDistribution | None = None
-            for t in rounds:
-                one = PrivacyLossDistribution.from_pmfs(t[q], t[q2], grid=grid_, bits=bits_)
-                pld = one if pld is None else pld.compose(one)
-            assert pld is not None
-            cache[key] = pld.self_compose(k_) if k_ > 1 else pld
-        out.append(((q, q2), cache[key]))
-    exact = all(p.exact for _, p in out)
-    return out, None if exact else grid_
-
-
-def composed_delta(table: object, neighbours: object, k: object, epsilon: object, *, grid: object = None,
-                   bits: object = DEFAULT_BITS, dps: object = DEFAULT_DPS) -> WorstCase:
-    """``delta_k(epsilon)`` of the k-fold composition over every ordered neighbouring pair.
-
-    ``table``: ``{input: PMF}`` (rows ``{output: Fraction}`` or ExactPmf), or a list of such tables
-    composed in order as one round; ``neighbours``: pairs ``(q, q')``, both orders are taken;
-    ``grid=None`` picks a grid for the certified path (see :data:`AUTO_POINTS`).
-
-    >>> rr = {0: {0: Fraction(3, 4), 1: Fraction(1, 4)}, 1: {0: Fraction(1, 4), 1: Fraction(3, 4)}}
-    >>> composed_delta(rr, [(0, 1)], 2, 0).bound.value   # TV distance of the 2-fold product
-    Fraction(1, 2)
-    """
-    eps = _need_epsilon(epsilon)
-    dps_ = need_dps(dps)
-    plds, grid_ = _pair_plds(table, neighbours, k, grid, bits)
-    results = [(pair, pld._delta(_Eps(rational=eps), dps_)) for pair, pld in plds]
-    pair, bound = _maximum(results)
-    return WorstCase(bound, pair, tuple(results), grid_ is None, grid_)
-
-
-def composed_epsilon(table: object, neighbours: object, k: object, delta: object, *, grid: object = None,
-                     bits: object = DEFAULT_BITS, dps: object = DEFAULT_DPS) -> WorstCase:
-    """``eps_k(delta)``, the largest over ordered neighbouring pairs of the k-fold ``eps(delta)``
-    (arguments as :func:`composed_delta`)."""
-    target = _need_delta(delta)
-    dps_ = need_dps(dps)
-    plds, grid_ = _pair_plds(table, neighbours, k, grid, bits)
-    results = [(pair, pld.epsilon(target, dps=dps_)) for pair, pld in plds]
-    pair, bound = _maximum(results)
-    return WorstCase(bound, pair, tuple(results), grid_ is None, grid_)
-
-
-# --- claims -------------------------------------------------------------------------------------
-
-
-def _decide_below(left: Callable[[], iv.mpf], right: Callable[[], iv.mpf]) -> bool | None:
-    """True when ``left() <= right()`` surely, False when surely above, None if undecided."""
-    bits = 64
-    while bits <= _MAX_DECIDE_BITS:
-        with interval_precision(bits):
-            a, b = left(), right()
-            if a.b <= b.a:
-                return True
-            if a.a > b.b:
-                return False
-        bits *= 2
-    return None
-
-
-def check_composed_claim(table: object, neighbours: object, k: object, claim: object, *, grid: object = None,
-                         bits: object = DEFAULT_BITS, dps: object = DEFAULT_DPS) -> CheckResult:
-    """Decide an ``ApproxDp`` or ``PureDp`` claim for the k-fold composition (arguments as
-    :func:`composed_delta`).
-
-    ``ApproxDp(eps, delta)``: proved when every ordered pair's ``delta_high(eps) <= delta``;
-    violated when some pair's ``delta_low(eps) > delta`` (evidence: the pair, its ``delta(eps)``
-    enclosure and its ``eps(delta)`` enclosure); inconclusive otherwise, with the gap.
-    ``PureDp``: the k-fold loss is at most ``k * sum_t ln r_t`` with ``r_t`` the round's largest
-    ratio ``P/Q``, attained by repeating the argmax outputs, so the claim is decided exactly (the
-    alpha form) or with intervals (the epsilon form); violated evidence is that output tuple
-    with both exact probabilities.
-    """
-    need_instance("claim", claim, (ApproxDp, PureDp), 'an ApproxDp or PureDp claim, e.g. ApproxDp(1, "1/10^6")')
-    if isinstance(claim, PureDp):
-        return _check_pure(table, neighbours, k, claim)
-    eps, target = Fraction(claim.epsilon), Fraction(claim.delta)
-    dps_ = need_dps(dps)
-    plds, grid_ = _pair_plds(table, neighbours, k, grid, bits)
-    k_ = need_count("k", k, low=1, high=MAX_COMPOSITIONS)
-    results = [(pair, pld, pld._delta(_Eps(rational=eps), dps_)) for pair, pld in plds]
-    method = "exact" if grid_ is None else f"certified (grid={fraction_text(grid_)}, bits={plds[0][1].bits})"
-    evidence: dict[str, Any] = {"claim_epsilon": fraction_text(eps), "claim_delta": fraction_text(target), "k": k_,
-                                "method": method}
-    where = f"{k_}-fold at epsilon={short_rational(eps)}"
-    violated = [(pair, pld, e) for pair, pld, e in results if e.low is not None and e.low > target]
-    if violated:
-        pair, pld, e = max(violated, key=lambda r: _key(r[2].low))
-        evidence.update({"q": str(pair[0]), "q_prime": str(pair[1]), "delta": e.to_json(),
-                         "epsilon_at_claimed_delta": pld.epsilon(target, dps=dps_).to_json()})
-        return CheckResult("composition", Verdict.VIOLATED,
-                           f"{where}: delta >= {decimal_text(e.low, 8)} > claimed "
-                           f"{short_rational(target)} at {_pair_text(pair)}", evidence=evidence)
-    pair, _, worst = max(results, key=lambda r: _key(r[2].high))
-    evidence.update({"q": str(pair[0]), "q_prime": str(pair[1]), "delta": worst.to_json()})
-    if all(e.high is not None and e.high <= target for _, _, e in results):
-        return CheckResult("composition", Verdict.PROVED,
-                           f"{where}: every ordered pair's delta <= {decimal_text(worst.high, 8)} <= claimed "  # type: ignore[arg-type]
-                           f"{short_rational(target)} ({method})", evidence=evidence)
-    gap = worst.gap
-    reason = (f"delta_high={'+inf' if worst.high is None else decimal_text(worst.high, 8)} > claimed "
-              f"{short_rational(target)} >= delta_low at {_pair_text(pair)}; the gap "
-              f"{'is infinite' if gap is None else decimal_text(gap, 4)}: use a finer grid or more bits")
-    evidence["gap"] = None if gap is None else fraction_text(gap)
-    return CheckResult("composition", Verdict.INCONCLUSIVE, f"{where}: {reason}", reason=reason, evidence=evidence)
-
-
-def _check_pure(table: object, neighbours: object, k: object, claim: PureDp) -> CheckResult:
-    rounds = _rounds(table)
-    pairs = _ordered_pairs(neighbours, rounds)
-    k_ = need_count("k", k, low=1, high=MAX_COMPOSITIONS)
-    evidence: dict[str, Any] = {"k": k_, "method": "exact largest ratio"}
-    worst: tuple[Fraction | None, tuple[Hashable, Hashable], list[Hashable]] | None = None
-    for q, q2 in pairs:
-        product: Fraction | None = Fraction(1)
-        outputs = []
-        for t in rounds:
-            P, Q = t[q], t[q2]
-            infinite = [y for y, p in P.items() if p and not Q.get(y)]
-            if infinite:
-                product, outputs = None, [t, infinite[0]]
-                break
-            y = max((y for y, p in P.items() if p), key=lambda y: P[y] / Q[y])
-            product *= P[y] / Q[y]
-            outputs.append(y)
-        if worst is None or product is None or (worst[0] is not None and product > worst[0]):
-            worst = (product, (q, q2), outputs)
-        if product is None:
-            break
-    assert worst is not None
-    ratio, (q, q2), outputs = worst
-    if ratio is None:
-        round_table, output = outputs
-        witness = RatioWitness(q, q2, output, round_table[q][output], Fraction(0))
-        evidence["witness"] = witness.to_json()
-        return CheckResult("composition", Verdict.VIOLATED,
-                           f"infinite privacy loss at {_pair_text((q, q2))}, output {shown(output)}: P > 0 = P'",
-                           evidence=evidence)
-    composed = ratio**k_
-    evidence["largest_ratio"] = short_rational(composed)
-    if claim.alpha is not None:
-        holds: bool | None = composed * claim.alpha <= 1
-        bound_text = f"1/alpha={short_rational(1 / claim.alpha)}"
-    else:
-        epsilon = Fraction(claim.epsilon)  # type: ignore[arg-type]
-        holds = True if composed == 1 else _decide_below(lambda: k_ * iv.log(iv_rational(ratio)),
-                                                         lambda: iv_rational(epsilon))
-        bound_text = f"e^epsilon, epsilon={short_rational(epsilon)}"
-    where = f"{k_}-fold largest ratio {short_rational(composed)}"
-    if holds is None:
-        reason = f"k*ln(ratio) and epsilon agree to {_MAX_DECIDE_BITS} bits"
-        return CheckResult("composition", Verdict.INCONCLUSIVE, reason, reason=reason, evidence=evidence)
-    if holds:
-        return CheckResult("composition", Verdict.PROVED, f"{where} <= {bound_text}", evidence=evidence)
-    output = tuple(outputs) * k_
-    p = q_ = Fraction(1)
-    for t, y in zip(rounds * k_, output):
-        p, q_ = p * t[q][y], q_ * t[q2][y]
-    evidence["witness"] = RatioWitness(q, q2, output, p, q_).to_json()
-    return CheckResult("composition", Verdict.VIOLATED, f"{where} > {bound_text} at {_pair_text((q, q2))}, "
-                       f"output {shown(tuple(outputs))} repeated {k_} times", evidence=evidence)
