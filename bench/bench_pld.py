@@ -183,8 +183,8 @@ def main(argv: list[str] | None = None) -> int:
         grid, eps, delta = as_fraction("grid", args.grid), as_fraction("epsilon", args.epsilon), as_fraction("delta", args.delta)
     except DpverifyError as error:
         parser.error(str(error))
-    if args.k < 1 or args.repeat < 1 or args.T < 1:
-        parser.error("need --k >= 1, --repeat >= 1, --T >= 1")
+    if args.k < 1 or args.repeat < 1 or args.T < 1 or not 0 < grid <= 1 or not 0 <= delta <= 1 or eps < 0:
+        parser.error("need --k >= 1, --repeat >= 1, --T >= 1, 0 < --grid <= 1, 0 <= --delta <= 1, --epsilon >= 0")
     if args.plot:
         try:
             import matplotlib  # noqa: F401
@@ -210,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     t_naive, naive = best_of(args.repeat, lambda: naive_exact_delta(table, pairs, k, m))
     agree = naive == at_log
     failed |= not agree
-    print(f"  naive     {t_naive:9.3f} s   ratio naive/ours {t_naive / t_ours:8.1f}x   "
+    print(f"  naive     {t_naive:9.3f} s   ratio naive/ours {t_naive / t_ours:8.3g}x   "
           f"{'equal' if agree else 'DISAGREES: ' + str(naive)}")
     t_dp, dp = best_of(args.repeat, lambda: dp_accounting_delta(table, pairs, k, float(eps), float(grid)))
     if dp is None:
@@ -219,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
         # its pessimistic answer is above the exact delta and at most that of the eps shifted by k*grid
         ok = float(at_eps.bound.low) * (1 - 1e-9) <= dp
         failed |= not ok
-        print(f"  dp-acct   {t_dp:9.3f} s   ratio dp/ours {t_dp / t_ours:8.1f}x   delta = {dp:.15e} "
+        print(f"  dp-acct   {t_dp:9.3f} s   ratio dp/ours {t_dp / t_ours:8.3g}x   delta = {dp:.15e} "
               f"({'above the exact value, as a pessimistic bound must be' if ok else 'BELOW THE EXACT VALUE'})")
 
     # --- certified: an arbitrary T ---
@@ -229,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     t_cert, bound = best_of(args.repeat, lambda: verify.composed_delta(table_t, spec_t.neighbours(), k, eps, grid=grid))
     low, high = bound.bound.low, bound.bound.high
     print(f"  ours      {t_cert:9.3f} s   delta({eps}) in [{float(low):.12e}, {float(high):.12e}], "
-          f"gap {float(high - low):.3e} ({float((high - low) / high):.2%} of the upper bound), worst pair {bound.pair}")
+          f"gap {float(high - low):.3e} ({float((high - low) / high):.2e} of the upper bound), worst pair {bound.pair}")
     q, q2 = bound.pair
     t_eps, e = best_of(args.repeat, lambda: verify.PrivacyLossDistribution.from_pmfs(
         table_t[q], table_t[q2], grid=grid).self_compose(k).epsilon(delta))
@@ -239,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     if dp is not None:
         close = abs(dp - float(high)) <= 1e-9 * float(high) + 1e-15 * k
         failed |= not close
-        print(f"  dp-acct   {t_dp:9.3f} s   ratio dp/ours {t_dp / t_cert:8.1f}x   delta = {dp:.15e} "
+        print(f"  dp-acct   {t_dp:9.3f} s   ratio dp/ours {t_dp / t_cert:8.3g}x   delta = {dp:.15e} "
               f"({'= our pessimistic bound within 1e-9' if close else 'DIFFERS FROM OUR PESSIMISTIC BOUND'})")
 
     # --- the eps(delta) series ---

@@ -313,18 +313,28 @@ def _at_least(eps: _Eps, value: Fraction) -> bool:
     return _decide(lambda: iv_rational(value), eps.interval) is True
 
 
+def _floors(y: iv.mpf) -> tuple[int | None, int | None]:
+    """The floors of an interval's ends; None for an infinite end (an interval divided by one
+    that still holds 0)."""
+    ends = []
+    for raw in y._mpi_:
+        ends.append(None if raw in (libmp.finf, libmp.fninf, libmp.fnan) else int(libmp.to_int(raw, "f")))
+    return ends[0], ends[1]
+
+
 def _floor_of(compute: Callable[[], iv.mpf], bits: int) -> int:
     """``floor(y)`` for an irrational ``y`` enclosed by ``compute()`` (never an integer, so a
-    precise enough enclosure decides it)."""
+    precise enough enclosure decides it); ``bits``: the starting precision."""
     bits = max(bits, 96)
-    while bits <= _MAX_DECIDE_BITS:
+    most = _MAX_DECIDE_BITS + 4 * bits
+    while bits <= most:
         with interval_precision(bits):
             y = compute()
-        low, high = libmp.to_int(y._mpi_[0], "f"), libmp.to_int(y._mpi_[1], "f")
-        if low == high:
-            return int(low)
+        low, high = _floors(y)
+        if low is not None and low == high:
+            return low
         bits *= 2
-    raise DpverifyError(f"could not place a privacy loss between two grid points within {_MAX_DECIDE_BITS} bits; "
+    raise DpverifyError(f"could not place a privacy loss between two grid points within {most} bits; "
                         "report this as a bug with the PMFs that caused it.")
 
 
@@ -332,38 +342,60 @@ def _floor_ceil(compute: Callable[[], iv.mpf], bits: int) -> tuple[int, int]:
     """``(floor(y), ceil(y))`` for an irrational ``y``; at the precision cap, the floor of the lower
     end and the ceiling of the upper end (further out, so still sound for both sides)."""
     bits = max(bits, 96)
+    most = _MAX_DECIDE_BITS + 4 * bits
     while True:
         with interval_precision(bits):
             y = compute()
-        low, high = libmp.to_int(y._mpi_[0], "f"), libmp.to_int(y._mpi_[1], "f")
-        if low == high:
-            return int(low), int(low) + 1
-        if bits >= _MAX_DECIDE_BITS:
-            return int(low), int(libmp.to_int(y._mpi_[1], "c"))
+        low, high = _floors(y)
+        if low is not None and low == high:
+            return low, low + 1
+        if bits >= most and low is not None and high is not None:
+            return low, high + 1
+        if bits >= 4 * most:
+            raise DpverifyError("could not bound a privacy loss within the working precision; report this as a bug.")
         bits *= 2
 
 
 # --- the common base of the ratios --------------------------------------------------------------
 
 
-def _ilog(r: Fraction, b: Fraction, cap: int | None = None) -> int | None:
-    """The largest ``k >= 0`` with ``b^k <= r``, for rationals ``r >= 1`` and ``b > 1``; None when
-    that ``k`` exceeds ``cap`` (found without computing ``b^k`` past ``b^(2 cap)``)."""
-    powers = [b]
-    while powers[-1] * powers[-1] <= r:
-        if cap is not None and (1 << len(powers)) > cap:
-            return None  # b^(2^len) <= r, so k >= 2^len > cap
-        powers.append(powers[-1] * powers[-1])
-    k, value = 0, Fraction(1)
-    for i in range(len(powers) - 1, -1, -1):
-        if value * powers[i] <= r:
-            value *= powers[i]
-            k += 1 << i
-    return None if cap is not None and k > cap else k
-
-
 def _height(r: Fraction) -> int:
-    return max(r.numerator, r.denominator)
+    return max(r.numerator, r.denominator).bit_length()
+
+
+def _may_equal(r: Fraction, b: Fraction, m: int) -> bool:
+    """False when ``b^m = r`` is impossible by heights: in lowest terms ``height(b^m) = height(b)^m``,
+    and ``2^((bits(b) - 1) m) <= height(b)^m``; so the power is only computed when it is at most
+    about as large as ``r``."""
+    return (_height(b) - 1) * m < _height(r)
+
+
+def _ilog(r: Fraction, b: Fraction, cap: int) -> int | None:
+    """The largest ``k >= 0`` with ``b^k <= r``, for rationals ``r >= 1`` and ``b > 1``; None when
+    that ``k`` exceeds ``cap``.
+
+    ``k = floor(ln r / ln b)``, decided with intervals at rising precision; when an interval holds
+    an integer ``m``, ``b^m = r`` is checked exactly (only where heights allow it), so no power
+    of ``b`` much larger than ``r`` is ever computed."""
+    if r < b:
+        return 0
+    # ln b for b = 1 + x has about log2(1/x) <= bits(b) leading zero bits: start past them
+    bits = 64 + _height(b) + _height(r).bit_length() + cap.bit_length()
+    most = _MAX_DECIDE_BITS + 4 * bits
+    while True:
+        with interval_precision(bits):
+            y = iv.log(iv_rational(r)) / iv.log(iv_rational(b))
+        low, high = _floors(y)
+        if low is not None and low > cap:
+            return None
+        if low is not None and low == high:
+            return low
+        if high is not None and high == low + 1 and _may_equal(r, b, high) and b**high == r:  # type: ignore[operator]
+            return high if high <= cap else None
+        if bits > most:
+            raise DpverifyError(f"could not compare the log of a ratio of {_height(r)} bits with a multiple of the "
+                                f"log of one of {_height(b)} bits within {most} bits; report this as a bug.")
+        bits *= 2
 
 
 def _power_of(r: Fraction, b: Fraction) -> int | None:
@@ -371,8 +403,8 @@ def _power_of(r: Fraction, b: Fraction) -> int | None:
     if r == 1:
         return 0
     up = r if r > 1 else 1 / r
-    k = _ilog(up, b, cap=_height(up).bit_length())
-    if k is None or b**k != up:
+    k = _ilog(up, b, cap=_height(up))
+    if k is None or not _may_equal(up, b, k) or b**k != up:
         return None
     return k if r > 1 else -k
 
@@ -381,19 +413,19 @@ def _pair_base(r: Fraction, s: Fraction) -> Fraction | None:
     """The largest ``c > 1`` with ``r = c^p`` and ``s = c^q`` for integers ``p, q >= 1``, or None.
 
     Euclid's algorithm on the exponents, run multiplicatively: ``r = s^k t`` with ``1 <= t < s``,
-    then ``(s, t)``.  Suppose ``r = c^p, s = c^q`` for a primitive ``c = u/v`` (lowest terms, so
+    then ``(s, t)``.  Suppose ``r = c^p, s = c^q`` for a primitive ``c`` (lowest terms, so
     ``height(c^m) = height(c)^m`` with ``height(c) >= 2``).  Then every ``t`` is some ``c^m`` with
-    ``m <= p``, so ``height(t) <= H``, the larger height of the inputs; each quotient ``k`` is at
-    most ``p <= log2(H)``; and Euclid takes at most ``1.45 log2(min(p, q)) + 2`` steps.  A run
-    that breaks any of the three bounds therefore proves there is no common base, and each step
-    costs a power of at most ``log2(H)``; a run that ends with ``t = 1`` verified every step.
+    ``m <= p``, so ``height(t) <= H``, the larger height of the inputs; ``height(s)^k <= height(r)``;
+    and Euclid takes at most ``1.45 log2(min(p, q)) + 2`` steps, with ``p <= log2(H)``.  A run that
+    breaks any of these bounds proves there is no common base (and ``s^k`` is only computed within
+    them); a run that ends with ``t = 1`` verified every step exactly.
     """
     limit = max(_height(r), _height(s))
-    for _ in range(2 * limit.bit_length().bit_length() + 8):
+    for _ in range(2 * limit.bit_length() + 8):
         if r < s:
             r, s = s, r
-        k = _ilog(r, s, cap=limit.bit_length())
-        if k is None:
+        k = _ilog(r, s, cap=_height(r))
+        if k is None or not _may_equal(r, s, k):
             return None
         t = r / s**k
         if t == 1:
@@ -419,6 +451,10 @@ def common_base(ratios: Iterable[Fraction | int | str]) -> tuple[Fraction | None
         if value <= 0:
             raise InvalidArgument(f"ratios must be rationals > 0; got ratios[{i}]={shown(value)}.")
         values.append(value)
+    return _common_base(values)
+
+
+def _common_base(values: Sequence[Fraction]) -> tuple[Fraction | None, tuple[int, ...]] | None:
     base: Fraction | None = None
     for value in set(values):
         if value == 1:
@@ -665,14 +701,15 @@ def _discretise(atoms: Sequence[tuple[Callable[[], iv.mpf] | None, int, Fraction
 
 
 def _ratio_atoms(atoms: Mapping[Fraction, Fraction], grid: Fraction) -> list[tuple[Callable[[], iv.mpf] | None, int, Fraction]]:
+    """``(ln r / grid, bits, mass)`` per ratio; ``bits`` starts the precision past the leading zeros
+    of ``ln r`` for ``r`` near 1 (at most the bits of ``r``'s height)."""
     g = grid
 
     def y(r: Fraction) -> Callable[[], iv.mpf]:
         return lambda: iv.log(iv_rational(r)) / iv_rational(g)
 
     size = g.denominator.bit_length() + g.numerator.bit_length()
-    return [(None if r == 1 else y(r), size + (r.numerator.bit_length() + r.denominator.bit_length()).bit_length(), m)
-            for r, m in atoms.items()]
+    return [(None if r == 1 else y(r), size + _height(r), m) for r, m in atoms.items()]
 
 
 def _exact_to_certified(state: _ExactState, grid: Fraction, bits: int) -> _CertifiedState:
@@ -686,7 +723,7 @@ def _exact_to_certified(state: _ExactState, grid: Fraction, bits: int) -> _Certi
             atoms.append((None, 0, mass))
         else:
             atoms.append(((lambda j=j: j * iv.log(iv_rational(base)) / iv_rational(grid)),
-                          size + abs(j).bit_length() + base.numerator.bit_length().bit_length(), mass))
+                          size + abs(j).bit_length() + _height(base), mass))
     return _discretise(atoms, state.inf, grid, bits)
 
 
@@ -899,7 +936,7 @@ class PrivacyLossDistribution:
             raise InvalidArgument(f"method must be one of {', '.join(_METHODS)}; got method={shown(method)}.")
         grid_, bits_ = _need_grid(grid), _need_bits(bits)
         atoms, inf = _atoms(P, Q)
-        found = common_base(list(atoms)) if method != "certified" else None
+        found = _common_base(list(atoms)) if method != "certified" else None
         if found is None:
             if method == "exact":
                 raise InvalidArgument("method='exact' needs every ratio P/Q to be an integer power of one rational; "
@@ -1057,12 +1094,13 @@ class PrivacyLossDistribution:
         base = state.base
         exact_exp = eps.exp_exact()
         if eps.log_of is not None:
-            found = _ilog(eps.log_of, base, cap=lattice.top)
+            found = _ilog(eps.log_of, base, lattice.top)
             j = lattice.top if found is None else found
         elif eps.rational == 0:
             j = 0
         else:
-            j = _floor_of(lambda: iv_rational(eps.rational) / iv.log(iv_rational(base)), 64 + eps.bits())
+            j = _floor_of(lambda: iv_rational(eps.rational) / iv.log(iv_rational(base)),
+                          64 + eps.bits() + _height(base))
         if j >= lattice.top:
             return _exact_value(p)
         scanner, stop = self._exact_scan(state)
