@@ -347,16 +347,18 @@ def test_theorem_7_1_gtm_composed_100_times_is_exact() -> None:
 def test_arbitrary_T_gtm_composed_100_times_has_certified_bounds() -> None:
     spec = GtmSpec.create("1/2", 10, 1000)
     table = gtm_table(spec)
-    grid = Fraction(1, 200)
-    pld = PLD.from_pmfs(table[4], table[5], grid=grid).self_compose(100)
-    assert not pld.exact
-    d = pld.delta(2)
-    assert 0 <= d.low <= d.high <= 1 and d.gap < Fraction(1, 10)
-    e = pld.epsilon(Fraction(1, 10**6))
-    assert e.low <= e.high <= e.low + 100 * grid * Fraction(101, 100)
-    # the composition is monotone: more rounds never lower delta's lower bound past the upper bound
-    fewer = PLD.from_pmfs(table[4], table[5], grid=grid).self_compose(50).delta(2)
-    assert fewer.low <= d.high
+    bounds = {}
+    for grid in (Fraction(1, 100), Fraction(1, 400)):
+        pld = PLD.from_pmfs(table[4], table[5], grid=grid).self_compose(100)
+        assert not pld.exact
+        d, e = pld.delta(2), pld.epsilon(Fraction(1, 10**6))
+        assert 0 <= d.low <= d.high <= 1 and d.gap < grid / 10  # the gap shrinks with the grid
+        assert e.low <= e.high <= e.low + 100 * grid * Fraction(101, 100)  # one grid step per round
+        bounds[grid] = d, e
+    # both grids enclose the same true values, the finer one more tightly
+    (d1, e1), (d2, e2) = bounds.values()
+    assert d1.low <= d2.high and d2.low <= d1.high and d2.gap < d1.gap
+    assert e1.low <= e2.high and e2.low <= e1.high and e2.gap < e1.gap
 
 
 @pytest.mark.slow
