@@ -221,22 +221,22 @@ def composed_delta(table: object, neighbours: object, k: object, epsilon: object
     >>> composed_delta(rr, [(0, 1)], 2, 0).bound.value   # TV distance of the 2-fold product
     Fraction(1, 2)
     """
-    eps = _need_epsilon(epsilon)
-    dps_ = need_dps(dps)
-    results, grid_ = _each_pair(table, neighbours, k, grid, bits, lambda pld: pld.delta(eps, dps=dps_))
-    pair, bound = _maximum(results)
-    return WorstCase(bound, pair, tuple(results), grid_ is None, grid_)
+    eps, dps_ = _need_epsilon(epsilon), need_dps(dps)
+    return _worst_case(_each_pair(table, neighbours, k, grid, bits, lambda pld: pld.delta(eps, dps=dps_)))
 
 
 def composed_epsilon(table: object, neighbours: object, k: object, delta: object, *, grid: object = None,
                      bits: object = DEFAULT_BITS, dps: object = DEFAULT_DPS) -> WorstCase:
     """``eps_k(delta)``, the largest over ordered neighbouring pairs of the k-fold ``eps(delta)``
     (arguments as :func:`composed_delta`)."""
-    target = _need_delta(delta)
-    dps_ = need_dps(dps)
-    results, grid_ = _each_pair(table, neighbours, k, grid, bits, lambda pld: pld.epsilon(target, dps=dps_))
+    target, dps_ = _need_delta(delta), need_dps(dps)
+    return _worst_case(_each_pair(table, neighbours, k, grid, bits, lambda pld: pld.epsilon(target, dps=dps_)))
+
+
+def _worst_case(found: tuple[list[tuple[Pair, Enclosure]], Fraction | None]) -> WorstCase:
+    results, grid = found
     pair, bound = _maximum(results)
-    return WorstCase(bound, pair, tuple(results), grid_ is None, grid_)
+    return WorstCase(bound, pair, tuple(results), grid is None, grid)
 
 
 # --- claims -------------------------------------------------------------------------------------
