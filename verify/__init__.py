@@ -13,6 +13,8 @@ from dpverify.verify._grid import check_grid_laplace_claim, grid_claim_smtlib
 from dpverify.verify._intervals import check_intervals, judge_intervals, renewal
 from dpverify.verify._mironov import mironov_attack, reachable
 from dpverify.verify._planar import planar_report
+from dpverify.verify._pld import Enclosure, PrivacyLossDistribution, common_base
+from dpverify.verify._pld_worst_case import WorstCase, check_composed_claim, composed_delta, composed_epsilon
 from dpverify.verify._gtm_privacy import gtm_privacy, gtm_table
 from dpverify.verify._privacy import PrivacyLoss, check_pure_dp, tightest_alpha
 from dpverify.verify._random_compat import RandomCompat
@@ -26,17 +28,21 @@ from dpverify.verify._timing import TimingChannel, check_timing, timing_channel
 __all__ = [
     "CaseOutcome",
     "CheckResult",
+    "Enclosure",
     "Enumeration",
     "FoundSpec",
     "PrivacyLoss",
+    "PrivacyLossDistribution",
     "RandomCompat",
     "RatioWitness",
     "SamplerCrashed",
     "SearchResult",
     "TimingChannel",
     "Verdict",
+    "WorstCase",
     "bisect_outputs",
     "check_approx_dp",
+    "check_composed_claim",
     "check_empirical",
     "check_empirical_ideal",
     "check_exactness",
@@ -49,6 +55,9 @@ __all__ = [
     "check_timing",
     "check_zcdp",
     "code_distribution",
+    "common_base",
+    "composed_delta",
+    "composed_epsilon",
     "dgauss_delta",
     "dgauss_delta_hockey_stick",
     "dgauss_privacy",
