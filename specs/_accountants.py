@@ -64,7 +64,7 @@ from mpmath import iv, libmp
 
 from dpverify.samplers import InvalidArgument, as_fraction, as_int
 from dpverify.samplers._rational import shown
-from dpverify.specs._enclosure import enclose, interval_precision, iv_rational, one_minus_exp_neg
+from dpverify.specs._enclosure import bits_for_digits, enclose, interval_precision, iv_rational, one_minus_exp_neg
 
 __all__ = [
     "ACCOUNT_SCHEMA",
@@ -356,15 +356,41 @@ def _expm1(x: Fraction) -> iv.mpf:
 
 
 def mpf_fraction(x: mpmath.mpf) -> Fraction:
-    """The exact rational value of a finite mpf."""
+    """The exact rational value of a finite mpf (its parts have as many bits as its exponent:
+    use :func:`mpf_compare` and :func:`mpf_decimal` for values such as ``10^-(10^15)``)."""
     sign, man, exp, _ = x._mpf_
     value = Fraction(int(man) << exp) if exp >= 0 else Fraction(int(man), 1 << -exp)
     return -value if sign else value
 
 
+def mpf_compare(x: mpmath.mpf, q: Fraction) -> int:
+    """The sign of ``x - q`` for a finite mpf and a rational, exactly and for any exponent:
+    ``x * den(q)`` is formed exactly (libmp multiplies without rounding at precision 0)."""
+    q = Fraction(q)
+    return int(libmp.mpf_cmp(libmp.mpf_mul(x._mpf_, libmp.from_int(q.denominator)), libmp.from_int(q.numerator)))
+
+
+#: Past this binary exponent an mpf is not turned into a Fraction to be printed.
+_EXACT_EXPONENT_BITS = 4096
+
+
 def _greater_or_equal_power(n: int, d: int, e: int) -> bool:
     """``n/d >= 10^e`` for positive integers ``n, d``."""
     return n >= d * 10**e if e >= 0 else n * 10 ** (-e) >= d
+
+
+def _format_decimal(mantissa: int, e: int, digits: int) -> str:
+    """``mantissa * 10^(e - digits + 1)`` for a ``digits``-digit mantissa, as decimal text."""
+    if mantissa == 10**digits:
+        mantissa, e = 10 ** (digits - 1), e + 1
+    text = str(mantissa).rstrip("0") or "0"
+    if -6 <= e <= 15:
+        if e >= len(text) - 1:
+            return text + "0" * (e - len(text) + 1)
+        if e >= 0:
+            return f"{text[: e + 1]}.{text[e + 1:]}"
+        return "0." + "0" * (-e - 1) + text
+    return f"{text[0]}.{text[1:]}e{e}" if len(text) > 1 else f"{text}e{e}"
 
 
 def decimal_text(value: Fraction, digits: int, *, up: bool) -> str:
@@ -389,25 +415,47 @@ def decimal_text(value: Fraction, digits: int, *, up: bool) -> str:
     mantissa, remainder = divmod(numerator, denominator)
     if up and remainder:
         mantissa += 1
-    if mantissa == 10**digits:
-        mantissa, e = 10 ** (digits - 1), e + 1
-    text = str(mantissa).rstrip("0") or "0"
-    if -6 <= e <= 15:
-        if e >= len(text) - 1:
-            return text + "0" * (e - len(text) + 1)
-        if e >= 0:
-            return f"{text[: e + 1]}.{text[e + 1:]}"
-        return "0." + "0" * (-e - 1) + text
-    return f"{text[0]}.{text[1:]}e{e}" if len(text) > 1 else f"{text}e{e}"
+    return _format_decimal(mantissa, e, digits)
+
+
+def mpf_decimal(x: mpmath.mpf, digits: int, *, up: bool) -> str:
+    """A finite mpf ``x`` rounded to ``digits`` significant digits, up or down (``"0"`` for
+    ``x <= 0``).  Exact through a Fraction for moderate exponents; otherwise
+    ``x * 10^(digits-1-e)`` is enclosed in an interval at a precision that carries the exponent,
+    and its upper end rounded up (or lower end down), so the text is still a certified bound.
+
+    >>> mpf_decimal(mpmath.mpf(2) ** -100000, 5, up=True), mpf_decimal(mpmath.mpf(2) ** -100000, 5, up=False)
+    ('1.001e-30103', '1.0009e-30103')
+    """
+    if not x > 0:
+        return "0"
+    _, _, exp, bc = x._mpf_
+    if abs(exp) <= _EXACT_EXPONENT_BITS:
+        return decimal_text(mpf_fraction(x), digits, up=up)
+    bits = bits_for_digits(digits) + 64 + (abs(exp) + bc).bit_length()
+    with interval_precision(bits):
+        X = iv.mpf(x)
+        guess = libmp.to_int((iv.log(X) / iv.log(10))._mpi_[0], "f")
+        low_limit, high_limit = 10 ** (digits - 1), 10**digits
+        for e in (guess, guess - 1, guess + 1, guess - 2, guess + 2):
+            scaled = X * iv.mpf(10) ** (digits - 1 - e)
+            if _lower(scaled) >= low_limit and _upper(scaled) < high_limit:
+                break
+        else:
+            raise AssertionError(f"could not place {x} between two powers of ten")
+        mantissa = libmp.to_int(scaled._mpi_[1], "c") if up else libmp.to_int(scaled._mpi_[0], "f")
+    return _format_decimal(mantissa, e, digits)
 
 
 def decimal_up(value: mpmath.mpf, digits: int = EPSILON_DIGITS) -> str:
-    return decimal_text(mpf_fraction(value), digits, up=True)
+    """``value`` rounded up to ``digits`` significant digits (a certified upper bound)."""
+    return mpf_decimal(value, digits, up=True)
 
 
 def interval_text(low: mpmath.mpf, high: mpmath.mpf) -> tuple[str, str]:
-    return (decimal_text(max(mpf_fraction(low), Fraction(0)), INTERVAL_DIGITS, up=False),
-            decimal_text(mpf_fraction(high), INTERVAL_DIGITS, up=True))
+    """An enclosure's ends as decimal text, rounded outward (a negative low end shows as 0: every
+    quantity enclosed here is >= 0)."""
+    return mpf_decimal(low, INTERVAL_DIGITS, up=False), mpf_decimal(high, INTERVAL_DIGITS, up=True)
 
 
 # --- per-step rho ---------------------------------------------------------------------------------------
@@ -505,8 +553,9 @@ def _bound(name: str, title: str, citation: str, formula: str, conditions: str, 
     low, high = value
     if mpmath.isinf(high) or mpmath.isnan(high):
         return Bound(**base, applies=True, vacuous=True, reason="vacuous: eps' is infinite")
+    exact_value = mpf_fraction(low) if low == high and abs(low._mpf_[2]) <= _EXACT_EXPONENT_BITS else None
     return Bound(**base, applies=True, epsilon=decimal_up(high), epsilon_interval=interval_text(low, high),
-                 epsilon_exact=mpf_fraction(low) if low == high else None)
+                 epsilon_exact=exact_value)
 
 
 # --- basic, DRV, advanced -------------------------------------------------------------------------------
@@ -568,7 +617,7 @@ def _advanced(s: _Setting) -> Bound:
         how = "is below" if verdict is False else "could not be certified >="
         return _bound("advanced", title, _CITE_ADVANCED, formula, conditions, s.target,
                       reason=(f"not proved for eps={shown(s.epsilon)}: its value {decimal_up(high, 6)} {how} the DRV "
-                              f"bound {decimal_text(mpf_fraction(drv_low), 6, up=False)}, and paper 003's statement "
+                              f"bound {mpf_decimal(drv_low, 6, up=False)}, and paper 003's statement "
                               "is false without a condition on eps (Dwork–Roth Corollary 3.21 assumes eps' < 1)"))
     return _bound("advanced", title, _CITE_ADVANCED, formula, conditions, s.target,
                   value=None if s.target >= 1 else enclose(value, DPS),
@@ -623,6 +672,8 @@ def _approx_log_inverse(x: Fraction) -> mpmath.mpf:
 
 def _cks_enclosure(rho: _Rho, k: int, target: Fraction, dps: int = DPS) -> tuple[tuple[mpmath.mpf, mpmath.mpf], tuple[str, ...]]:
     """The CKS20 ``eps'`` of ``k*rho``-zCDP at ``target``: ``(low, high)`` and notes."""
+    if rho.exact == 0:
+        return (mpmath.mpf(0), mpmath.mpf(0)), ("rho = 0: the output distributions are equal",)
     with interval_precision(128):
         if _bretagnolle_huber(k * rho.interval(), target):
             return (mpmath.mpf(0), mpmath.mpf(0)), ("eps' = 0: delta_total >= sqrt(1 - e^(-k rho)) (Bretagnolle–Huber)",)

@@ -44,7 +44,7 @@ from dpverify.specs import (
     zcdp_delta,
     zcdp_epsilon,
 )
-from dpverify.specs._accountants import decimal_text, mpf_fraction
+from dpverify.specs._accountants import decimal_text, mpf_compare, mpf_decimal, mpf_fraction
 from dpverify.specs._enclosure import interval_precision, iv_rational
 
 # --- oracles ----------------------------------------------------------------------------------------------
@@ -346,6 +346,22 @@ def test_decimal_text_rounds_up_and_down(value: Fraction, digits: int) -> None:
     up, down = Fraction(decimal_text(value, digits, up=True)), Fraction(decimal_text(value, digits, up=False))
     assert down <= value <= up
     assert up - down <= up / 10 ** (digits - 1)
+
+
+@settings(max_examples=60)
+@given(st.integers(1, 2**64), st.integers(-(10**5), 10**5), st.integers(1, 25))
+def test_mpf_decimal_bounds_any_exponent(mantissa: int, exponent: int, digits: int) -> None:
+    """Past the exact range the decimal comes from an interval: still a bound, and tight."""
+    x = mpmath.mpf(mantissa) * mpmath.mpf(2) ** exponent
+    up, down = mpf_decimal(x, digits, up=True), mpf_decimal(x, digits, up=False)
+    assert mpf_compare(x, Fraction(up)) <= 0 <= mpf_compare(x, Fraction(down))
+    assert Fraction(up) - Fraction(down) <= Fraction(up) / 10 ** (digits - 1)
+
+
+def test_epsilon_zero_and_rho_zero() -> None:
+    result = account(0, 0, 7, "1e-300")
+    assert all(bound.epsilon == "0" for bound in result.bounds)
+    assert account(0, 0, 7, "1e-6", rho=1).bound("zcdp-cks20").epsilon == "0"  # rho = min(1, eps^2/2) = 0
 
 
 @pytest.mark.parametrize(

@@ -58,6 +58,16 @@ def test_one_coordinate_shift_shows_a_violation() -> None:
     assert Fraction(result.evidence["one_coordinate_delta"][0]) > Fraction(1, 10**6)
 
 
+def test_astronomically_small_deltas_are_compared_and_printed_without_expanding_them() -> None:
+    """delta ~ 10^-(10^58): compared with the claim exactly, printed through an interval."""
+    result = check_gaussian_mechanism(50, "1/10^50", "0.1", "1/3", dims=5)
+    assert result.verdict is Verdict.PROVED
+    low, high = result.evidence["delta_certified"]  # Fraction() of these would compute 10^(10^58)
+    (low_mantissa, low_exponent), (high_mantissa, high_exponent) = low.split("e"), high.split("e")
+    assert low_exponent == high_exponent and int(high_exponent) < -(10**58)
+    assert Fraction(low_mantissa) <= Fraction(high_mantissa) <= Fraction(low_mantissa) * (1 + Fraction(1, 10**18))
+
+
 def test_a_given_step() -> None:
     result = tight_sigma2(1, 1, "1e-6", step="1/1000")
     assert result.step == Fraction(1, 1000) and (result.sigma2 * 1000).denominator == 1

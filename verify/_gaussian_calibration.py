@@ -25,7 +25,7 @@ import mpmath
 from dpverify.samplers import InvalidArgument, as_fraction, as_int
 from dpverify.samplers._rational import shown
 from dpverify.specs import zcdp_delta
-from dpverify.specs._accountants import decimal_text, decimal_up, interval_text, mpf_fraction
+from dpverify.specs._accountants import decimal_text, decimal_up, interval_text, mpf_compare, mpf_decimal, mpf_fraction
 from dpverify.verify._accounting import dgauss_delta
 from dpverify.verify._results import CheckResult, Verdict, fraction_text
 
@@ -35,6 +35,8 @@ __all__ = ["GaussianCalibration", "check_gaussian_mechanism", "tight_sigma2"]
 MAX_EPSILON = 100
 MAX_DIMS = 10**6
 MAX_SENSITIVITY = 10**6
+#: Largest variance parameter a calibration may return or a check accept.
+MAX_SIGMA2 = 10**300
 #: Significant digits of the automatic grid: its step is ``10^(E-3)`` for the zCDP bracket
 #: ``sigma2_0`` with ``10^E <= sigma2_0 < 10^(E+1)``.
 GRID_DIGITS = 4
@@ -112,14 +114,19 @@ def _certified_delta(sigma2: Fraction, scale: Fraction, eps: Fraction, dims: int
 
 
 def _zcdp_bracket(scale: Fraction, eps: Fraction, slack: Fraction) -> Fraction:
-    """A ``sigma2`` from the Bun–Steinke conversion: ``rho_0 = (sqrt(L + eps) - sqrt(L))^2``,
-    ``L = ln(1/delta)``, solves ``rho + 2 sqrt(rho L) = eps``; ``sigma2_0 = s^2 / (2 rho_0)``.
-    A floating-point starting point only: the search certifies every sigma2 it returns."""
+    """A ``sigma2`` from the Bun–Steinke conversion: ``rho_0 = (sqrt(L + eps) - sqrt(L))^2
+    = eps^2 / (sqrt(L + eps) + sqrt(L))^2``, ``L = ln(1/delta)``, solves
+    ``rho + 2 sqrt(rho L) = eps``; ``sigma2_0 = s^2 / (2 rho_0)``.  A floating-point starting
+    point only: the search certifies every sigma2 it returns.  Refuses a ``sigma2_0`` above
+    :data:`MAX_SIGMA2`."""
     with mpmath.workprec(80):
         L = -mpmath.log(mpmath.mpf(slack.numerator) / slack.denominator)
         E = mpmath.mpf(eps.numerator) / eps.denominator
-        rho = (mpmath.sqrt(L + E) - mpmath.sqrt(L)) ** 2
+        rho = E**2 / (mpmath.sqrt(L + E) + mpmath.sqrt(L)) ** 2
         value = mpmath.mpf(scale.numerator) ** 2 / scale.denominator**2 / (2 * rho)
+        if value > MAX_SIGMA2:
+            raise InvalidArgument(f"epsilon is too small for a calibration: sigma2 would be about "
+                                  f"{mpmath.nstr(value, 3)} > 10^300; got epsilon={shown(eps)}.")
         return mpf_fraction(value)
 
 
@@ -162,7 +169,7 @@ def tight_sigma2(sensitivity: object, epsilon: object, delta: object, dims: obje
         return cache[j]
 
     def ok(j: int) -> bool:
-        return mpf_fraction(certified(j)[1]) <= slack
+        return mpf_compare(certified(j)[1], slack) <= 0
 
     high = max(1, math.ceil(start / grid))
     for _ in range(MAX_DOUBLINGS):
@@ -202,7 +209,7 @@ def check_gaussian_mechanism(sigma2: object, sensitivity: object, epsilon: objec
     """
     scale, eps, slack, count = _parse(sensitivity, epsilon, delta, dims)
     variance = as_fraction("sigma2", sigma2)
-    if not 0 < variance <= Fraction(10) ** 300:
+    if not 0 < variance <= MAX_SIGMA2:
         raise InvalidArgument(f"sigma2 must be a rational with 0 < sigma2 <= 10^300; got sigma2={shown(variance)}.")
     evidence: dict[str, Any] = {"sigma2": fraction_text(variance), "sensitivity": fraction_text(scale),
                                 "epsilon": fraction_text(eps), "delta": fraction_text(slack), "dims": count,
@@ -210,14 +217,14 @@ def check_gaussian_mechanism(sigma2: object, sensitivity: object, epsilon: objec
     low, high = _certified_delta(variance, scale, eps, count)
     evidence["delta_certified"] = list(interval_text(low, high))
     where = f"sigma2={decimal_text(variance, 8, up=False)}, eps={fraction_text(eps)}"
-    if mpf_fraction(high) <= slack:
+    if mpf_compare(high, slack) <= 0:
         return CheckResult("gaussian-calibration", Verdict.PROVED,
                            f"{where}: certified delta <= {decimal_up(high, 6)} <= claimed {fraction_text(slack)}",
                            evidence=evidence)
     if count == 1:
-        if mpf_fraction(low) > slack:
+        if mpf_compare(low, slack) > 0:
             return CheckResult("gaussian-calibration", Verdict.VIOLATED,
-                               f"{where}: exact delta >= {decimal_text(mpf_fraction(low), 6, up=False)} > claimed "
+                               f"{where}: exact delta >= {mpf_decimal(low, 6, up=False)} > claimed "
                                f"{fraction_text(slack)}", evidence=evidence)
         reason = "the certified enclosure of delta contains the claimed delta"
         return CheckResult("gaussian-calibration", Verdict.INCONCLUSIVE, f"{where}: {reason}", reason=reason, evidence=evidence)
@@ -226,10 +233,10 @@ def check_gaussian_mechanism(sigma2: object, sensitivity: object, epsilon: objec
         one_low, one_high = dgauss_delta(variance, eps, shift, dps=DPS)
         evidence["one_coordinate_shift"] = shift
         evidence["one_coordinate_delta"] = list(interval_text(one_low, one_high))
-        if mpf_fraction(one_low) > slack:
+        if mpf_compare(one_low, slack) > 0:
             return CheckResult("gaussian-calibration", Verdict.VIOLATED,
                                f"{where}: neighbours differing by {shift} in one coordinate have exact delta >= "
-                               f"{decimal_text(mpf_fraction(one_low), 6, up=False)} > claimed {fraction_text(slack)}",
+                               f"{mpf_decimal(one_low, 6, up=False)} > claimed {fraction_text(slack)}",
                                evidence=evidence)
     reason = (f"the zCDP bound gives delta <= {decimal_up(high, 6)} > claimed {fraction_text(slack)}; it is an upper "
               "bound only, and no one-coordinate shift shows a violation")
