@@ -46,7 +46,7 @@ is reported as such and never as a guarantee.
   the hockey-stick divergence of k-fold randomized response, and no better bound holds for
   all such mechanisms (for pure ``eps``-DP randomized response attains it).  The ``eps'``
   reported is the exact root of ``delta_RR(eps') = t``, ``t = 1 - (1-delta_total)/(1-delta)^k``,
-  enclosed as described in :func:`_kov_epsilon_interval`; it is the tightest general bound.
+  enclosed as described in :func:`kov_epsilon_interval`; it is the tightest general bound.
 
 The :func:`account` accountant states every bound at the target, picks the tightest that
 applies and is not vacuous, and says why each other one was not used.
@@ -60,11 +60,38 @@ from fractions import Fraction
 from typing import Any
 
 import mpmath
-from mpmath import iv, libmp
+from mpmath import iv
 
 from dpverify.samplers import InvalidArgument, as_fraction, as_int
 from dpverify.samplers._rational import shown
-from dpverify.specs._enclosure import bits_for_digits, enclose, interval_precision, iv_rational, one_minus_exp_neg
+from dpverify.specs._composition_math import (
+    approx_log_inverse,
+    bretagnolle_huber,
+    bs16_epsilon_interval,
+    cks_delta_order,
+    cks_epsilon_interval,
+    cks_epsilon_order,
+    cks_log_delta_interval,
+    kov_epsilon_interval,
+    kov_extra_bits,
+    kov_target_interval,
+)
+from dpverify.specs._enclosure import enclose, interval_precision, iv_rational, one_minus_exp_neg
+from dpverify.specs._interval_tools import (
+    EPSILON_DIGITS,
+    EXACT_EXPONENT_BITS,
+    INTERVAL_DIGITS,
+    clamp_nonnegative,
+    decimal_text,
+    decimal_up,
+    expm1_rational,
+    interval_text,
+    iv_lower,
+    iv_upper,
+    log_inverse,
+    mpf_decimal,
+    mpf_fraction,
+)
 
 __all__ = [
     "ACCOUNT_SCHEMA",
@@ -95,11 +122,9 @@ MECHANISMS = ("approx", "pure", "laplace", "gaussian")
 MAX_EPSILON = 10**4
 MAX_RHO = 10**8
 MAX_K = 10**6
-#: Decimal digits of the enclosures computed; significant digits of the rounded-up ``eps'``
-#: and of the enclosure's endpoints as printed.
+#: Decimal digits of the enclosures computed (the digits printed: ``EPSILON_DIGITS``,
+#: ``INTERVAL_DIGITS`` of :mod:`dpverify.specs._interval_tools`).
 DPS = 30
-EPSILON_DIGITS = 12
-INTERVAL_DIGITS = 20
 
 _CITE_BASIC = "Dwork–Roth, The Algorithmic Foundations of Differential Privacy, Theorem 3.16"
 _CITE_DRV = "Dwork, Rothblum, Vadhan 2010, Theorem III.3 (Dwork–Roth Theorem 3.20)"
@@ -291,173 +316,6 @@ def _mechanism(value: object) -> str:
     return value
 
 
-# --- interval helpers -----------------------------------------------------------------------------------
-
-
-def _lower(value: iv.mpf) -> mpmath.mpf:
-    return mpmath.mp.make_mpf(value._mpi_[0])
-
-
-def _upper(value: iv.mpf) -> mpmath.mpf:
-    return mpmath.mp.make_mpf(value._mpi_[1])
-
-
-def _clamp_nonnegative(value: iv.mpf) -> iv.mpf:
-    """``value`` intersected with ``[0, oo)`` (for a quantity known to be >= 0)."""
-    if _upper(value) <= 0:
-        return iv.mpf(0)
-    if _lower(value) < 0:
-        return iv.mpf([0, _upper(value)])
-    return value
-
-
-def _log1p(x: Fraction) -> iv.mpf:
-    """``ln(1 + x)`` for a rational ``0 <= x``: for ``x < 1/2`` the alternating series
-    ``sum_{n>=1} (-1)^(n+1) x^n / n`` (terms decrease, so the value lies within the first omitted
-    term of any partial sum), without the cancellation of ``log(1 + x)`` for tiny ``x``."""
-    if x >= Fraction(1, 2):
-        return iv.log(iv_rational(1 + x))
-    if x == 0:
-        return iv.mpf(0)
-    X = iv_rational(x)
-    threshold = mpmath.mpf(x.numerator) / x.denominator * mpmath.mpf(2) ** (-iv.prec - 4)
-    total, power, n = iv.mpf(0), iv.mpf(1), 0
-    while True:
-        n += 1
-        power = power * X
-        total = total + power / n if n % 2 else total - power / n
-        following = power * X / (n + 1)
-        if _upper(following) <= threshold:
-            return total + following * iv.mpf([-1, 1])
-
-
-def _log_inverse(x: Fraction) -> iv.mpf:
-    """``ln(1/x) > 0`` for a rational ``0 < x < 1``: ``-ln x`` for ``x <= 1/2``; otherwise, with
-    ``y = 1 - x < 1/2``, the positive series ``sum_{n>=1} y^n / n``, whose tail after ``n = N`` is
-    at most ``y^(N+1) / ((N+1)(1-y)) <= 2 y^(N+1) / (N+1)`` (no cancellation for ``x`` near 1)."""
-    if x <= Fraction(1, 2):
-        return -iv.log(iv_rational(x))
-    y = 1 - x
-    Y = iv_rational(y)
-    threshold = mpmath.mpf(y.numerator) / y.denominator * mpmath.mpf(2) ** (-iv.prec - 4)
-    total, power, n = iv.mpf(0), iv.mpf(1), 0
-    while True:
-        n += 1
-        power = power * Y
-        total = total + power / n
-        tail = 2 * power * Y / (n + 1)
-        if _upper(tail) <= threshold:
-            return total + tail * iv.mpf([0, 1])
-
-
-def _expm1(x: Fraction) -> iv.mpf:
-    """``e^x - 1`` for a rational ``x >= 0``, as ``e^x (1 - e^(-x))`` (no cancellation)."""
-    return iv.exp(iv_rational(x)) * one_minus_exp_neg(x)
-
-
-def mpf_fraction(x: mpmath.mpf) -> Fraction:
-    """The exact rational value of a finite mpf (its parts have as many bits as its exponent:
-    use :func:`mpf_compare` and :func:`mpf_decimal` for values such as ``10^-(10^15)``)."""
-    sign, man, exp, _ = x._mpf_
-    value = Fraction(int(man) << exp) if exp >= 0 else Fraction(int(man), 1 << -exp)
-    return -value if sign else value
-
-
-def mpf_compare(x: mpmath.mpf, q: Fraction) -> int:
-    """The sign of ``x - q`` for a finite mpf and a rational, exactly and for any exponent:
-    ``x * den(q)`` is formed exactly (libmp multiplies without rounding at precision 0)."""
-    q = Fraction(q)
-    return int(libmp.mpf_cmp(libmp.mpf_mul(x._mpf_, libmp.from_int(q.denominator)), libmp.from_int(q.numerator)))
-
-
-#: Past this binary exponent an mpf is not turned into a Fraction to be printed.
-_EXACT_EXPONENT_BITS = 4096
-
-
-def _greater_or_equal_power(n: int, d: int, e: int) -> bool:
-    """``n/d >= 10^e`` for positive integers ``n, d``."""
-    return n >= d * 10**e if e >= 0 else n * 10 ** (-e) >= d
-
-
-def _format_decimal(mantissa: int, e: int, digits: int) -> str:
-    """``mantissa * 10^(e - digits + 1)`` for a ``digits``-digit mantissa, as decimal text."""
-    if mantissa == 10**digits:
-        mantissa, e = 10 ** (digits - 1), e + 1
-    text = str(mantissa).rstrip("0") or "0"
-    if -6 <= e <= 15:
-        if e >= len(text) - 1:
-            return text + "0" * (e - len(text) + 1)
-        if e >= 0:
-            return f"{text[: e + 1]}.{text[e + 1:]}"
-        return "0." + "0" * (-e - 1) + text
-    return f"{text[0]}.{text[1:]}e{e}" if len(text) > 1 else f"{text}e{e}"
-
-
-def decimal_text(value: Fraction, digits: int, *, up: bool) -> str:
-    """``value >= 0`` rounded to ``digits`` significant digits, up (ceiling) or down (floor),
-    as an exact decimal string (plain for moderate exponents, ``d.ddde-X`` otherwise).
-
-    >>> decimal_text(Fraction(1, 3), 4, up=True), decimal_text(Fraction(1, 3), 4, up=False)
-    ('0.3334', '0.3333')
-    >>> decimal_text(Fraction(10**30 + 1), 3, up=True), decimal_text(Fraction(1, 2), 12, up=True)
-    ('1.01e30', '0.5')
-    """
-    if value <= 0:
-        return "0"
-    n, d = value.numerator, value.denominator
-    e = (n.bit_length() - d.bit_length()) * 30103 // 100000
-    while not _greater_or_equal_power(n, d, e):
-        e -= 1
-    while _greater_or_equal_power(n, d, e + 1):
-        e += 1  # now 10^e <= value < 10^(e+1)
-    shift = digits - 1 - e
-    numerator, denominator = (n * 10**shift, d) if shift >= 0 else (n, d * 10 ** (-shift))
-    mantissa, remainder = divmod(numerator, denominator)
-    if up and remainder:
-        mantissa += 1
-    return _format_decimal(mantissa, e, digits)
-
-
-def mpf_decimal(x: mpmath.mpf, digits: int, *, up: bool) -> str:
-    """A finite mpf ``x`` rounded to ``digits`` significant digits, up or down (``"0"`` for
-    ``x <= 0``).  Exact through a Fraction for moderate exponents; otherwise
-    ``x * 10^(digits-1-e)`` is enclosed in an interval at a precision that carries the exponent,
-    and its upper end rounded up (or lower end down), so the text is still a certified bound.
-
-    >>> mpf_decimal(mpmath.mpf(2) ** -100000, 5, up=True), mpf_decimal(mpmath.mpf(2) ** -100000, 5, up=False)
-    ('1.001e-30103', '1.0009e-30103')
-    """
-    if not x > 0:
-        return "0"
-    _, _, exp, bc = x._mpf_
-    if abs(exp) <= _EXACT_EXPONENT_BITS:
-        return decimal_text(mpf_fraction(x), digits, up=up)
-    bits = bits_for_digits(digits) + 64 + (abs(exp) + bc).bit_length()
-    with interval_precision(bits):
-        X = iv.mpf(x)
-        guess = libmp.to_int((iv.log(X) / iv.log(10))._mpi_[0], "f")
-        low_limit, high_limit = 10 ** (digits - 1), 10**digits
-        for e in (guess, guess - 1, guess + 1, guess - 2, guess + 2):
-            scaled = X * iv.mpf(10) ** (digits - 1 - e)
-            if _lower(scaled) >= low_limit and _upper(scaled) < high_limit:
-                break
-        else:
-            raise AssertionError(f"could not place {x} between two powers of ten")
-        mantissa = libmp.to_int(scaled._mpi_[1], "c") if up else libmp.to_int(scaled._mpi_[0], "f")
-    return _format_decimal(mantissa, e, digits)
-
-
-def decimal_up(value: mpmath.mpf, digits: int = EPSILON_DIGITS) -> str:
-    """``value`` rounded up to ``digits`` significant digits (a certified upper bound)."""
-    return mpf_decimal(value, digits, up=True)
-
-
-def interval_text(low: mpmath.mpf, high: mpmath.mpf) -> tuple[str, str]:
-    """An enclosure's ends as decimal text, rounded outward (a negative low end shows as 0: every
-    quantity enclosed here is >= 0)."""
-    return mpf_decimal(low, INTERVAL_DIGITS, up=False), mpf_decimal(high, INTERVAL_DIGITS, up=True)
-
-
 # --- per-step rho ---------------------------------------------------------------------------------------
 
 
@@ -473,7 +331,7 @@ class _Rho:
     def midpoint(self) -> mpmath.mpf:
         with interval_precision(64):
             value = self.interval()
-        return (_lower(value) + _upper(value)) / 2
+        return (iv_lower(value) + iv_upper(value)) / 2
 
 
 def _exact_rho(rho: Fraction, source: str) -> _Rho:
@@ -553,7 +411,7 @@ def _bound(name: str, title: str, citation: str, formula: str, conditions: str, 
     low, high = value
     if mpmath.isinf(high) or mpmath.isnan(high):
         return Bound(**base, applies=True, vacuous=True, reason="vacuous: eps' is infinite")
-    exact_value = mpf_fraction(low) if low == high and abs(low._mpf_[2]) <= _EXACT_EXPONENT_BITS else None
+    exact_value = mpf_fraction(low) if low == high and abs(low._mpf_[2]) <= EXACT_EXPONENT_BITS else None
     return Bound(**base, applies=True, epsilon=decimal_up(high), epsilon_interval=interval_text(low, high),
                  epsilon_exact=exact_value)
 
@@ -570,9 +428,9 @@ def _basic(s: _Setting) -> Bound:
 
 
 def _drv_interval(s: _Setting) -> iv.mpf:
-    L = _log_inverse(s.delta_prime)
+    L = log_inverse(s.delta_prime)
     eps = iv_rational(s.epsilon)
-    return iv.sqrt(2 * s.k * L) * eps + s.k * eps * _expm1(s.epsilon)
+    return iv.sqrt(2 * s.k * L) * eps + s.k * eps * expm1_rational(s.epsilon)
 
 
 def _drv(s: _Setting) -> Bound:
@@ -590,11 +448,11 @@ def _advanced_vs_drv(s: _Setting) -> bool | None:
     bits = 64
     while bits <= 4096:
         with interval_precision(bits):
-            left = 2 * _log_inverse(s.delta_prime) / s.k
-            right = _expm1(s.epsilon) ** 2
-            if _lower(left) >= _upper(right):
+            left = 2 * log_inverse(s.delta_prime) / s.k
+            right = expm1_rational(s.epsilon) ** 2
+            if iv_lower(left) >= iv_upper(right):
                 return True
-            if _upper(left) < _lower(right):
+            if iv_upper(left) < iv_lower(right):
                 return False
         bits *= 2
     return None
@@ -608,7 +466,7 @@ def _advanced(s: _Setting) -> Bound:
         return _bound("advanced", title, _CITE_ADVANCED, formula, conditions, s.target, reason=s.dp_reason)
 
     def value() -> iv.mpf:
-        return 2 * iv_rational(s.epsilon) * iv.sqrt(2 * s.k * _log_inverse(s.delta_prime))
+        return 2 * iv_rational(s.epsilon) * iv.sqrt(2 * s.k * log_inverse(s.delta_prime))
 
     verdict = _advanced_vs_drv(s)
     if verdict is not True:
@@ -627,60 +485,17 @@ def _advanced(s: _Setting) -> Bound:
 # --- zCDP -------------------------------------------------------------------------------------------------
 
 
-def _bs16_interval(rho_total: iv.mpf, target: Fraction) -> iv.mpf:
-    return rho_total + 2 * iv.sqrt(rho_total * _log_inverse(target))
-
-
-def _cks_beta(rho: mpmath.mpf, L: mpmath.mpf) -> Fraction:
-    """``a - 1 = beta > 0`` near the minimiser of CKS20's ``eps(a)``: the root of
-    ``beta^2 rho + ln(1 + beta) = L``, bracketed in ``[h/2, h]`` with
-    ``h = min(sqrt(L/rho), e^L - 1)`` (at ``h`` the left side is ``>= L``, at ``h/2`` it is
-    ``<= L/4 + L/2``).  Plain floating point: any ``beta > 0`` gives a valid bound."""
-    with mpmath.workprec(96):
-        high = min(mpmath.sqrt(L / rho), mpmath.expm1(L))
-        low = high / 2
-        for _ in range(80):
-            mid = (low + high) / 2
-            if mid * mid * rho + mpmath.log1p(mid) < L:
-                low = mid
-            else:
-                high = mid
-        return mpf_fraction(high) if high > 0 else Fraction(1, 10**6)
-
-
-def _cks_epsilon_interval(rho: iv.mpf, target: Fraction, beta: Fraction) -> iv.mpf:
-    """``eps(a)`` for ``a = 1 + beta``: ``a rho + L/beta + ln beta - ln(1+beta) (1 + 1/beta)``,
-    the CKS20 form ``a rho + (L + (a-1) ln(1 - 1/a) - ln a)/(a-1)`` rearranged so that no term
-    cancels for small ``beta``."""
-    L = _log_inverse(target)
-    B = iv_rational(beta)
-    log1p = _log1p(beta)
-    return (1 + B) * rho + L / B + iv.log(B) - log1p - log1p / B
-
-
-def _bretagnolle_huber(rho: iv.mpf, target: Fraction) -> bool:
-    """``target >= sqrt(1 - e^(-rho))`` certified (then ``(0, target)``-DP)."""
-    return bool(_lower(iv.exp(-rho)) >= _upper(iv_rational(1 - target * target)))
-
-
-def _approx_log_inverse(x: Fraction) -> mpmath.mpf:
-    """``ln(1/x)`` to about 90 bits (for the optimiser only)."""
-    with interval_precision(96):
-        value = _log_inverse(x)
-    return (_lower(value) + _upper(value)) / 2
-
-
 def _cks_enclosure(rho: _Rho, k: int, target: Fraction, dps: int = DPS) -> tuple[tuple[mpmath.mpf, mpmath.mpf], tuple[str, ...]]:
     """The CKS20 ``eps'`` of ``k*rho``-zCDP at ``target``: ``(low, high)`` and notes."""
     if rho.exact == 0:
         return (mpmath.mpf(0), mpmath.mpf(0)), ("rho = 0: the output distributions are equal",)
     with interval_precision(128):
-        if _bretagnolle_huber(k * rho.interval(), target):
+        if bretagnolle_huber(k * rho.interval(), target):
             return (mpmath.mpf(0), mpmath.mpf(0)), ("eps' = 0: delta_total >= sqrt(1 - e^(-k rho)) (Bretagnolle–Huber)",)
-    beta = _cks_beta(k * rho.midpoint(), _approx_log_inverse(target))
+    beta = cks_epsilon_order(k * rho.midpoint(), approx_log_inverse(target))
 
     def compute() -> iv.mpf:
-        return _clamp_nonnegative(_cks_epsilon_interval(k * rho.interval(), target, beta))
+        return clamp_nonnegative(cks_epsilon_interval(k * rho.interval(), target, beta))
 
     low, high = enclose(compute, dps, extra_bits=max(0, beta.denominator.bit_length() - beta.numerator.bit_length()))
     return (low, high), (f"order a = 1 + {decimal_text(beta, 8, up=False)} (any a > 1 is valid; this one is near optimal)",)
@@ -703,7 +518,7 @@ def _zcdp(s: _Setting, which: str, target: Fraction | None = None) -> Bound:
         return _bound(which, title, citation, formula, conditions, target, notes=rho_note)
     rho = s.rho
     if which == "zcdp-bs16":
-        value = enclose(lambda: _bs16_interval(s.k * rho.interval(), target), DPS)
+        value = enclose(lambda: bs16_epsilon_interval(s.k * rho.interval(), target), DPS)
         return _bound(which, title, citation, formula, conditions, target, value=value, notes=rho_note)
     value, notes = _cks_enclosure(rho, s.k, target)
     return _bound(which, title, citation, formula, conditions, target, value=value, notes=rho_note + notes)
@@ -734,36 +549,6 @@ def zcdp_epsilon(rho: object, delta: object, dps: object = DPS) -> tuple[mpmath.
     return enclosure
 
 
-def _cks_delta_beta(rho: mpmath.mpf, eps: mpmath.mpf) -> Fraction:
-    """``beta = a - 1`` near the minimiser of CKS20's ``delta(a)``: the root of
-    ``(2a - 1) rho - eps + ln(1 - 1/a) = 0`` (increasing in ``a``, from ``-oo`` at ``a = 1+`` to
-    ``+oo``).  Floating point; any ``beta > 0`` is valid."""
-    with mpmath.workprec(96):
-
-        def slope(beta: mpmath.mpf) -> mpmath.mpf:
-            return (2 * beta + 1) * rho - eps + mpmath.log(beta) - mpmath.log1p(beta)
-
-        low = high = mpmath.mpf(1)
-        while slope(high) < 0 and high < mpmath.mpf(2) ** 200:
-            high *= 2
-        while slope(low) > 0 and low > mpmath.mpf(2) ** -2000:
-            low /= 2
-        for _ in range(120):
-            mid = mpmath.sqrt(low * high)
-            if slope(mid) < 0:
-                low = mid
-            else:
-                high = mid
-        return mpf_fraction(high)
-
-
-def _cks_log_delta_interval(rho: iv.mpf, eps: Fraction, beta: Fraction) -> iv.mpf:
-    """``ln delta(a)``, ``a = 1 + beta``: ``beta ((1+beta) rho - eps) + (1+beta)(ln beta - ln(1+beta)) - ln beta``."""
-    B = iv_rational(beta)
-    log_beta = iv.log(B)
-    return B * ((1 + B) * rho - iv_rational(eps)) + (1 + B) * (log_beta - _log1p(beta)) - log_beta
-
-
 def zcdp_delta(rho: object, epsilon: object, dps: object = DPS) -> tuple[mpmath.mpf, mpmath.mpf]:
     """An enclosure of a certified upper bound on the ``delta(eps)`` of a ``rho``-zCDP
     mechanism: ``min(1, sqrt(1 - e^(-rho)), exp((a-1)(a rho - eps)) / (a-1) * (1 - 1/a)^a)`` at a
@@ -778,111 +563,20 @@ def zcdp_delta(rho: object, epsilon: object, dps: object = DPS) -> tuple[mpmath.
     if value is None:
         raise InvalidArgument("rho must be a rational with 0 < rho <= 10^8; got rho=None.")
     digits = as_int("dps", dps, low=1, high=1000)
-    beta = _cks_delta_beta(mpmath.mpf(value.numerator) / value.denominator, mpmath.mpf(eps.numerator) / eps.denominator)
+    beta = cks_delta_order(mpmath.mpf(value.numerator) / value.denominator, mpmath.mpf(eps.numerator) / eps.denominator)
 
     def compute() -> iv.mpf:
         R = iv_rational(value)
-        bound = iv.exp(_cks_log_delta_interval(R, eps, beta))
+        bound = iv.exp(cks_log_delta_interval(R, eps, beta))
         huber = iv.sqrt(one_minus_exp_neg(value))
-        low = min(_lower(bound), _lower(huber), mpmath.mpf(1))
-        high = min(_upper(bound), _upper(huber), mpmath.mpf(1))
+        low = min(iv_lower(bound), iv_lower(huber), mpmath.mpf(1))
+        high = min(iv_upper(bound), iv_upper(huber), mpmath.mpf(1))
         return iv.mpf([low, high])
 
     return enclose(compute, digits)
 
 
 # --- KOV -------------------------------------------------------------------------------------------------
-
-
-_F, _C = "f", "c"  # libmp rounding: floor, ceiling
-
-
-def _pair(value: iv.mpf) -> tuple[Any, Any]:
-    return value._mpi_
-
-
-def _kov_target_interval(delta: Fraction, k: int, target: Fraction) -> iv.mpf:
-    """``t = 1 - (1 - delta_total) / (1 - delta)^k``, known to be ``>= delta'``... here ``>= 0``."""
-    if delta == 0:
-        return iv_rational(target)
-    t = 1 - (1 - iv_rational(target)) / iv_rational(1 - delta) ** k
-    return _clamp_nonnegative(t)
-
-
-def _kov_epsilon_interval(eps: Fraction, k: int, t: iv.mpf) -> iv.mpf:
-    """An enclosure of the exact root ``eps* >= 0`` of ``delta_RR(eps*) = t`` (0 when
-    ``delta_RR(0) <= t``), at the current ``mpmath.iv`` precision.
-
-    With ``P_i = C(k,i) e^((k-i)eps) / (1+e^eps)^k`` (``P_0 = (1 + e^-eps)^-k``,
-    ``P_(i+1) = P_i (k-i) / ((i+1) e^eps)``), the privacy-loss grid ``g_j = (k - 2j) eps``,
-    ``A_j = sum_(i<j) P_i`` and ``C_j = sum_(i<j) P_i e^(-2(j-i) eps)``
-    (``C_(j+1) = (C_j + P_j) e^(-2 eps)``): on ``[g_j, g_(j-1)]`` exactly the terms ``i < j`` of
-    ``delta_RR`` are positive, so ``delta_RR(u) = h_j(u) = A_j - e^(u - g_j) C_j`` there, and
-    ``D_j = delta_RR(g_j) = A_j - C_j`` increases with ``j``.  Since
-    ``max(0, x) >= x``, ``h_j <= delta_RR`` everywhere, so the root ``u_j = g_j +
-    ln((A_j - t)/C_j)`` of ``h_j`` is ``<= eps*`` for every ``j``, with equality on the segment
-    holding ``eps*``.  A scan certifies ``a`` (``D_a <= t``: ``eps* <= g_a``) and ``b``
-    (``D_b > t``: ``eps* >= g_b``); then ``eps* = max_(a<j<=b) u_j``.  Everything is positive,
-    so each lower (upper) end is carried with downward (upward) rounding in raw ``libmp``;
-    the scan stops at ``b`` (or at ``ceil(k/2)``, past which ``g_j <= 0``).
-    """
-    if eps == 0:
-        return iv.mpf(0)
-    p = iv.prec
-    t_low, t_high = _pair(t)
-    w_inv = iv.exp(-iv_rational(eps))
-    winv_low, winv_high = _pair(w_inv)
-    w2_low, w2_high = _pair(w_inv * w_inv)
-    p_low, p_high = _pair((1 / (1 + w_inv)) ** k)
-    a_low = a_high = c_low = c_high = libmp.fzero
-    last_below = 0  # a: the largest j with D_j <= t certified (D_0 = 0)
-    candidates: list[tuple[int, Any, Any, Any, Any]] = []
-    found_above: int | None = None
-    top = (k + 1) // 2
-    for j in range(1, top + 1):
-        i = j - 1  # fold in P_i
-        a_low, a_high = libmp.mpf_add(a_low, p_low, p, _F), libmp.mpf_add(a_high, p_high, p, _C)
-        c_low = libmp.mpf_mul(libmp.mpf_add(c_low, p_low, p, _F), w2_low, p, _F)
-        c_high = libmp.mpf_mul(libmp.mpf_add(c_high, p_high, p, _C), w2_high, p, _C)
-        if k - i > 0:
-            factor = libmp.from_rational(k - i, i + 1, p, _F)
-            p_low = libmp.mpf_mul(libmp.mpf_mul(p_low, factor, p, _F), winv_low, p, _F)
-            factor = libmp.from_rational(k - i, i + 1, p, _C)
-            p_high = libmp.mpf_mul(libmp.mpf_mul(p_high, factor, p, _C), winv_high, p, _C)
-        d_low, d_high = libmp.mpf_sub(a_low, c_high, p, _F), libmp.mpf_sub(a_high, c_low, p, _C)
-        if libmp.mpf_le(d_high, t_low):
-            last_below, candidates = j, []
-            continue
-        candidates.append((j, a_low, a_high, c_low, c_high))
-        if libmp.mpf_gt(d_low, t_high):
-            found_above = j
-            break
-    if not candidates:
-        return iv.mpf(0)  # D_j <= t up to j = ceil(k/2), where g_j <= 0: eps* <= 0
-    best_low = best_high = mpmath.mpf("-inf")
-    for j, a_low, a_high, c_low, c_high in candidates:
-        gap_high = libmp.mpf_sub(a_high, t_low, p, _C)
-        if not libmp.mpf_gt(gap_high, libmp.fzero):
-            continue  # A_j <= t: h_j < t everywhere, u_j = -oo
-        g = iv_rational((k - 2 * j) * eps)
-        high = _upper(g + iv.log(iv.mpf(mpmath.mp.make_mpf(gap_high)) / iv.mpf(mpmath.mp.make_mpf(c_low))))
-        gap_low = libmp.mpf_sub(a_low, t_high, p, _F)
-        low = mpmath.mpf("-inf")
-        if libmp.mpf_gt(gap_low, libmp.fzero):
-            low = _lower(g + iv.log(iv.mpf(mpmath.mp.make_mpf(gap_low)) / iv.mpf(mpmath.mp.make_mpf(c_high))))
-        best_low, best_high = max(best_low, low), max(best_high, high)
-    upper_cap = _upper(iv_rational((k - 2 * last_below) * eps))
-    high = min(best_high, upper_cap)
-    if found_above is not None:
-        best_low = max(best_low, _lower(iv_rational((k - 2 * found_above) * eps)))
-    if high <= 0:
-        return iv.mpf(0)
-    return iv.mpf([max(best_low, mpmath.mpf(0)), high])
-
-
-def _kov_bits(s_delta_prime: Fraction, k: int) -> int:
-    """Extra working bits: the absolute errors of the k-term sums must stay far below ``t >= delta'``."""
-    return max(0, s_delta_prime.denominator.bit_length() - s_delta_prime.numerator.bit_length()) + k.bit_length() + 8
 
 
 def _kov(s: _Setting) -> Bound:
@@ -895,9 +589,9 @@ def _kov(s: _Setting) -> Bound:
         return _bound("kov", "optimal composition (KOV)", _CITE_KOV, formula, conditions, s.target)
 
     def compute() -> iv.mpf:
-        return _kov_epsilon_interval(s.epsilon, s.k, _kov_target_interval(s.delta, s.k, s.target))
+        return kov_epsilon_interval(s.epsilon, s.k, kov_target_interval(s.delta, s.k, s.target))
 
-    value = enclose(compute, DPS, extra_bits=_kov_bits(s.delta_prime, s.k))
+    value = enclose(compute, DPS, extra_bits=kov_extra_bits(s.delta_prime, s.k))
     return _bound("kov", "optimal composition (KOV)", _CITE_KOV, formula, conditions, s.target, value=value)
 
 
@@ -935,7 +629,7 @@ def kov_delta(epsilon: object, delta: object, k: object, epsilon_prime: object, 
 
     def compute() -> iv.mpf:
         keep = iv_rational(1 - slack) ** count
-        return _clamp_nonnegative(1 - keep * (1 - rr()))
+        return clamp_nonnegative(1 - keep * (1 - rr()))
 
     bits = prime.denominator.bit_length() + count.bit_length()
     low, high = enclose(compute, digits, extra_bits=bits)

@@ -44,7 +44,7 @@ from dpverify.specs import (
     zcdp_delta,
     zcdp_epsilon,
 )
-from dpverify.specs._accountants import decimal_text, mpf_compare, mpf_decimal, mpf_fraction
+from dpverify.specs._interval_tools import decimal_text, mpf_compare, mpf_decimal, mpf_fraction
 from dpverify.specs._enclosure import interval_precision, iv_rational
 
 # --- oracles ----------------------------------------------------------------------------------------------

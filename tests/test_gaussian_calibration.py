@@ -13,7 +13,7 @@ import mpmath
 import pytest
 
 from dpverify.samplers import InvalidArgument
-from dpverify.specs._accountants import mpf_fraction
+from dpverify.specs._interval_tools import mpf_fraction
 from dpverify.verify import Verdict, check_gaussian_mechanism, dgauss_delta_hockey_stick, tight_sigma2
 
 

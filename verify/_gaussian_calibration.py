@@ -25,7 +25,7 @@ import mpmath
 from dpverify.samplers import InvalidArgument, as_fraction, as_int
 from dpverify.samplers._rational import shown
 from dpverify.specs import zcdp_delta
-from dpverify.specs._accountants import decimal_text, decimal_up, interval_text, mpf_compare, mpf_decimal, mpf_fraction
+from dpverify.specs._interval_tools import decimal_text, decimal_up, interval_text, mpf_compare, mpf_decimal, mpf_fraction
 from dpverify.verify._accounting import dgauss_delta
 from dpverify.verify._results import CheckResult, Verdict, fraction_text
 
