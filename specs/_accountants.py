@@ -310,6 +310,17 @@ def _rho(value: object) -> Fraction | None:
     return rho
 
 
+def _required_rho(value: object) -> Fraction:
+    rho = _rho(value)
+    if rho is None:
+        raise InvalidArgument("rho must be a rational with 0 < rho <= 10^8; got rho=None.")
+    return rho
+
+
+def _dps(value: object) -> int:
+    return as_int("dps", value, low=1, high=1000)
+
+
 def _mechanism(value: object) -> str:
     if not isinstance(value, str) or value not in MECHANISMS:
         raise InvalidArgument(f"mechanism must be one of {', '.join(MECHANISMS)}; got mechanism={shown(value)}.")
@@ -358,8 +369,7 @@ def gaussian_rho(epsilon: object, delta: object, dps: object = DPS) -> tuple[mpm
         raise InvalidArgument(
             f"epsilon and delta must be > 0 for the Gaussian calibration; got epsilon={shown(eps)}, delta={shown(slack)}."
         )
-    digits = as_int("dps", dps, low=1, high=1000)
-    return enclose(lambda: _gaussian_rho_interval(eps, slack), digits)
+    return enclose(lambda: _gaussian_rho_interval(eps, slack), _dps(dps))
 
 
 # --- the setting --------------------------------------------------------------------------------------
@@ -541,10 +551,7 @@ def zcdp_epsilon(rho: object, delta: object, dps: object = DPS) -> tuple[mpmath.
     >>> mpmath.nstr(high, 6)
     '5.22153'
     """
-    value, prime = _rho(rho), _delta_prime(delta)
-    if value is None:
-        raise InvalidArgument("rho must be a rational with 0 < rho <= 10^8; got rho=None.")
-    digits = as_int("dps", dps, low=1, high=1000)
+    value, prime, digits = _required_rho(rho), _delta_prime(delta), _dps(dps)
     enclosure, _ = _cks_enclosure(_exact_rho(value, "given"), 1, prime, digits)
     return enclosure
 
@@ -559,10 +566,7 @@ def zcdp_delta(rho: object, epsilon: object, dps: object = DPS) -> tuple[mpmath.
     >>> mpmath.nstr(high, 6)
     '0.00514318'
     """
-    value, eps = _rho(rho), _epsilon(epsilon)
-    if value is None:
-        raise InvalidArgument("rho must be a rational with 0 < rho <= 10^8; got rho=None.")
-    digits = as_int("dps", dps, low=1, high=1000)
+    value, eps, digits = _required_rho(rho), _epsilon(epsilon), _dps(dps)
     beta = cks_delta_order(mpmath.mpf(value.numerator) / value.denominator, mpmath.mpf(eps.numerator) / eps.denominator)
 
     def compute() -> iv.mpf:
@@ -611,7 +615,7 @@ def kov_delta(epsilon: object, delta: object, k: object, epsilon_prime: object, 
     prime = as_fraction("epsilon_prime", epsilon_prime)
     if prime < 0:
         raise InvalidArgument(f"epsilon_prime must be a rational >= 0; got epsilon_prime={shown(prime)}.")
-    digits = as_int("dps", dps, low=1, high=1000)
+    digits = _dps(dps)
     if eps == 0 or prime >= count * eps:
         rr: Callable[[], iv.mpf] = lambda: iv.mpf(0)  # noqa: E731 - no positive term
     else:
