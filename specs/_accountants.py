@@ -394,10 +394,13 @@ class _Setting:
 
 def _setting(epsilon: object, delta: object, k: object, delta_prime: object, rho: object = None) -> _Setting:
     eps, slack, count, prime, given = _epsilon(epsilon), _delta(delta), _k(k), _delta_prime(delta_prime), _rho(rho)
-    if given is not None:
+    pure = eps * eps / 2
+    if given is not None and (slack > 0 or given <= pure):
         return _Setting(eps, slack, count, prime, _exact_rho(given, "given"), "")
-    if slack == 0:
-        return _Setting(eps, slack, count, prime, _exact_rho(eps * eps / 2, "eps^2/2 from pure eps-DP (Bun–Steinke 2016 Proposition 1.4)"), "")
+    if slack == 0:  # pure eps-DP: both rho hold, keep the smaller
+        below = "" if given is None else ", below the rho given"
+        return _Setting(eps, slack, count, prime,
+                        _exact_rho(pure, f"eps^2/2 from pure eps-DP (Bun–Steinke 2016 Proposition 1.4){below}"), "")
     return _Setting(eps, slack, count, prime, None,
                     "no per-step rho: (eps, delta)-DP with delta > 0 implies no zCDP bound; pass rho if the mechanism has one")
 
@@ -699,11 +702,6 @@ def _mechanism_setting(mechanism: str, epsilon: object, delta: object, k: object
             raise InvalidArgument(f"delta must be 0 for mechanism={mechanism} (pure eps-DP); got delta={shown(s.delta)}.")
         if mechanism == "laplace" and s.epsilon == 0:
             raise InvalidArgument("epsilon must be > 0 for mechanism=laplace (its scale is s/eps); got epsilon=0.")
-        if s.rho is not None and s.rho.exact is not None and s.delta == 0 and rho is not None:
-            pure = s.epsilon * s.epsilon / 2
-            if pure < s.rho.exact:  # both hold: keep the smaller
-                s = _Setting(s.epsilon, s.delta, s.k, s.delta_prime,
-                             _exact_rho(pure, "eps^2/2 from pure eps-DP (Bun–Steinke 2016 Proposition 1.4), below the rho given"), "")
         return s, ()
     if rho is not None:
         raise InvalidArgument("rho must not be given for mechanism=gaussian: it follows from the calibration; "

@@ -255,10 +255,10 @@ def test_cks20_conversion_is_near_optimal_and_below_bs16(rho: str, delta: str) -
     grid = _cks_grid_minimum(float(Fraction(rho)), float(Fraction(delta)))
     assert high <= grid * (1 + mpmath.mpf(10) ** -12) + mpmath.mpf(10) ** -30
     assert high >= grid * (1 - mpmath.mpf(10) ** -4)  # the grid is coarse, our optimum a little better
-    bs = zcdp_bs16_composition(0, 0, 1, delta, rho=rho)
-    assert Fraction(zcdp_cks20_composition(0, 0, 1, delta, rho=rho).epsilon) <= Fraction(bs.epsilon)
+    bs = zcdp_bs16_composition(10**4, 0, 1, delta, rho=rho)
+    assert Fraction(zcdp_cks20_composition(10**4, 0, 1, delta, rho=rho).epsilon) <= Fraction(bs.epsilon)
     # the delta-direction conversion at the eps found is <= delta
-    _, delta_high = zcdp_delta(rho, Fraction(zcdp_cks20_composition(0, 0, 1, delta, rho=rho).epsilon))
+    _, delta_high = zcdp_delta(rho, Fraction(zcdp_cks20_composition(10**4, 0, 1, delta, rho=rho).epsilon))
     assert delta_high <= mpmath.mpf(float(Fraction(delta))) * (1 + mpmath.mpf(10) ** -9)
 
 
@@ -267,13 +267,19 @@ def test_cks20_conversion_is_near_optimal_and_below_bs16(rho: str, delta: str) -
        exponent=st.integers(1, 30), k=st.integers(1, 1000))
 def test_cks20_is_never_above_bs16(rho: Fraction, exponent: int, k: int) -> None:
     delta = Fraction(1, 10**exponent)
-    bs, cks = zcdp_bs16_composition(0, 0, k, delta, rho=rho), zcdp_cks20_composition(0, 0, k, delta, rho=rho)
+    bs, cks = zcdp_bs16_composition(10**4, 0, k, delta, rho=rho), zcdp_cks20_composition(10**4, 0, k, delta, rho=rho)
     assert Fraction(cks.epsilon) <= Fraction(bs.epsilon) * (1 + Fraction(1, 10**11))
 
 
 def test_bretagnolle_huber_gives_zero() -> None:
-    bound = zcdp_cks20_composition(0, 0, 1, "1/2", rho="1/1000")  # sqrt(1 - e^-0.001) = 0.0316 <= 1/2
+    bound = zcdp_cks20_composition(10**4, 0, 1, "1/2", rho="1/1000")  # sqrt(1 - e^-0.001) = 0.0316 <= 1/2
     assert bound.epsilon == "0" and any("Bretagnolle" in note for note in bound.notes)
+
+
+def test_a_given_rho_and_pure_dp_keep_the_smaller_rho() -> None:
+    """(A huge eps above only makes eps^2/2 larger than the rho given, so the rho given is used.)"""
+    assert any("1/200" in note for note in zcdp_bs16_composition("0.1", 0, 10, "1e-6", rho=1).notes)
+    assert any("= 1/1000 (given)" in note for note in zcdp_bs16_composition("0.1", 0, 10, "1e-6", rho="1/1000").notes)
 
 
 def test_pure_dp_gives_rho_eps_squared_over_two_and_approx_dp_gives_none() -> None:
