@@ -1,5 +1,22 @@
 """Specs: for each sampler, its parameter domain, neighbour relation, privacy claim and exact PMFs."""
 
+from dpverify.specs._accountants import (
+    ACCOUNT_SCHEMA,
+    MECHANISMS,
+    Account,
+    Bound,
+    account,
+    advanced_composition,
+    basic_composition,
+    drv_composition,
+    gaussian_rho,
+    kov_composition,
+    kov_delta,
+    zcdp_bs16_composition,
+    zcdp_cks20_composition,
+    zcdp_delta,
+    zcdp_epsilon,
+)
 from dpverify.specs._api import (
     Attempt,
     Bisection,
@@ -29,10 +46,13 @@ from dpverify.specs.noise import (
 )
 
 __all__ = [
+    "ACCOUNT_SCHEMA",
+    "Account",
     "ApproxDp",
     "Attempt",
     "BernoulliExpSpec",
     "Bisection",
+    "Bound",
     "Bounded",
     "Case",
     "DiscreteGaussianApproxDpClaim",
@@ -44,6 +64,7 @@ __all__ = [
     "GtmSpec",
     "Input",
     "Integer",
+    "MECHANISMS",
     "MechanismSpec",
     "NoiseSpec",
     "Params",
@@ -57,4 +78,15 @@ __all__ = [
     "SpecError",
     "Zcdp",
     "ZcdpClaim",
+    "account",
+    "advanced_composition",
+    "basic_composition",
+    "drv_composition",
+    "gaussian_rho",
+    "kov_composition",
+    "kov_delta",
+    "zcdp_bs16_composition",
+    "zcdp_cks20_composition",
+    "zcdp_delta",
+    "zcdp_epsilon",
 ]

@@ -8,6 +8,7 @@ from dpverify.verify._exactness import check_exactness, code_distribution
 from dpverify.verify._fixed_point import fixed_point_smtlib, prove_fixed_point_leak
 from dpverify.verify._float_attack import check_float_laplace, first_violation, laplace_float_attack
 from dpverify.verify._float_exact import float_pmf, float_privacy
+from dpverify.verify._gaussian_calibration import GaussianCalibration, check_gaussian_mechanism, tight_sigma2
 from dpverify.verify._gazeau import gazeau_privacy
 from dpverify.verify._grid import check_grid_laplace_claim, grid_claim_smtlib
 from dpverify.verify._intervals import check_intervals, judge_intervals, renewal
@@ -31,6 +32,7 @@ __all__ = [
     "Enclosure",
     "Enumeration",
     "FoundSpec",
+    "GaussianCalibration",
     "PrivacyLoss",
     "PrivacyLossDistribution",
     "RandomCompat",
@@ -47,6 +49,7 @@ __all__ = [
     "check_empirical_ideal",
     "check_exactness",
     "check_float_laplace",
+    "check_gaussian_mechanism",
     "check_grid_laplace_claim",
     "check_intervals",
     "check_pure_dp",
@@ -83,6 +86,7 @@ __all__ = [
     "run_case",
     "search_spec",
     "smtlib_obligation",
+    "tight_sigma2",
     "tightest_alpha",
     "timing_channel",
 ]

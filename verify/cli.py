@@ -216,6 +216,49 @@ def _privacy_gazeau(args: argparse.Namespace) -> int:
     return 1 if report["theorem_4_5_contradicted"] else 0
 
 
+# --- account -----------------------------------------------------------------------------
+
+
+def _account(args: argparse.Namespace) -> int:
+    from dpverify.specs import account
+
+    result = account(args.epsilon, args.delta, args.k, args.delta_prime, rho=args.rho, mechanism=args.mechanism,
+                     sensitivity=args.sensitivity)
+    if args.json:
+        _print_json(result.to_json())
+        return 0
+    rho = f", rho-zCDP with rho <= {result.rho} ({result.rho_source})" if result.rho is not None else ""
+    print(f"dpverify account: {result.k}-fold composition of {args.mechanism} steps, each "
+          f"(eps={short_rational(result.epsilon)}, delta={short_rational(result.delta)})-DP{rho}")
+    noise = result.noise
+    if "laplace_scale" in noise:
+        print(f"  noise           Laplace scale b = s/eps = {noise['laplace_scale']} (s = {noise['sensitivity']})")
+    elif "gaussian_sigma2" in noise:
+        print(f"  noise           sigma^2 = {noise['gaussian_sigma2_formula']} <= {noise['gaussian_sigma2']} "
+              f"(s = {noise['sensitivity']})")
+    print(f"  target          delta_total = k*delta + delta' = {short_rational(result.delta_total)}"
+          f"{'  VACUOUS (>= 1): no bound can say anything' if result.vacuous else ''}")
+    for bound in result.bounds:
+        if not bound.applies:
+            state = f"not applicable: {bound.reason}"
+        elif bound.vacuous:
+            state = f"VACUOUS, no guarantee ({bound.reason})"
+        else:
+            state = f"eps' <= {bound.epsilon}  {bound.title}"
+        print(f"  {bound.name:<15} {state}")
+    chosen = result.chosen_bound()
+    if chosen is None:
+        print("  chosen          none: every bound is vacuous or not applicable")
+    else:
+        print(f"  chosen          {chosen.name}: ({chosen.epsilon}, {short_rational(result.delta_total)})-DP "
+              f"[{chosen.citation}]")
+    extra = result.zcdp_at_delta_prime
+    if extra is not None and extra.guarantee:
+        print(f"  also            zCDP alone: ({extra.epsilon}, {short_rational(extra.delta_total)})-DP, "
+              "at delta' without k*delta (CKS20 conversion)")
+    return 0
+
+
 def _prove(args: argparse.Namespace) -> int:
     # The CLI is the one place that composes the layers: proofs/ builds on verify/, so
     # verify/ never imports it except here, lazily.
@@ -450,6 +493,7 @@ MAX_SAMPLES = 10**7
 MAX_TIMEOUT = 86_400
 MAX_JOBS = 1024
 MAX_MUTANTS = 10**6
+MAX_COMPOSITIONS = 10**6
 
 
 #: An option's count: digits, or a power such as ``10^4``.  Read here, not by the samplers'
@@ -559,6 +603,18 @@ def build_parser() -> argparse.ArgumentParser:
     privacy_gazeau.add_argument("--delta-n", help="computation error delta_n (default: measured), e.g. \"1/10^12\"")
     privacy_gazeau.add_argument("--json", action="store_true", help="print JSON")
     privacy_gazeau.set_defaults(run=_privacy_gazeau)
+
+    account_ = commands.add_parser("account", help="composition bounds for k steps: basic, DRV, zCDP, optimal (KOV)")
+    account_.add_argument("--mechanism", required=True, choices=("gaussian", "laplace", "pure", "approx"),
+                          help="gaussian: classic calibration (eps < 1); laplace/pure: pure eps-DP; approx: (eps, delta)-DP")
+    account_.add_argument("--epsilon", required=True, help='per-step epsilon, an exact decimal or rational, e.g. "0.1"')
+    account_.add_argument("--delta", default="0", help='per-step delta in [0, 1) (default 0), e.g. "1e-6"')
+    account_.add_argument("--k", required=True, type=_count("k", 1, MAX_COMPOSITIONS), help="number of compositions")
+    account_.add_argument("--delta-prime", required=True, help="slack delta' in (0, 1): delta_total = k*delta + delta'")
+    account_.add_argument("--rho", help="per-step rho-zCDP the mechanism also has (not with gaussian)")
+    account_.add_argument("--sensitivity", default="1", help="sensitivity s for the noise scale shown (default 1)")
+    account_.add_argument("--json", action="store_true", help="print JSON (schema dpverify.account/1)")
+    account_.set_defaults(run=_account)
 
     prove = commands.add_parser("prove", help="prove every theorem; write proofs/certificates and proofs/manifest.json")
     prove.add_argument("--recheck", action="store_true",
