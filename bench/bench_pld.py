@@ -132,6 +132,24 @@ def epsilon_series(k_max: int, delta: Fraction) -> dict[str, list[Any]]:
     return out
 
 
+def accountant_series(k_max: int, delta: Fraction) -> dict[str, dict[str, list[Any]]]:
+    """Each accountant's guarantee ``eps'`` for ``k = 1..k_max`` from the Theorem 7.1 GTM's per-step
+    pure ``eps_bar``-DP (``eps_bar >= ln 2``, see :mod:`dpverify.verify._looseness`); a bound that
+    does not apply or is vacuous is left out at that ``k`` (NaN)."""
+    from dpverify.verify._looseness import epsilon_upper_bound
+
+    eps_bar = epsilon_upper_bound(Fraction(1, 2))
+    out: dict[str, dict[str, list[Any]]] = {}
+    for k in range(1, k_max + 1):
+        for bound in specs.account(eps_bar, 0, k, delta, mechanism="pure").bounds:
+            values = out.setdefault(bound.name, {"k": [], "low": [], "high": []})
+            value = float(bound.epsilon_value()) if bound.guarantee else math.nan
+            values["k"].append(k)
+            values["low"].append(value)
+            values["high"].append(value)
+    return out
+
+
 def write_series(path: str, series: dict[str, dict[str, list[Any]]], meta: dict[str, Any]) -> None:
     """JSON ``{"meta": ..., "series": {name: {"k", "low", "high", ...}}}``, or a long-format CSV
     (``method,k,epsilon_low,epsilon_high``)."""
@@ -147,23 +165,37 @@ def write_series(path: str, series: dict[str, dict[str, list[Any]]], meta: dict[
         json.dump({"meta": meta, "series": series}, handle, indent=1)
 
 
-def plot_series(path: str, series: dict[str, dict[str, list[Any]]], title: str) -> None:
-    """One line per series (a band where ``low < high``), epsilon against k."""
+def plot_series(path: str, series: dict[str, dict[str, list[Any]]], title: str, exact: str = "pld_exact") -> None:
+    """Left: one line per series (a band where ``low < high``), epsilon against k.  Right, when
+    the series ``exact`` is there: each other series divided by it, how loose each bound is."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    figure, axes = plt.subplots(figsize=(7, 4.5))
+    figure, (axes, ratios) = plt.subplots(1, 2, figsize=(13, 4.8))
+    reference = series.get(exact)
     for name, values in series.items():
-        line, = axes.plot(values["k"], values["high"], label=name)
+        style = {"color": "black", "linestyle": "--", "zorder": 5} if name == exact else {}
+        line, = axes.plot(values["k"], values["high"], label=name, linewidth=1.2, **style)
         if any(low != high for low, high in zip(values["low"], values["high"])):
             axes.fill_between(values["k"], values["low"], values["high"], alpha=0.3, color=line.get_color())
+        if reference is not None and name != exact:
+            by_k = dict(zip(reference["k"], reference["high"]))
+            ratios.plot(values["k"], [v / by_k[k] for k, v in zip(values["k"], values["high"])],
+                        label=name, color=line.get_color())
     axes.set_xlabel("compositions k")
     axes.set_ylabel("epsilon_k(delta)")
-    axes.set_title(title)
-    axes.legend()
+    axes.set_title(title, fontsize=10)
+    axes.legend(fontsize=8)
     axes.grid(alpha=0.3)
+    ratios.axhline(1, color="black", linewidth=0.8)
+    ratios.set_xlabel("compositions k")
+    ratios.set_ylabel(f"bound / exact ({exact})")
+    ratios.set_yscale("log")
+    ratios.set_title("how loose each accountant is (1 = exact; below 1 would be unsound)", fontsize=10)
+    ratios.legend(fontsize=8)
+    ratios.grid(alpha=0.3, which="both")
     figure.tight_layout()
     figure.savefig(path, dpi=150)
 
@@ -247,6 +279,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nseries: exact eps_k({delta}) for k = 1..{k} (Theorem 7.1 GTM) in {t_series:.3f} s; "
           f"eps_1 = {values['low'][0]:.6f}, eps_{k} = {values['low'][-1]:.6f}")
     series = {"pld_exact": values}
+    t_accountants, bounds = best_of(1, lambda: accountant_series(k, delta))
+    series.update(bounds)
+    below = [(name, kk) for name, v in bounds.items() for kk, e, x in zip(v["k"], v["high"], values["low"]) if e < x]
+    failed |= bool(below)
+    at_k = {name: v["high"][-1] / values["high"][-1] for name, v in bounds.items()}
+    print(f"accountants: eps' for k = 1..{k} in {t_accountants:.3f} s; bound / exact at k={k}: "
+          + ", ".join(f"{name} {r:.4g}" for name, r in at_k.items() if r == r)
+          + ("" if not below else f"; BELOW THE EXACT VALUE: {below[:5]}"))
     meta = {"mechanism": "gtm", "alpha": ALPHA, "n": N, "T": f"3*2^{N}", "delta": str(delta),
             "epsilon": "worst case over neighbouring pairs of the k-fold composition"}
     if args.series:
