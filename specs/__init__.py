@@ -19,6 +19,14 @@ from dpverify.specs._spec import MechanismSpec
 from dpverify.specs._noise import NoiseSpec
 from dpverify.specs.grid_laplace import GridLaplaceSpec
 from dpverify.specs.gtm import GtmSpec
+from dpverify.specs.mechanisms import (
+    VectorGaussianSpec,
+    VectorLaplaceSpec,
+    certified_classic_sigma2,
+    guarantee_claims,
+    product_pmf,
+    pushforward,
+)
 from dpverify.specs.noise import (
     BernoulliExpSpec,
     DiscreteGaussianApproxDpClaim,
@@ -55,6 +63,12 @@ __all__ = [
     "SamplesPmf",
     "Spec",
     "SpecError",
+    "VectorGaussianSpec",
+    "VectorLaplaceSpec",
     "Zcdp",
     "ZcdpClaim",
+    "certified_classic_sigma2",
+    "guarantee_claims",
+    "product_pmf",
+    "pushforward",
 ]

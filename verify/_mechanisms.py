@@ -1,0 +1,153 @@
+"""Checks of mechanisms built from the exact samplers: their claims, their stated guarantees,
+post-processing, and the classic Gaussian variance.
+
+- :func:`check_vector_laplace_claim`: Z3 proves the vector Laplace mechanism's ``epsilon`` for
+  *every* pair of grid inputs within L1 distance ``s`` and every output.  In grid units the
+  release has ``P(k | m) = prod_i c e^(-|k_i - m_i| / t)`` (``t = b/L`` the noise scale), so the
+  loss is ``sum_i (|k_i - m'_i| - |k_i - m_i|) / t``; Z3 looks for integers ``k, m, m'`` with
+  ``L * sum_i |m_i - m'_i| <= s`` and a loss above ``epsilon`` (each ``|.|`` an integer ``a`` with
+  ``a >= +-(.)`` and ``a = +-(.)``, as in :mod:`dpverify.verify._grid`).  unsat proves the claim.
+- :func:`check_guarantee`: a mechanism's :class:`~dpverify.samplers.Guarantee`, turned into
+  claims by :func:`~dpverify.specs.guarantee_claims`, is exactly what the spec derives on its
+  own (the theorem's bound, composed by the spec), so a combinator that composes wrongly, or a
+  constructor that states a different bound, is caught.
+- :func:`check_post_processing`: post-processing never lowers the exact tightest ``alpha``
+  (Dwork, Roth, Proposition 2.1), checked on the two exact tables.
+- :func:`check_classic_sigma2`: the sampler's integer-series ``classic_sigma2`` against the
+  spec's ``mpmath.iv`` value, at the case and at :data:`CLASSIC_SIGMA2_BANK`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from fractions import Fraction
+from typing import Any
+
+import z3
+
+from dpverify.samplers import DpverifyError
+from dpverify.specs import ExactPmf, VectorLaplaceSpec, certified_classic_sigma2, guarantee_claims
+from dpverify.specs._claims import Claim
+from dpverify.verify._arguments import need_instance
+from dpverify.verify._privacy import tightest_alpha
+from dpverify.verify._results import CheckResult, Verdict, fraction_text
+
+__all__ = [
+    "CLASSIC_SIGMA2_BANK",
+    "check_classic_sigma2",
+    "check_guarantee",
+    "check_post_processing",
+    "check_vector_laplace_claim",
+]
+
+#: ``(sensitivity, epsilon, delta)`` at which every run of :func:`check_classic_sigma2` also
+#: compares the two computations: decimals, powers, tiny and near-1 values, large sensitivities.
+CLASSIC_SIGMA2_BANK: tuple[tuple[str, str, str], ...] = (
+    ("1", "0.1", "1e-6"), ("1", "0.5", "1e-5"), ("1", "1/2", "1/10^5"), ("2", "0.9", "0.5"),
+    ("3/7", "1/3", "1/7"), ("10^6", "0.01", "1e-12"), ("1/10^6", "0.999", "0.999"), ("1", "1/10^9", "1/10^9"),
+    ("5", "0.25", "0.2"), ("1", "0.75", "1/10^100"), ("7/3", "0.3", "0.05"), ("1", "0.9", "0.9"),
+)
+
+
+def _absolute(name: str, term: z3.ArithRef) -> tuple[z3.ArithRef, list[z3.BoolRef]]:
+    value = z3.Int(name)
+    return value, [value >= term, value >= -term, z3.Or(value == term, value == -term)]
+
+
+def check_vector_laplace_claim(spec: VectorLaplaceSpec, dims: int) -> CheckResult:
+    """Proved when no grid inputs ``m, m'`` within L1 distance ``s`` and no output ``k`` in
+    ``Z^dims`` have a privacy loss above the spec's ``epsilon`` (Z3, linear integer arithmetic)."""
+    need_instance("spec", spec, VectorLaplaceSpec, "a VectorLaplaceSpec, e.g. VectorLaplaceSpec.create(1, 1)")
+    solver = z3.Solver()
+    reach, loss = [], []
+    for i in range(dims):
+        k, m, m2 = z3.Ints(f"k{i} m{i} m_prime{i}")
+        shift, shift_rules = _absolute(f"abs_m{i}_minus_m_prime{i}", m - m2)
+        far, far_rules = _absolute(f"abs_k{i}_minus_m_prime{i}", k - m2)
+        near, near_rules = _absolute(f"abs_k{i}_minus_m{i}", k - m)
+        solver.add(*shift_rules, *far_rules, *near_rules)
+        reach.append(shift)
+        loss.append(far - near)
+    radius = spec.sensitivity / spec.step  # the L1 reach in grid steps
+    solver.add(z3.Sum(reach) * radius.denominator <= radius.numerator)
+    bound = spec.epsilon * spec.noise().scale  # the loss in units of 1/t
+    solver.add(z3.Sum(loss) * bound.denominator > bound.numerator)
+    solver.set("timeout", 60_000)
+    status = solver.check()
+    evidence = {"epsilon": fraction_text(spec.epsilon), "dims": dims, "solver": f"z3 {z3.get_version_string()}"}
+    if status == z3.unsat:
+        return CheckResult("privacy", Verdict.PROVED,
+                           f"for all grid inputs within L1 distance {spec.sensitivity} in {dims} dimensions and every "
+                           f"output, the privacy loss is at most epsilon={fraction_text(spec.epsilon)} (Z3)",
+                           evidence=evidence)
+    if status == z3.sat:
+        model = solver.model()
+        values = {str(d): str(model[d]) for d in model.decls() if not str(d).startswith("abs_")}
+        return CheckResult("privacy", Verdict.VIOLATED,
+                           f"privacy loss above epsilon={fraction_text(spec.epsilon)} at {values} (grid units)",
+                           evidence={**evidence, "model": values})
+    reason = solver.reason_unknown()
+    return CheckResult("privacy", Verdict.INCONCLUSIVE, f"Z3 gave no answer: {reason}", reason=reason, evidence=evidence)
+
+
+def check_guarantee(name: str, build: Callable[[], Any], expected: Iterable[Claim]) -> CheckResult:
+    """Proved when the guarantee of the mechanism ``build()`` makes exactly the ``expected``
+    claims; violated with both lists otherwise, or when building it is refused."""
+    wanted = tuple(expected)
+    try:
+        mechanism = build()
+        stated = guarantee_claims(mechanism.guarantee)
+    except DpverifyError as error:
+        return CheckResult("guarantee", Verdict.VIOLATED, f"{name} was refused: {error}",
+                           evidence={"mechanism": name, "error": str(error)})
+    evidence = {"mechanism": mechanism.name, "stated": [c.describe() for c in stated],
+                "expected": [c.describe() for c in wanted]}
+    if stated == wanted:
+        return CheckResult("guarantee", Verdict.PROVED,
+                           f"{mechanism.name} states {'; '.join(evidence['stated']) or 'no claim'}, as the spec derives",
+                           evidence=evidence)
+    return CheckResult("guarantee", Verdict.VIOLATED,
+                       f"{mechanism.name} states {'; '.join(evidence['stated']) or 'no claim'}, but the spec derives "
+                       f"{'; '.join(evidence['expected']) or 'no claim'}", evidence=evidence)
+
+
+def check_post_processing(processed: Mapping[Hashable, ExactPmf], original: Mapping[Hashable, ExactPmf],
+                          neighbours: Iterable[tuple[Hashable, Hashable]]) -> CheckResult:
+    """Proved when the processed table's exact tightest ``alpha`` is at least the original's:
+    post-processing never increases the exact epsilon (Dwork, Roth, Proposition 2.1)."""
+    pairs = tuple(neighbours)
+    after, before = tightest_alpha(processed, pairs), tightest_alpha(original, pairs)
+    evidence = {"alpha_processed": fraction_text(after.alpha), "alpha_original": fraction_text(before.alpha),
+                "witness_processed": None if after.witness is None else after.witness.to_json()}
+    if after.alpha >= before.alpha:
+        return CheckResult("post_processing", Verdict.PROVED,
+                           f"tightest alpha {fraction_text(after.alpha)} after post-processing >= "
+                           f"{fraction_text(before.alpha)} before: the exact epsilon did not grow", evidence=evidence)
+    return CheckResult("post_processing", Verdict.VIOLATED,
+                       f"tightest alpha {fraction_text(after.alpha)} after post-processing < {fraction_text(before.alpha)} "
+                       "before: the processing saw more than the release", evidence=evidence)
+
+
+def check_classic_sigma2(classic_sigma2: Callable[[Any, Any, Any], Fraction],
+                         cases: Iterable[tuple[Any, Any, Any]]) -> CheckResult:
+    """Proved when ``classic_sigma2(s, epsilon, delta)`` equals
+    :func:`~dpverify.specs.certified_classic_sigma2` at every ``(s, epsilon, delta)`` of ``cases``
+    and of :data:`CLASSIC_SIGMA2_BANK`; violated at the first difference."""
+    checked = 0
+    for s, epsilon, delta in (*cases, *CLASSIC_SIGMA2_BANK):
+        expected = certified_classic_sigma2(s, epsilon, delta)
+        try:
+            got = classic_sigma2(s, epsilon, delta)
+        except DpverifyError as error:
+            got = error
+        if got != expected:
+            shown_got = fraction_text(got) if isinstance(got, Fraction) else f"refused ({got})"
+            return CheckResult("classic_sigma2", Verdict.VIOLATED,
+                               f"classic_sigma2(s={s}, epsilon={epsilon}, delta={delta}) = {shown_got}, but the "
+                               f"certified value is {fraction_text(expected)}",
+                               evidence={"sensitivity": str(s), "epsilon": str(epsilon), "delta": str(delta),
+                                         "code": shown_got, "certified": fraction_text(expected)})
+        checked += 1
+    return CheckResult("classic_sigma2", Verdict.PROVED,
+                       f"classic_sigma2 equals the certified smallest multiple of 2^-32 above 2 ln(1.25/delta) s^2/epsilon^2 "
+                       f"at {checked} parameter sets", evidence={"checked": checked})
