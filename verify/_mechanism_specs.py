@@ -56,7 +56,7 @@ TOLERANCE = Fraction(1, 10**6)
 _BOUNDED = Bounded(min_mass=Fraction(1, 10**9), max_unexplored=2 * TOLERANCE)
 #: The composed noise entry checks how the parts are put together (each part's law is proved to
 #: TOLERANCE by its own entry), so a coarse budget keeps its six-draw batch quick.
-_COARSE = Bounded(min_mass=Fraction(1, 10**4), max_unexplored=Fraction(1, 10**3))
+_COARSE = Bounded(min_mass=Fraction(1, 10**4), max_unexplored=Fraction(1, 200))
 #: The most runs a composed GTM entry takes: the exact table has (n+1)^runs outputs per input.
 MAX_RUNS = 4
 

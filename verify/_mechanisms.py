@@ -25,7 +25,8 @@ from typing import Any
 
 import z3
 
-from dpverify.samplers import DpverifyError
+from dpverify.samplers import DpverifyError, InvalidArgument, as_fraction, as_int
+from dpverify.samplers._rational import shown
 from dpverify.specs import ExactPmf, VectorLaplaceSpec, certified_classic_sigma2, guarantee_claims
 from dpverify.specs._claims import Claim
 from dpverify.verify._arguments import need_instance
@@ -54,10 +55,15 @@ def _absolute(name: str, term: z3.ArithRef) -> tuple[z3.ArithRef, list[z3.BoolRe
     return value, [value >= term, value >= -term, z3.Or(value == term, value == -term)]
 
 
-def check_vector_laplace_claim(spec: VectorLaplaceSpec, dims: int) -> CheckResult:
+def check_vector_laplace_claim(spec: VectorLaplaceSpec, dims: int, epsilon: Fraction | int | str | None = None) -> CheckResult:
     """Proved when no grid inputs ``m, m'`` within L1 distance ``s`` and no output ``k`` in
-    ``Z^dims`` have a privacy loss above the spec's ``epsilon`` (Z3, linear integer arithmetic)."""
+    ``Z^dims`` have a privacy loss above ``epsilon`` (default: the spec's claim; Z3, linear
+    integer arithmetic)."""
     need_instance("spec", spec, VectorLaplaceSpec, "a VectorLaplaceSpec, e.g. VectorLaplaceSpec.create(1, 1)")
+    dims = as_int("dims", dims, low=1, high=64)
+    claimed = spec.epsilon if epsilon is None else as_fraction("epsilon", epsilon)
+    if claimed <= 0:
+        raise InvalidArgument(f'epsilon must be a rational > 0; got epsilon={shown(claimed)}. Pass it as "num/den".')
     solver = z3.Solver()
     reach, loss = [], []
     for i in range(dims):
@@ -70,21 +76,21 @@ def check_vector_laplace_claim(spec: VectorLaplaceSpec, dims: int) -> CheckResul
         loss.append(far - near)
     radius = spec.sensitivity / spec.step  # the L1 reach in grid steps
     solver.add(z3.Sum(reach) * radius.denominator <= radius.numerator)
-    bound = spec.epsilon * spec.noise().scale  # the loss in units of 1/t
+    bound = claimed * spec.noise().scale  # the loss in units of 1/t
     solver.add(z3.Sum(loss) * bound.denominator > bound.numerator)
     solver.set("timeout", 60_000)
     status = solver.check()
-    evidence = {"epsilon": fraction_text(spec.epsilon), "dims": dims, "solver": f"z3 {z3.get_version_string()}"}
+    evidence = {"epsilon": fraction_text(claimed), "dims": dims, "solver": f"z3 {z3.get_version_string()}"}
     if status == z3.unsat:
         return CheckResult("privacy", Verdict.PROVED,
                            f"for all grid inputs within L1 distance {spec.sensitivity} in {dims} dimensions and every "
-                           f"output, the privacy loss is at most epsilon={fraction_text(spec.epsilon)} (Z3)",
+                           f"output, the privacy loss is at most epsilon={fraction_text(claimed)} (Z3)",
                            evidence=evidence)
     if status == z3.sat:
         model = solver.model()
         values = {str(d): str(model[d]) for d in model.decls() if not str(d).startswith("abs_")}
         return CheckResult("privacy", Verdict.VIOLATED,
-                           f"privacy loss above epsilon={fraction_text(spec.epsilon)} at {values} (grid units)",
+                           f"privacy loss above epsilon={fraction_text(claimed)} at {values} (grid units)",
                            evidence={**evidence, "model": values})
     reason = solver.reason_unknown()
     return CheckResult("privacy", Verdict.INCONCLUSIVE, f"Z3 gave no answer: {reason}", reason=reason, evidence=evidence)
