@@ -43,6 +43,8 @@ from dpverify.specs._pmf import ExactPmf
 from dpverify.specs.noise import DiscreteGaussianSpec, DiscreteLaplaceSpec, _positive
 
 __all__ = [
+    "MAX_DIMS",
+    "MAX_REPEAT",
     "SIGMA2_GRID",
     "VectorGaussianSpec",
     "VectorLaplaceSpec",
@@ -52,6 +54,10 @@ __all__ = [
     "pushforward",
 ]
 
+#: The most coordinates the vector samplers document (``dpverify.samplers.vector_laplace``).
+MAX_DIMS = 100_000
+#: The most runs ``dpverify.samplers.mechanisms.repeat`` documents.
+MAX_REPEAT = 10_000
 #: The grid the classic variance is rounded up to: multiples of ``2^-32``.
 SIGMA2_GRID = Fraction(1, 2**32)
 #: The per-coordinate window of :meth:`VectorLaplaceSpec.outputs_for_check` (grid steps each side).

@@ -402,3 +402,14 @@ def test_the_catalogue_entries_run_a_three_fold_composition_too() -> None:
 def test_every_error_is_a_dpverify_error() -> None:
     with pytest.raises(DpverifyError):
         mechanisms.gaussian(1, 1, "1/2")
+
+
+def test_the_defaults_check_sees_a_changed_default() -> None:
+    from dpverify.verify._mechanisms import check_defaults
+
+    same = ("step", lambda rng: vector_laplace.sample((2,), 1, 1, rng=rng), lambda rng: vector_laplace.sample((2,), 1, 1, 1, rng))
+    other = ("step", lambda rng: vector_laplace.sample((2,), 1, 1, rng=rng), lambda rng: vector_laplace.sample((2,), 1, 1, 2, rng))
+    assert check_defaults([same]).verdict is Verdict.PROVED
+    assert check_defaults([other]).verdict is Verdict.VIOLATED
+    refused = ("step", lambda rng: vector_laplace.sample((1,), 1, 1, rng=rng), lambda rng: vector_laplace.sample((1,), 1, 1, 2, rng))
+    assert check_defaults([refused]).verdict is Verdict.VIOLATED

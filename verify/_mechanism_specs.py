@@ -23,11 +23,14 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Hashable
+from dataclasses import replace
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
+
 from dpverify.samplers import as_int, mechanisms, vector_gaussian, vector_laplace
+from dpverify.samplers._rational import shown
 from dpverify.samplers.mechanisms import Mechanism
 from dpverify.specs import (
     ApproxDp,
@@ -47,6 +50,7 @@ from dpverify.specs import (
     pushforward,
 )
 from dpverify.specs._claims import Claim
+from dpverify.specs.mechanisms import MAX_DIMS, MAX_REPEAT
 from dpverify.verify._results import CheckResult
 
 __all__ = ["MECHANISM_SPECS"]
@@ -89,7 +93,23 @@ def _laplace_claim_proof(p: Params) -> CheckResult:
     return check_vector_laplace_claim(_laplace(p), 2)
 
 
-_VECTOR_REFUSES = ({"values": ()}, {"values": (0, "1/3")}, {"values": "01"}, {"values": (0, 0.5)}, {"step": 0},
+def _defaults(*calls: tuple[str, Callable[[Params, Any], Any], Callable[[Params, Any], Any]]) -> Callable[[Params], CheckResult]:
+    def check(p: Params) -> CheckResult:
+        from dpverify.verify._mechanisms import check_defaults
+
+        return check_defaults((label, lambda rng, f=f: f(p, rng), lambda rng, g=g: g(p, rng)) for label, f, g in calls)
+
+    check.__name__ = "defaults"
+    return check
+
+
+_LAPLACE_DEFAULTS = _defaults((
+    "vector_laplace.sample without step",
+    lambda p, rng: vector_laplace.sample((1, -2), p["sensitivity"], p["epsilon"], rng=rng),
+    lambda p, rng: vector_laplace.sample((1, -2), p["sensitivity"], p["epsilon"], 1, rng),
+))
+
+_VECTOR_REFUSES = ({"values": ()}, {"values": (0,) * (MAX_DIMS + 1)}, {"values": (0, "1/3")}, {"values": "01"}, {"values": (0, 0.5)}, {"step": 0},
                    {"sensitivity": 0}, {"k": -1})
 
 VECTOR_LAPLACE = Spec(
@@ -103,8 +123,8 @@ VECTOR_LAPLACE = Spec(
     enumeration=_BOUNDED,
     batch=vector_laplace.sample_many,
     refuses=(*_VECTOR_REFUSES, {"epsilon": 0}, {"epsilon": -1}, {"epsilon": 0.5}),
-    accepts=({"epsilon": "1/10^6"}, {"step": "1/10^6", "values": (0, "1/10^6")}),
-    checks=(_laplace_claim_proof,),
+    accepts=({"epsilon": "1/10^6"}, {"step": "1/10^6", "values": (0, "1/10^6")}, {"values": (0,) * MAX_DIMS}),
+    checks=(_laplace_claim_proof, _LAPLACE_DEFAULTS),
     citation="CKS20 Algorithm 2 (the noise); Dwork, Roth, the Laplace mechanism (L1 sensitivity)",
     description="the Laplace mechanism on a vector on the grid step*Z, exact discrete Laplace noise per coordinate",
     cases=(
@@ -134,6 +154,12 @@ def _classic_sigma2_check(p: Params) -> CheckResult:
     return check_classic_sigma2(vector_gaussian.classic_sigma2, [(p["sensitivity"], p["epsilon"], p["delta"])])
 
 
+def _ln_bounds_check(p: Params) -> CheckResult:
+    from dpverify.verify._mechanisms import check_ln_bounds
+
+    return check_ln_bounds(vector_gaussian._ln_scaled)
+
+
 VECTOR_GAUSSIAN = Spec(
     name="vector-gaussian",
     sampler=vector_gaussian.sample,
@@ -150,7 +176,11 @@ VECTOR_GAUSSIAN = Spec(
     refuses=(*_VECTOR_REFUSES, {"epsilon": 0}, {"epsilon": 1}, {"epsilon": "3/2"}, {"delta": 0}, {"delta": 1},
              {"delta": 0.5}),
     accepts=({"epsilon": "999999/1000000", "delta": "1/10^100"},),
-    checks=(_classic_sigma2_check,),
+    checks=(_classic_sigma2_check, _ln_bounds_check, _defaults((
+        "vector_gaussian.sample without step",
+        lambda p, rng: vector_gaussian.sample((1, -2), p["sensitivity"], p["epsilon"], p["delta"], rng=rng),
+        lambda p, rng: vector_gaussian.sample((1, -2), p["sensitivity"], p["epsilon"], p["delta"], 1, rng),
+    ))),
     citation="Dwork, Roth, Theorem A.1 (the classic calibration, paper 003); CKS20 Algorithm 3, Theorem 4",
     description="the Gaussian mechanism on a vector with sigma^2 = 2 ln(1.25/delta) s^2/epsilon^2 rounded up to 2^-32",
     cases=(
@@ -171,7 +201,12 @@ VECTOR_GAUSSIAN_SIGMA2 = Spec(
     outputs=lambda p: _sigma2(p).outputs_for_check(_centre(p)),
     enumeration=_BOUNDED,
     batch=vector_gaussian.sample_sigma2_many,
-    refuses=(*_VECTOR_REFUSES[:5], {"sigma2": 0}, {"sigma2": -1}, {"sigma2": 0.5}, {"k": -1}),
+    refuses=(*_VECTOR_REFUSES[:6], {"sigma2": 0}, {"sigma2": -1}, {"sigma2": 0.5}, {"k": -1}),
+    checks=(_defaults((
+        "vector_gaussian.sample_sigma2 without step",
+        lambda p, rng: vector_gaussian.sample_sigma2((1, -2), p["sigma2"], rng=rng),
+        lambda p, rng: vector_gaussian.sample_sigma2((1, -2), p["sigma2"], 1, rng),
+    )),),
     citation="CKS20 Algorithm 3, Theorem 4; Bun, Steinke 2016, Lemma 2.3",
     description="the discrete Gaussian on a vector with a given sigma2 (e.g. a tight one from CKS20 Theorem 7)",
     cases=(
@@ -238,6 +273,14 @@ def _noise_claims(p: Params) -> tuple[tuple[Claim, ...], ...]:
             (given.zcdp_claim(),), (Zcdp(sum(rhos)),))
 
 
+def _noise_names(p: Params) -> tuple[str, str, str, str]:
+    s, eps, delta, sigma2, L = (p[k] for k in ("sensitivity", "epsilon", "delta", "sigma2", "step"))
+    parts = (f"laplace(sensitivity={s}, epsilon={eps}, step={L})",
+             f"gaussian(sensitivity={s}, epsilon={eps}, delta={delta}, step={L})",
+             f"discrete_gaussian(sensitivity={s}, sigma2={sigma2}, step={L})")
+    return (*parts, f"compose({', '.join(parts)})")
+
+
 def _noise_guarantee(index: int) -> Callable[[Params], CheckResult]:
     def check(p: Params) -> CheckResult:
         from dpverify.verify._mechanisms import check_guarantee
@@ -245,10 +288,30 @@ def _noise_guarantee(index: int) -> Callable[[Params], CheckResult]:
         arguments = (p["sensitivity"], p["epsilon"], p["delta"], p["sigma2"], p["step"])
         build = (lambda: _noise_parts(*arguments)[index]) if index < 3 else (lambda: _noise_composed(*arguments))
         return check_guarantee(("laplace", "gaussian", "discrete_gaussian", "compose")[index], build,
-                               _noise_claims(p)[index])
+                               _noise_claims(p)[index], _noise_names(p)[index])
 
     check.__name__ = f"guarantee_of_{('laplace', 'gaussian', 'discrete_gaussian', 'compose')[index]}"
     return check
+
+
+def _guarantee_domain(p: Params) -> CheckResult:
+    """The guarantee's fields at their edges, and the documented limit on ``dims``."""
+    from dpverify.samplers import Guarantee
+    from dpverify.verify._mechanisms import check_domain
+
+    s, eps = p["sensitivity"], p["epsilon"]
+    accepted = [("Guarantee(epsilon=0, alpha=1, delta=0, rho=0)", lambda: Guarantee(0, 1, 0, 0)),
+                ("Guarantee(delta=1)", lambda: Guarantee(delta=1)), ("Guarantee.pure(0)", lambda: Guarantee.pure(0)),
+                (f"laplace(dims={MAX_DIMS})", lambda: mechanisms.laplace(s, eps, dims=MAX_DIMS))]
+    refused = [("Guarantee(epsilon=-1)", lambda: Guarantee(epsilon=-1), "epsilon"),
+               ("Guarantee(alpha=0)", lambda: Guarantee(alpha=0), "alpha"),
+               ("Guarantee(alpha=2)", lambda: Guarantee(alpha=2), "alpha"),
+               ("Guarantee(delta=-1)", lambda: Guarantee(delta=-1), "delta"),
+               ("Guarantee(delta=2)", lambda: Guarantee(delta=2), "delta"),
+               ("Guarantee(rho=-1)", lambda: Guarantee(rho=-1), "rho"),
+               ("laplace(dims=0)", lambda: mechanisms.laplace(s, eps, dims=0), "dims"),
+               (f"laplace(dims={MAX_DIMS + 1})", lambda: mechanisms.laplace(s, eps, dims=MAX_DIMS + 1), "dims")]
+    return check_domain(accepted, refused)
 
 
 MECHANISM_NOISE = Spec(
@@ -265,7 +328,17 @@ MECHANISM_NOISE = Spec(
     batch=noise_composed_many,
     refuses=({"values": (0, 0)}, {"values": ("1/3",)}, {"epsilon": 1}, {"delta": 0}, {"sigma2": 0}, {"step": 0},
              {"sensitivity": -1}, {"k": -1}),
-    checks=tuple(_noise_guarantee(i) for i in range(4)),
+    checks=(*(_noise_guarantee(i) for i in range(4)), _guarantee_domain, _defaults(
+        ("laplace without step",
+         lambda p, rng: mechanisms.laplace(p["sensitivity"], p["epsilon"]).sample((1,), rng),
+         lambda p, rng: mechanisms.laplace(p["sensitivity"], p["epsilon"], 1, dims=1).sample((1,), rng)),
+        ("gaussian without step",
+         lambda p, rng: mechanisms.gaussian(p["sensitivity"], p["epsilon"], p["delta"]).sample((1,), rng),
+         lambda p, rng: mechanisms.gaussian(p["sensitivity"], p["epsilon"], p["delta"], 1, dims=1).sample((1,), rng)),
+        ("discrete_gaussian without step",
+         lambda p, rng: mechanisms.discrete_gaussian(p["sensitivity"], p["sigma2"]).sample((1,), rng),
+         lambda p, rng: mechanisms.discrete_gaussian(p["sensitivity"], p["sigma2"], 1, dims=1).sample((1,), rng)),
+    )),
     citation="Dwork, Roth, Theorem 3.16 (composition); Bun, Steinke 2016, Proposition 1.4 and Lemma 2.3",
     description="compose(laplace, gaussian, discrete_gaussian) of dpverify.samplers.mechanisms on one coordinate",
     cases=(
@@ -349,15 +422,74 @@ def _gtm_claim(p: Params) -> PureDp:
     return PureDp(alpha=_gtm_bound(p) ** p["runs"])
 
 
-def _gtm_guarantee(build: Callable[..., Mechanism]) -> Callable[[Params], CheckResult]:
+def _gtm_guarantee(build: Callable[..., Mechanism], name: Callable[[Params], str]) -> Callable[[Params], CheckResult]:
     def check(p: Params) -> CheckResult:
         from dpverify.verify._mechanisms import check_guarantee
 
         return check_guarantee(build.__name__.strip("_"), lambda: build(p["alpha"], p["n"], p["T"], p["runs"]),
-                               (_gtm_claim(p),))
+                               (_gtm_claim(p),), name(p))
 
     check.__name__ = "guarantee"
     return check
+
+
+#: GTM instances whose stated guarantee ``gtm-composed`` also checks against the paper: Theorem
+#: 7.1 instances and multiples of their T, Theorem 6.2 instances, and T at or below the support
+#: bound (refused).
+GTM_BANK: tuple[tuple[str, int, int | str], ...] = (
+    ("1/2", 1, 6), ("1/2", 3, 24), ("1/2", 3, 48), ("1/2", 3, 36), ("1/3", 4, 324), ("1/3", 5, 1000),
+    ("1/10", 12, "11*10^12"), ("1/7", 30, "8*7^30"), ("2/5", 6, "10^100"), ("1/2", 5, 96), ("1/2", 5, 97),
+    ("1/2", 5, 10), ("1/1000", 2, "1001*10^6"), ("999/1000", 2, "10^10"),
+)
+
+
+def _gtm_name(p: Params) -> str:
+    return f"gtm(alpha={p['alpha']}, n={p['n']}, T={shown(p['T'], 30)})"
+
+
+def _gtm_bank(p: Params) -> CheckResult:
+    """Every instance of :data:`GTM_BANK` states the bound :func:`_gtm_bound` derives, or is
+    refused where that bound is at most 0 (no ratio bound at all)."""
+    from dpverify.samplers import DpverifyError
+    from dpverify.verify._mechanisms import check_guarantee
+    from dpverify.verify._results import Verdict
+
+    for alpha, n, T in GTM_BANK:
+        q = {"alpha": Fraction(alpha), "n": n, "T": as_int("T", T, low=1)}
+        bound = _gtm_bound(q)
+        if bound <= 0:
+            try:
+                mechanisms.gtm(alpha, n, T)
+            except DpverifyError as error:
+                if "T=" in str(error):
+                    continue
+            return CheckResult("gtm_guarantees", Verdict.VIOLATED,
+                               f"gtm(alpha={alpha}, n={n}, T={T}) has no ratio bound (T is at most the support bound) "
+                               "but was not refused naming T")
+        result = check_guarantee(f"gtm(alpha={alpha}, n={n}, T={T})", lambda a=alpha, m=n, t=T: mechanisms.gtm(a, m, t),
+                                 (PureDp(alpha=bound),), _gtm_name(q))
+        if result.verdict is not Verdict.PROVED:
+            return replace(result, check="gtm_guarantees")
+    return CheckResult("gtm_guarantees", Verdict.PROVED,
+                       f"gtm states the paper's bound (Theorem 7.1 or 6.2) or refuses, at {len(GTM_BANK)} instances")
+
+
+def _repeat_limit(p: Params) -> CheckResult:
+    """``repeat`` takes up to :data:`MAX_REPEAT` runs, as documented, and refuses one more."""
+    from dpverify.samplers import DpverifyError
+    from dpverify.verify._results import Verdict
+
+    g = _gtm(p["alpha"], p["n"], p["T"])
+    try:
+        longest = mechanisms.repeat(g, MAX_REPEAT)
+    except DpverifyError as error:
+        return CheckResult("repeat_limit", Verdict.VIOLATED, f"repeat(g, {MAX_REPEAT}) was refused: {error}")
+    try:
+        mechanisms.repeat(g, MAX_REPEAT + 1)
+    except DpverifyError:
+        return CheckResult("repeat_limit", Verdict.PROVED,
+                           f"repeat takes {MAX_REPEAT} runs ({longest.name[:40]}...) and refuses {MAX_REPEAT + 1}")
+    return CheckResult("repeat_limit", Verdict.VIOLATED, f"repeat(g, {MAX_REPEAT + 1}) was accepted")
 
 
 def _post_processing(p: Params) -> CheckResult:
@@ -392,7 +524,8 @@ GTM_COMPOSED = Spec(
     pmf=_composed_pmf,
     batch=gtm_composed_many,
     refuses=_GTM_REFUSES,
-    checks=(_gtm_guarantee(_composed),),
+    checks=(_gtm_guarantee(_composed, lambda p: f"compose({_gtm_name(p)}, repeat({_gtm_name(p)}, {p['runs'] - 1}))"),
+            _repeat_limit, _gtm_bank),
     draw=lambda: _theorem_7_1((2, 2)),
     citation="Dwork, Roth, Theorem 3.16; Amorim, Gaboardi, Rindisbacher, Theorem 7.1",
     description="compose(g, repeat(g, runs-1)) of a GTM g: the product of runs GTM laws over nested tuples",
@@ -415,7 +548,8 @@ GTM_POSTPROCESSED = Spec(
     pmf=_summed_pmf,
     batch=gtm_postprocessed_many,
     refuses=_GTM_REFUSES,
-    checks=(_gtm_guarantee(_postprocessed), _post_processing),
+    checks=(_gtm_guarantee(_postprocessed, lambda p: f"postprocess(repeat({_gtm_name(p)}, {p['runs']}), sum)"),
+            _post_processing),
     draw=lambda: _theorem_7_1((2, 2)),
     citation="Dwork, Roth, Proposition 2.1 (post-processing)",
     description="postprocess(repeat(g, runs), sum) of a GTM g: the law of the sum, a pushforward of the product",

@@ -13,6 +13,16 @@ post-processing, and the classic Gaussian variance.
   constructor that states a different bound, is caught.
 - :func:`check_post_processing`: post-processing never lowers the exact tightest ``alpha``
   (Dwork, Roth, Proposition 2.1), checked on the two exact tables.
+- :func:`check_ln_bounds`: the integer bounds on ``2^bits ln y`` that ``classic_sigma2`` rests on
+  enclose the value mpmath computes at twice the precision, and are as narrow as their
+  contract says, at :data:`LN_BANK` (a bound that is wrong only rarely would rarely change a
+  ceiling, so it is checked where it is made).
+- :func:`check_domain`: values at the edges of a documented domain are accepted, and values
+  just outside it refused with an error naming the parameter (the guarantee's fields, the
+  limits on ``dims`` and ``repeat``), where no sampling run reaches them.
+- :func:`check_defaults`: a call that leaves a documented default out (``step=1``) releases
+  exactly what the call that passes it does, draw for draw on the same seeded sources; the
+  engine always passes every parameter, so without this a changed default would go unseen.
 - :func:`check_classic_sigma2`: the sampler's integer-series ``classic_sigma2`` against the
   spec's ``mpmath.iv`` value, at the case and at :data:`CLASSIC_SIGMA2_BANK`.
 """
@@ -35,8 +45,12 @@ from dpverify.verify._results import CheckResult, Verdict, fraction_text
 
 __all__ = [
     "CLASSIC_SIGMA2_BANK",
+    "LN_BANK",
     "check_classic_sigma2",
+    "check_defaults",
+    "check_domain",
     "check_guarantee",
+    "check_ln_bounds",
     "check_post_processing",
     "check_vector_laplace_claim",
 ]
@@ -47,6 +61,15 @@ CLASSIC_SIGMA2_BANK: tuple[tuple[str, str, str], ...] = (
     ("1", "0.1", "1e-6"), ("1", "0.5", "1e-5"), ("1", "1/2", "1/10^5"), ("2", "0.9", "0.5"),
     ("3/7", "1/3", "1/7"), ("10^6", "0.01", "1e-12"), ("1/10^6", "0.999", "0.999"), ("1", "1/10^9", "1/10^9"),
     ("5", "0.25", "0.2"), ("1", "0.75", "1/10^100"), ("7/3", "0.3", "0.05"), ("1", "0.9", "0.9"),
+    # a near tie: 2^33 s^2/epsilon^2 ln(12.5) is within 3e-29 of the integer 2^41 + 12345, so the
+    # first precision cannot decide the ceiling and the refinement runs
+    ("1258451990679634912339572866443377659183/25*10^37", "1/2", "1/10"),
+)
+
+#: ``(y, bits)`` at which :func:`check_ln_bounds` compares the integer logarithm with mpmath.
+LN_BANK: tuple[tuple[str, int], ...] = (
+    ("1", 64), ("5/4", 64), ("3/2", 100), ("2", 64), ("7/4", 200), ("125/4", 80), ("12.5", 103),
+    ("1.25e6", 128), ("1.25e100", 400), ("10^999*5/4", 64), ("1000001/1000000", 256), ("1.999999", 90),
 )
 
 
@@ -96,9 +119,11 @@ def check_vector_laplace_claim(spec: VectorLaplaceSpec, dims: int, epsilon: Frac
     return CheckResult("privacy", Verdict.INCONCLUSIVE, f"Z3 gave no answer: {reason}", reason=reason, evidence=evidence)
 
 
-def check_guarantee(name: str, build: Callable[[], Any], expected: Iterable[Claim]) -> CheckResult:
+def check_guarantee(name: str, build: Callable[[], Any], expected: Iterable[Claim],
+                    expected_name: str | None = None) -> CheckResult:
     """Proved when the guarantee of the mechanism ``build()`` makes exactly the ``expected``
-    claims; violated with both lists otherwise, or when building it is refused."""
+    claims (and, given ``expected_name``, the mechanism has that name); violated with both
+    otherwise, or when building it is refused."""
     wanted = tuple(expected)
     try:
         mechanism = build()
@@ -108,6 +133,10 @@ def check_guarantee(name: str, build: Callable[[], Any], expected: Iterable[Clai
                            evidence={"mechanism": name, "error": str(error)})
     evidence = {"mechanism": mechanism.name, "stated": [c.describe() for c in stated],
                 "expected": [c.describe() for c in wanted]}
+    if expected_name is not None and mechanism.name != expected_name:
+        return CheckResult("guarantee", Verdict.VIOLATED,
+                           f"the mechanism is named {mechanism.name!r}, not {expected_name!r}",
+                           evidence={**evidence, "expected_name": expected_name})
     if stated == wanted:
         return CheckResult("guarantee", Verdict.PROVED,
                            f"{mechanism.name} states {'; '.join(evidence['stated']) or 'no claim'}, as the spec derives",
@@ -157,3 +186,86 @@ def check_classic_sigma2(classic_sigma2: Callable[[Any, Any, Any], Fraction],
     return CheckResult("classic_sigma2", Verdict.PROVED,
                        f"classic_sigma2 equals the certified smallest multiple of 2^-32 above 2 ln(1.25/delta) s^2/epsilon^2 "
                        f"at {checked} parameter sets", evidence={"checked": checked})
+
+
+def check_defaults(calls: Iterable[tuple[str, Callable[[Any], Any], Callable[[Any], Any]]],
+                   seeds: Iterable[int] = range(8)) -> CheckResult:
+    """Proved when, for every ``(label, with_default, explicit)``, ``with_default(rng)`` and
+    ``explicit(rng)`` return the same release on fresh seeded sources of every seed."""
+    from dpverify.samplers import SeededRandomSource
+
+    tried = []
+    for label, with_default, explicit in calls:
+        tried.append(label)
+        for seed in seeds:
+            left, right = (_released(call, SeededRandomSource(seed)) for call in (with_default, explicit))
+            if left != right:
+                return CheckResult("defaults", Verdict.VIOLATED,
+                                   f"{label}: leaving the default out released {left!r}, passing it released {right!r} "
+                                   f"(seed {seed})", evidence={"call": label, "seed": seed, "default": repr(left),
+                                                                "explicit": repr(right)})
+    return CheckResult("defaults", Verdict.PROVED,
+                       f"the documented defaults release what passing them does: {'; '.join(tried)}",
+                       evidence={"calls": tried})
+
+
+def _released(call: Callable[[Any], Any], rng: Any) -> Any:
+    """The release, or the refusal's text (a refused default differs from an accepted value)."""
+    try:
+        return call(rng)
+    except DpverifyError as error:
+        return f"refused: {error}"
+
+
+def check_ln_bounds(ln_scaled: Callable[[Fraction, int], tuple[int, int]],
+                    bank: Iterable[tuple[str, int]] = LN_BANK) -> CheckResult:
+    """Proved when ``ln_scaled(y, bits) = (lo, hi)`` has ``lo <= 2^bits ln y <= hi`` and
+    ``hi - lo <= 2 (k + 1)(2 bits + 16)`` (``k = floor(log2 y)``: a few units per series term)
+    at every ``(y, bits)`` of ``bank``; ``ln y`` from ``mpmath.iv`` (outward rounding)."""
+    from mpmath import iv
+
+    from dpverify.specs._enclosure import interval_precision, iv_rational
+
+    checked = 0
+    for text, bits in bank:
+        y = as_fraction("y", text)
+        low, high = ln_scaled(y, bits)
+        with interval_precision(2 * bits + y.numerator.bit_length() + 64):
+            exact = iv.log(iv_rational(y)) * iv.mpf(2) ** bits
+            inside = exact.a >= low and exact.b <= high
+        k = max(0, y.numerator.bit_length() - y.denominator.bit_length())
+        if not inside or high - low > 2 * (k + 1) * (2 * bits + 16):
+            what = "do not enclose" if not inside else "are wider than their contract around"
+            return CheckResult("ln_bounds", Verdict.VIOLATED,
+                               f"the bounds ({low}, {high}) on 2^{bits} ln({text}) {what} the certified value",
+                               evidence={"y": text, "bits": bits, "low": str(low), "high": str(high)})
+        checked += 1
+    return CheckResult("ln_bounds", Verdict.PROVED,
+                       f"the integer bounds on 2^bits ln y enclose the certified value, within their width, at {checked} "
+                       "points", evidence={"checked": checked})
+
+
+def check_domain(accepted: Iterable[tuple[str, Callable[[], Any]]],
+                 refused: Iterable[tuple[str, Callable[[], Any], str]]) -> CheckResult:
+    """Proved when every ``accepted`` call returns and every ``refused`` call raises a
+    :class:`~dpverify.samplers.DpverifyError` whose message has ``name=``."""
+    problems, tried = [], []
+    for label, call in accepted:
+        tried.append(label)
+        try:
+            call()
+        except DpverifyError as error:
+            problems.append(f"{label} was refused ({error})")
+    for label, call, name in refused:
+        tried.append(label)
+        try:
+            call()
+        except DpverifyError as error:
+            if f"{name}=" not in str(error):
+                problems.append(f"{label} was refused without naming {name}: {error}")
+        else:
+            problems.append(f"{label} was accepted")
+    if problems:
+        return CheckResult("domain", Verdict.VIOLATED, "; ".join(problems), evidence={"tried": tried})
+    return CheckResult("domain", Verdict.PROVED, f"{len(tried)} calls at the domain's edges accepted or refused as "
+                       "documented", evidence={"tried": tried})
