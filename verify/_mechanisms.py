@@ -128,8 +128,9 @@ def check_guarantee(name: str, build: Callable[[], Any], expected: Iterable[Clai
     try:
         mechanism = build()
         stated = guarantee_claims(mechanism.guarantee)
-    except DpverifyError as error:
-        return CheckResult("guarantee", Verdict.VIOLATED, f"{name} was refused: {error}",
+    except Exception as error:  # noqa: BLE001 - the code under test: any failure is a finding
+        what = "was refused" if isinstance(error, DpverifyError) else f"raised {type(error).__name__}"
+        return CheckResult("guarantee", Verdict.VIOLATED, f"{name} {what}: {error}",
                            evidence={"mechanism": name, "error": str(error)})
     evidence = {"mechanism": mechanism.name, "stated": [c.describe() for c in stated],
                 "expected": [c.describe() for c in wanted]}
@@ -173,7 +174,7 @@ def check_classic_sigma2(classic_sigma2: Callable[[Any, Any, Any], Fraction],
         expected = certified_classic_sigma2(s, epsilon, delta)
         try:
             got = classic_sigma2(s, epsilon, delta)
-        except DpverifyError as error:
+        except Exception as error:  # noqa: BLE001 - the code under test: any failure is a finding
             got = error
         if got != expected:
             shown_got = fraction_text(got) if isinstance(got, Fraction) else f"refused ({got})"
@@ -213,8 +214,8 @@ def _released(call: Callable[[Any], Any], rng: Any) -> Any:
     """The release, or the refusal's text (a refused default differs from an accepted value)."""
     try:
         return call(rng)
-    except DpverifyError as error:
-        return f"refused: {error}"
+    except Exception as error:  # noqa: BLE001 - the code under test: any failure is a finding
+        return f"raised {type(error).__name__}: {error}"
 
 
 def check_ln_bounds(ln_scaled: Callable[[Fraction, int], tuple[int, int]],
@@ -229,7 +230,11 @@ def check_ln_bounds(ln_scaled: Callable[[Fraction, int], tuple[int, int]],
     checked = 0
     for text, bits in bank:
         y = as_fraction("y", text)
-        low, high = ln_scaled(y, bits)
+        try:
+            low, high = ln_scaled(y, bits)
+        except Exception as error:  # noqa: BLE001 - the code under test: any failure is a finding
+            return CheckResult("ln_bounds", Verdict.VIOLATED, f"ln_scaled({text}, {bits}) raised {type(error).__name__}: "
+                               f"{error}", evidence={"y": text, "bits": bits, "error": str(error)})
         with interval_precision(2 * bits + y.numerator.bit_length() + 64):
             exact = iv.log(iv_rational(y)) * iv.mpf(2) ** bits
             inside = exact.a >= low and exact.b <= high
@@ -254,8 +259,8 @@ def check_domain(accepted: Iterable[tuple[str, Callable[[], Any]]],
         tried.append(label)
         try:
             call()
-        except DpverifyError as error:
-            problems.append(f"{label} was refused ({error})")
+        except Exception as error:  # noqa: BLE001 - the code under test: any failure is a finding
+            problems.append(f"{label} raised {type(error).__name__} ({error})")
     for label, call, name in refused:
         tried.append(label)
         try:
@@ -263,6 +268,8 @@ def check_domain(accepted: Iterable[tuple[str, Callable[[], Any]]],
         except DpverifyError as error:
             if f"{name}=" not in str(error):
                 problems.append(f"{label} was refused without naming {name}: {error}")
+        except Exception as error:  # noqa: BLE001
+            problems.append(f"{label} raised {type(error).__name__} ({error}) instead of a clear error")
         else:
             problems.append(f"{label} was accepted")
     if problems:
