@@ -36,6 +36,14 @@ from dpverify.specs._spec import MechanismSpec
 from dpverify.specs._noise import NoiseSpec
 from dpverify.specs.grid_laplace import GridLaplaceSpec
 from dpverify.specs.gtm import GtmSpec
+from dpverify.specs.mechanisms import (
+    VectorGaussianSpec,
+    VectorLaplaceSpec,
+    certified_classic_sigma2,
+    guarantee_claims,
+    product_pmf,
+    pushforward,
+)
 from dpverify.specs.noise import (
     BernoulliExpSpec,
     DiscreteGaussianApproxDpClaim,
@@ -76,15 +84,21 @@ __all__ = [
     "SamplesPmf",
     "Spec",
     "SpecError",
+    "VectorGaussianSpec",
+    "VectorLaplaceSpec",
     "Zcdp",
     "ZcdpClaim",
     "account",
     "advanced_composition",
     "basic_composition",
+    "certified_classic_sigma2",
     "drv_composition",
     "gaussian_rho",
+    "guarantee_claims",
     "kov_composition",
     "kov_delta",
+    "product_pmf",
+    "pushforward",
     "zcdp_bs16_composition",
     "zcdp_cks20_composition",
     "zcdp_delta",

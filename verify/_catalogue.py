@@ -39,6 +39,7 @@ from dpverify.specs import (
     Zcdp,
 )
 from dpverify.specs.gtm import MAX_N as GTM_MAX_N
+from dpverify.verify._mechanism_specs import MECHANISM_SPECS
 from dpverify.verify._parsing_spec import PARSING_SPEC
 from dpverify.verify._results import CheckResult
 from dpverify.verify._source_specs import SOURCE_SPECS
@@ -342,4 +343,5 @@ FIXED_POINT = Spec(
 SPECS: tuple[Spec, ...] = (
     PARSING_SPEC, *SOURCE_SPECS,
     GTM, BERNOULLI, BERNOULLI_EXP, DISCRETE_LAPLACE, DISCRETE_GAUSSIAN, LAPLACE_FLOAT, PLANAR_LAPLACE, FIXED_POINT, GRID_LAPLACE,
+    *MECHANISM_SPECS,
 )
