@@ -7,7 +7,7 @@ claim holds), 1 a failed gate or claim, 2 bad input (one line on stderr, no trac
 from __future__ import annotations
 
 import argparse
-import json
+import contextlib
 import os
 import re
 import signal
@@ -26,6 +26,7 @@ from dpverify.verify._mutate import DEFAULT_SAMPLES as DEFAULT_MUTANT_SAMPLES
 from dpverify.verify._mutate import DEFAULT_TIMEOUT as DEFAULT_MUTANT_TIMEOUT
 from dpverify.verify._mutate import EQUIVALENTS_FILE
 from dpverify.verify._gtm_privacy import gtm_privacy, gtm_table
+from dpverify.verify._output import add_json_option, check_output_path, emit_json, human_stream, write_text
 from dpverify.verify._results import CheckResult, Verdict, fraction_text
 from dpverify.verify._text import short_rational
 
@@ -93,11 +94,6 @@ def _gtm_spec(args: argparse.Namespace) -> GtmSpec:
     return spec
 
 
-def _print_json(document: Any) -> None:
-    json.dump(document, sys.stdout, indent=2)
-    sys.stdout.write("\n")
-
-
 # --- pmf ---------------------------------------------------------------------------------
 
 
@@ -112,12 +108,11 @@ def _pmf(args: argparse.Namespace) -> int:
         masses = spec.pmf(q).as_dict()
         source = "spec closed form"
     pmf = [fraction_text(masses[x]) for x in spec.outputs()]
-    if args.json:
-        _print_json({"mechanism": spec.name, "parameters": spec.parameters(), "q": q, "source": source, "pmf": pmf})
-        return 0
-    print(f"GTM {_describe(spec)}, q={q}: exact PMF from the {source}")
+    human = human_stream(args)
+    print(f"GTM {_describe(spec)}, q={q}: exact PMF from the {source}", file=human)
     for x in spec.outputs():
-        print(f"  P({x}) = {short_rational(masses[x])}")
+        print(f"  P({x}) = {short_rational(masses[x])}", file=human)
+    emit_json(args, {"mechanism": spec.name, "parameters": spec.parameters(), "q": q, "source": source, "pmf": pmf})
     return 0
 
 
@@ -129,7 +124,7 @@ def _privacy(args: argparse.Namespace) -> int:
     claim = None if args.claim_alpha is None else as_fraction("claim-alpha", args.claim_alpha)
     if claim is not None and not 0 < claim <= 1:
         raise DpverifyError(f"claim-alpha must be a rational in (0, 1]; got claim-alpha={claim}.")
-    _check_output_path("--smtlib", args.smtlib)
+    check_output_path("--smtlib", args.smtlib)
     report = gtm_privacy(spec, claim)
     if args.z3 or args.smtlib:
         # Imported here so that the exact answer never waits for Z3 to load.
@@ -141,11 +136,10 @@ def _privacy(args: argparse.Namespace) -> int:
         if args.z3:
             report["z3"] = check_ratio_bound_z3(table, spec.neighbours(), stated).to_json()
         if args.smtlib:
-            _write_text("--smtlib", args.smtlib, smtlib_obligation(table, spec.neighbours(), stated))
-    if args.json:
-        _print_json(report)
-    else:
+            write_text("--smtlib", args.smtlib, smtlib_obligation(table, spec.neighbours(), stated))
+    with contextlib.redirect_stdout(human_stream(args)):
         _print_privacy(spec, report)
+    emit_json(args, report)
     return 0 if report["claim_holds"] else 1
 
 
@@ -173,9 +167,7 @@ def _privacy_dgauss(args: argparse.Namespace) -> int:
     from dpverify.verify._accounting import dgauss_privacy
 
     report = dgauss_privacy(args.sigma2, args.epsilon, args.sensitivity)
-    if args.json:
-        _print_json(report)
-    else:
+    with contextlib.redirect_stdout(human_stream(args)):
         p = report["parameters"]
         print(f"discrete Gaussian sigma2={short_rational(Fraction(p['sigma2']))}, sensitivity={p['sensitivity']}")
         print(f"  rho-zCDP        rho = {report['rho']}  (CKS20 Theorem 4)")
@@ -186,6 +178,7 @@ def _privacy_dgauss(args: argparse.Namespace) -> int:
         else:
             verdict = "agrees" if report["hockey_stick_agrees"] else "DISAGREES"
             print(f"  cross-check     direct hockey-stick sum {verdict}: {report['delta_hockey_stick']}")
+    emit_json(args, report)
     return 1 if report["hockey_stick_agrees"] is False else 0
 
 
@@ -196,9 +189,7 @@ def _privacy_gazeau(args: argparse.Namespace) -> int:
         args.scale, args.q, args.q_prime, args.bits, args.lower, args.upper, args.step,
         epsilon=args.epsilon, delta_0=args.delta_0, delta_n=args.delta_n, sensitivity=args.sensitivity,
     )
-    if args.json:
-        _print_json(report)
-    else:
+    with contextlib.redirect_stdout(human_stream(args)):
         p, w = report["parameters"], report["witness"]
         print(f"Gazeau-Miller-Palamidessi Mechanisms 2+3 over the UNSAFE float Laplace: scale={p['scale']}, "
               f"q={p['q']}, q'={p['q_prime']}, {p['bits']} bits, [{p['lower']}, {p['upper']}], step={p['step']}")
@@ -213,6 +204,7 @@ def _privacy_gazeau(args: argparse.Namespace) -> int:
             print(f"  eps' {label:<16} {bound['epsilon_prime']}  (R={bound['robustness']}): {bound['verdict']}")
         failed = [name for name, ok in report["conditions"].items() if not ok and name != "all_hold"]
         print(f"  conditions      {'all hold' if not failed else 'NOT met: ' + ', '.join(failed)}")
+    emit_json(args, report)
     return 1 if report["theorem_4_5_contradicted"] else 0
 
 
@@ -224,9 +216,13 @@ def _account(args: argparse.Namespace) -> int:
 
     result = account(args.epsilon, args.delta, args.k, args.delta_prime, rho=args.rho, mechanism=args.mechanism,
                      sensitivity=args.sensitivity)
-    if args.json:
-        _print_json(result.to_json())
-        return 0
+    with contextlib.redirect_stdout(human_stream(args)):
+        _print_account(args, result)
+    emit_json(args, result.to_json())
+    return 0
+
+
+def _print_account(args: argparse.Namespace, result: Any) -> None:
     rho = f", rho-zCDP with rho <= {result.rho} ({result.rho_source})" if result.rho is not None else ""
     print(f"dpverify account: {result.k}-fold composition of {args.mechanism} steps, each "
           f"(eps={short_rational(result.epsilon)}, delta={short_rational(result.delta)})-DP{rho}")
@@ -256,7 +252,6 @@ def _account(args: argparse.Namespace) -> int:
     if extra is not None and extra.guarantee:
         print(f"  also            zCDP alone: ({extra.epsilon}, {short_rational(extra.delta_total)})-DP, "
               "at delta' without k*delta (CKS20 conversion)")
-    return 0
 
 
 def _prove(args: argparse.Namespace) -> int:
@@ -329,10 +324,8 @@ def _attack_laplace_float(args: argparse.Namespace) -> int:
     from dpverify.verify._float_attack import attack_text, laplace_float_attack
 
     document = laplace_float_attack(args.scale, args.q, args.q_prime, args.bits, samples=args.samples, seed=args.seed)
-    if args.json:
-        _print_json(document)
-    else:
-        print(attack_text(document))
+    print(attack_text(document), file=human_stream(args))
+    emit_json(args, document)
     return 0
 
 
@@ -367,10 +360,8 @@ def _check(args: argparse.Namespace) -> int:
     if not found:
         raise DpverifyError("no spec found: install a package that registers the dpverify.specs entry point, "
                             "or pass --spec-module MODULE.")
-    _check_output_path("--json", args.json)
     seed = fresh_seed() if args.seed is None else args.seed
-    # With --json - the JSON owns stdout, so the human report moves to stderr.
-    human = sys.stderr if args.json == "-" else sys.stdout
+    human = human_stream(args)
     cases = sum(len(item.spec.cases) for item in found)
     print(f"dpverify check: {len(found)} specs, {cases} cases, statistical seed {seed} "
           f"(replay: dpverify check --seed {seed})", file=human)
@@ -390,12 +381,7 @@ def _check(args: argparse.Namespace) -> int:
     print(f"{met} of {len(outcomes)} cases met their expectation{spec_errors}{tree}: {'PASS' if passed else 'FAIL'}",
           file=human)
     if args.json:
-        document = gate_json(outcomes, seed=seed, samples=args.samples, repository=repository)
-        if args.json == "-":
-            _print_json(document)
-        else:
-            _write_text("--json", args.json, json.dumps(document, indent=2) + "\n")
-            print(f"JSON written to {args.json}", file=human)
+        emit_json(args, gate_json(outcomes, seed=seed, samples=args.samples, repository=repository))
     return 0 if passed else 2 if broken else 1
 
 
@@ -412,10 +398,9 @@ def _mutate(args: argparse.Namespace) -> int:
         for line in mutate.list_text(work, chosen, reviewed):
             print(line)
         return 0
-    _check_output_path("--json", args.json)
     options = mutate.GateOptions(seed=args.seed, samples=args.samples, spec_modules=tuple(args.spec_module or ()),
                                  specs=tuple(args.spec or ()), timeout=args.timeout, time_limit=args.time_limit)
-    human = sys.stderr if args.json == "-" else sys.stdout
+    human = human_stream(args)
     print(f"dpverify mutate: {len(chosen)} mutants of {len(targets)} module(s), {args.jobs} at a time; first the "
           f"gate on the unmodified code{'' if args.all_specs else ', spec by spec'}: {options.command()}",
           file=human, flush=True)
@@ -433,33 +418,8 @@ def _mutate(args: argparse.Namespace) -> int:
     document = mutate.report_json(work, results, reviewed, options, baseline_seconds=measured.baseline_seconds,
                                   jobs=args.jobs, specs=measured.specs)
     print(mutate.report_text(document), file=human)
-    if args.json == "-":
-        _print_json(document)
-    elif args.json:
-        _write_text("--json", args.json, json.dumps(document, indent=2) + "\n")
-        print(f"JSON written to {args.json}", file=human)
+    emit_json(args, document)
     return 0 if document["passed"] else 1
-
-
-def _check_output_path(option: str, path: str | None) -> None:
-    """Refuse an output path that cannot be written before the work, not after it."""
-    if path is None or path == "-":
-        return
-    directory = os.path.dirname(os.path.abspath(path)) or "."
-    if os.path.isdir(path):
-        raise DpverifyError(f"{option} must be a file path; got {option}={shown(path)}, which is a directory.")
-    if not os.path.isdir(directory):
-        raise DpverifyError(f"{option} must be in an existing directory; got {option}={shown(path)}.")
-    if not os.access(directory, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
-        raise DpverifyError(f"{option} must be a writable path; got {option}={shown(path)}, which is not writable.")
-
-
-def _write_text(option: str, path: str, text: str) -> None:
-    try:
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(text)
-    except OSError as error:
-        raise DpverifyError(f"could not write {option}={shown(path)}: {error.strerror or error}.") from None
 
 
 def _print_specs(found: Sequence[Any]) -> None:
@@ -527,7 +487,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="check the SPECS of this module instead of the installed entry points (repeatable)")
     check.add_argument("--spec", action="append", metavar="NAME", help="check only the spec with this name (repeatable)")
     check.add_argument("--list", action="store_true", help="list the specs found and where from, and exit")
-    check.add_argument("--json", metavar="PATH", help='also write the results as JSON to PATH ("-": stdout)')
+    add_json_option(check, "the results")
     check.add_argument("--seed", type=_count("seed", 0, MAX_SEED), help="seed of the statistical checks (default: fresh)")
     check.add_argument("--samples", type=_count("samples", 1, MAX_SAMPLES), default=20_000, help="draws per statistical check")
     check.add_argument("--time-limit", type=_count("time-limit", 1, MAX_TIMEOUT), default=DEFAULT_TIME_LIMIT,
@@ -551,7 +511,7 @@ def build_parser() -> argparse.ArgumentParser:
                         metavar="SECONDS", help=f"seconds one gate run may take (default {DEFAULT_MUTANT_TIMEOUT})")
     mutate.add_argument("--equivalents", metavar="PATH",
                         help=f"the reviewed equivalent mutants (default: {EQUIVALENTS_FILE}, if it exists)")
-    mutate.add_argument("--json", metavar="PATH", help='also write every mutant\'s result as JSON to PATH ("-": stdout)')
+    add_json_option(mutate, "every mutant's result")
     mutate.add_argument("--spec-module", action="append", metavar="MODULE", help="passed to check: the specs to run")
     mutate.add_argument("--spec", action="append", metavar="NAME", help="passed to check: only this spec (repeatable)")
     mutate.add_argument("--all-specs", action="store_true",
@@ -569,7 +529,7 @@ def build_parser() -> argparse.ArgumentParser:
     pmf_gtm = pmf_mechanisms.add_parser("gtm", help="Geometric Truncated Mechanism")
     _gtm_arguments(pmf_gtm, with_q=True)
     pmf_gtm.add_argument("--from-code", action="store_true", help="derive it from the sampler code, not the spec")
-    pmf_gtm.add_argument("--json", action="store_true", help="print JSON")
+    add_json_option(pmf_gtm)
     pmf_gtm.set_defaults(run=_pmf)
 
     privacy = commands.add_parser("privacy", help="tightest privacy of one instance, with its witness")
@@ -578,7 +538,7 @@ def build_parser() -> argparse.ArgumentParser:
     privacy_gtm = privacy_mechanisms.add_parser("gtm", help="Geometric Truncated Mechanism")
     _gtm_arguments(privacy_gtm, with_q=False)
     privacy_gtm.add_argument("--claim-alpha", help="the alpha to check (default: --alpha)")
-    privacy_gtm.add_argument("--json", action="store_true", help="print JSON")
+    add_json_option(privacy_gtm)
     privacy_gtm.add_argument("--z3", action="store_true", help="also check the claim with Z3 over the exact table")
     privacy_gtm.add_argument("--smtlib", metavar="PATH", help="write the claim's obligation as SMT-LIB 2 to PATH")
     privacy_gtm.set_defaults(run=_privacy)
@@ -586,7 +546,7 @@ def build_parser() -> argparse.ArgumentParser:
     privacy_dgauss.add_argument("--sigma2", required=True, help='variance parameter > 0, e.g. "7/3" or "10^100"')
     privacy_dgauss.add_argument("--epsilon", required=True, help='epsilon >= 0, e.g. "1" or "1/2"')
     privacy_dgauss.add_argument("--sensitivity", default="1", help="integer sensitivity >= 1 (default 1)")
-    privacy_dgauss.add_argument("--json", action="store_true", help="print JSON")
+    add_json_option(privacy_dgauss)
     privacy_dgauss.set_defaults(run=_privacy_dgauss)
     privacy_gazeau = privacy_mechanisms.add_parser(
         "gazeau", help="UNSAFE float Laplace, truncated and rounded (Gazeau et al.): exact eps vs Theorem 4.5")
@@ -601,7 +561,7 @@ def build_parser() -> argparse.ArgumentParser:
     privacy_gazeau.add_argument("--sensitivity", help="Delta_f (default |q - q'|), e.g. \"1\"")
     privacy_gazeau.add_argument("--delta-0", help="uniform error delta_0 (default 2^-bits), e.g. \"1/65536\"")
     privacy_gazeau.add_argument("--delta-n", help="computation error delta_n (default: measured), e.g. \"1/10^12\"")
-    privacy_gazeau.add_argument("--json", action="store_true", help="print JSON")
+    add_json_option(privacy_gazeau)
     privacy_gazeau.set_defaults(run=_privacy_gazeau)
 
     account_ = commands.add_parser("account", help="composition bounds for k steps: basic, DRV, zCDP, optimal (KOV)")
@@ -613,7 +573,7 @@ def build_parser() -> argparse.ArgumentParser:
     account_.add_argument("--delta-prime", required=True, help="slack delta' in (0, 1): delta_total = k*delta + delta'")
     account_.add_argument("--rho", help="per-step rho-zCDP the mechanism also has (not with gaussian)")
     account_.add_argument("--sensitivity", default="1", help="sensitivity s for the noise scale shown (default 1)")
-    account_.add_argument("--json", action="store_true", help="print JSON (schema dpverify.account/1)")
+    add_json_option(account_, "the report (schema dpverify.account/1)")
     account_.set_defaults(run=_account)
 
     prove = commands.add_parser("prove", help="prove every theorem; write proofs/certificates and proofs/manifest.json")
@@ -635,7 +595,7 @@ def build_parser() -> argparse.ArgumentParser:
     laplace_float.add_argument("--samples", type=_count("samples", 0, MAX_SAMPLES), default=1000,
                                help="53-bit outputs tested for reachability (0 skips)")
     laplace_float.add_argument("--seed", type=_count("seed", 0, MAX_SEED), help="seed of those samples (default: fresh)")
-    laplace_float.add_argument("--json", action="store_true", help="print JSON")
+    add_json_option(laplace_float)
     laplace_float.set_defaults(run=_attack_laplace_float)
     return parser
 
@@ -644,17 +604,12 @@ def _unloadable_catalogue(args: argparse.Namespace, error: Exception) -> int:
     """The gate's verdict when dpverify's own catalogue does not load: violated (exit 1)."""
     from dpverify.verify._gate import gate_json
 
-    _check_output_path("--json", args.json)
-    human = sys.stderr if args.json == "-" else sys.stdout
+    human = human_stream(args)
     result = CheckResult("catalogue", Verdict.VIOLATED, f"the built-in catalogue does not load: {_clip(str(error), 300)}",
                          reason="its specs are fixed, so the shipped code that builds them is what broke")
     print(f"FAIL catalogue: violated: {result.summary}", file=human)
     if args.json:
-        document = gate_json((), seed=args.seed, samples=args.samples, repository=(result,))
-        if args.json == "-":
-            _print_json(document)
-        else:
-            _write_text("--json", args.json, json.dumps(document, indent=2) + "\n")
+        emit_json(args, gate_json((), seed=args.seed, samples=args.samples, repository=(result,)))
     return 1
 
 
@@ -679,6 +634,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"{options[dest]} needs a value")
     command: Callable[[argparse.Namespace], int] = args.run
     try:
+        check_output_path("--json", getattr(args, "json", None))  # before the work, in every command
         return command(args)
     except DpverifyError as error:
         print(f"dpverify: error: {_clip(str(error), 400)}", file=sys.stderr)
