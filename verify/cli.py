@@ -508,6 +508,12 @@ def _print_outcome(outcome: CaseOutcome, out: TextIO) -> None:
 # --- entry point -------------------------------------------------------------------------
 
 
+#: The commands whose exit code is a gate's verdict: stopped before the end, they did not pass.
+GATES = frozenset({"check", "mutate", "prove"})
+#: The exit code of a run interrupted with Ctrl-C (128 + SIGINT, as a shell reports it).
+INTERRUPTED = 130
+
+
 #: Upper limits of the CLI's counts, so that no option asks for work without end.
 MAX_SEED = 2**64 - 1  # fresh seeds are 64-bit
 MAX_SAMPLES = 10**7
@@ -707,9 +713,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         # The reader (e.g. `head`) stopped reading; point stdout at devnull so the interpreter's
-        # final flush does not raise again (the recipe in Python's signal documentation).
+        # final flush does not raise again (the recipe in Python's signal documentation).  A gate
+        # stopped this way reached no verdict, so it did not pass.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+        return 1 if args.command in GATES else 0
+    except KeyboardInterrupt:
+        print("dpverify: interrupted", file=sys.stderr)
+        return INTERRUPTED
 
 
 if __name__ == "__main__":
