@@ -434,14 +434,14 @@ def _check(args: argparse.Namespace) -> int:
     return 0 if passed else 2 if broken else 1
 
 
-def _replay(args: argparse.Namespace, seed: int) -> str:
+def _replay(args: argparse.Namespace, seed: int | None) -> str:
     """The ``dpverify check`` command line that reruns this run with the same statistical draws."""
     words = ["dpverify", "check"]
     for module in args.spec_module or ():
         words += ["--spec-module", module]
     for name in args.spec or ():
         words += ["--spec", name]
-    words += ["--seed", str(seed), "--samples", str(args.samples)]
+    words += [*(() if seed is None else ("--seed", str(seed))), "--samples", str(args.samples)]
     if args.time_limit != DEFAULT_TIME_LIMIT:
         words += ["--time-limit", str(args.time_limit)]
     if args.no_stale_proofs:
@@ -679,8 +679,7 @@ def _unloadable_catalogue(args: argparse.Namespace, error: Exception) -> int:
     if args.json:
         emit_json(args, gate_json((), seed=args.seed, samples=args.samples, repository=(result,)))
     if args.junit:
-        seed = fresh_seed() if args.seed is None else args.seed
-        emit_junit(args, gate_junit((), seed=args.seed, samples=args.samples, replay=_replay(args, seed),
+        emit_junit(args, gate_junit((), seed=args.seed, samples=args.samples, replay=_replay(args, args.seed),
                                     repository=(result,), time_limit=args.time_limit, timestamp=_timestamp()))
     return 1
 
