@@ -102,7 +102,8 @@ def check_output_paths(args: argparse.Namespace) -> None:
         if one == other == STDOUT:
             raise DpverifyError(f"only one of {first} and {second} can write to stdout; give the other a PATH.")
         if STDOUT not in (one, other) and os.path.abspath(one) == os.path.abspath(other):
-            raise DpverifyError(f"{first} and {second} must be different files; got both={shown(one)}.")
+            raise DpverifyError(f"{first} and {second} must be different files; got {first}={shown(one)} and "
+                                f"{second}={shown(other)}.")
 
 
 def write_text(option: str, path: str, text: str) -> None:
