@@ -169,6 +169,7 @@ def test_attack_laplace_float(samples: str, capsys: pytest.CaptureFixture[str]) 
 @pytest.mark.parametrize("argv", [
     ["account", "--mechanism", "gaussian", "--epsilon", "0.5", "--delta", "1e-6", "--k", "10", "--delta-prime", "1e-6"],
     ["account", "--mechanism", "laplace", "--epsilon", "0.5", "--k", "10", "--delta-prime", "1e-6", "--sensitivity", "2"],
+    ["account", "--mechanism", "pure", "--epsilon", "2", "--k", "100", "--delta-prime", "1e-9"],
     ["account", "--mechanism", "approx", "--epsilon", "0.5", "--delta", "1e-3", "--rho", "0.1", "--k", "10",
      "--delta-prime", "1e-6"],
     ["account", "--mechanism", "approx", "--epsilon", "1", "--delta", "0.5", "--k", "3", "--delta-prime", "0.5"],
