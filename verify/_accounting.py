@@ -70,6 +70,7 @@ __all__ = [
     "DIRECT_MAX_TERMS",
     "HOCKEY_STICK_MAX_SIGMA2",
     "MIN_DELTA_DIGITS",
+    "PRIVACY_DGAUSS_SCHEMA",
     "check_dgauss_accounting",
     "decimal_enclosure",
     "dgauss_delta",
@@ -78,6 +79,8 @@ __all__ = [
     "gaussian_upper_integral",
 ]
 
+#: The ``schema`` field of :func:`dgauss_privacy`'s document (``dpverify privacy dgauss --json``).
+PRIVACY_DGAUSS_SCHEMA = "dpverify.privacy-dgauss/1"
 #: Most terms a direct tail sum may take before Euler–Maclaurin is used instead.
 DIRECT_MAX_TERMS = 4_000
 #: Largest ``sigma2`` for which :func:`dgauss_delta_hockey_stick` sums directly.
@@ -481,7 +484,7 @@ def decimal_enclosure(low: mpmath.mpf, high: mpmath.mpf, digits: int) -> tuple[s
 def dgauss_privacy(sigma2: RationalLike, epsilon: RationalLike, sensitivity: object = 1) -> dict[str, Any]:
     """What ``dpverify privacy dgauss --sigma2 S --epsilon E --sensitivity D --json`` prints.
 
-    Keys: ``mechanism`` (``"discrete_gaussian"``), ``parameters`` (exact strings), ``rho``
+    Keys: ``schema`` (:data:`PRIVACY_DGAUSS_SCHEMA`), ``mechanism`` (``"discrete_gaussian"``), ``parameters`` (exact strings), ``rho``
     (``"num/den"``, CKS20 Theorem 4), ``delta`` (CKS20 Theorem 7's delta as a decimal string
     ``"d.ddd...eE"`` rounded to ``delta_digits >= 15`` significant digits and certified by the
     enclosure: ``|delta - true delta| <= 1/2`` unit in its last digit), ``delta_digits``,
@@ -513,6 +516,7 @@ def dgauss_privacy(sigma2: RationalLike, epsilon: RationalLike, sensitivity: obj
             )
         dps *= 2
     report: dict[str, Any] = {
+        "schema": PRIVACY_DGAUSS_SCHEMA,
         "mechanism": "discrete_gaussian",
         "parameters": {
             "sigma2": fraction_text(spec.sigma2),

@@ -38,7 +38,10 @@ from dpverify.verify._float_exact import float_pmf, float_privacy
 from dpverify.verify._mironov import scale_parameter, float_parameter, mironov_attack
 from dpverify.verify._results import CheckResult, Verdict, fraction_text, json_number, json_value
 
-__all__ = ["FirstViolation", "attack_text", "first_violation", "laplace_float_attack"]
+__all__ = ["LAPLACE_FLOAT_ATTACK_SCHEMA", "FirstViolation", "attack_text", "first_violation", "laplace_float_attack"]
+
+#: The ``schema`` field of :func:`laplace_float_attack`'s document (``dpverify attack laplace-float --json``).
+LAPLACE_FLOAT_ATTACK_SCHEMA = "dpverify.attack-laplace-float/1"
 
 MAX_ENUMERATION_BITS = 24
 
@@ -156,6 +159,7 @@ def laplace_float_attack(
         reachability = report.to_json()
         reachability["seconds"] = reach_seconds
     return {
+        "schema": LAPLACE_FLOAT_ATTACK_SCHEMA,
         "mechanism": "laplace-float",
         "scale": b_,
         "q": q_,

@@ -4,21 +4,31 @@ What runs on a case is chosen by :mod:`dpverify.verify._spec_run` from the spec'
 The gate passes only when every case meets its expectation and the source tree's own checks
 (static rules on samplers/, stale proofs) prove; a spec that cannot be checked as written is a
 broken spec, which the command line reports with exit code 2.
+
+Its reports: the human one (:func:`outcome_lines`, :func:`repository_lines`), the JSON document
+(:func:`gate_json`, schema ``dpverify.check/2``) and JUnit XML (:func:`gate_junit`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from dpverify.verify._arguments import DEFAULT_TIME_LIMIT
+from dpverify._junit import ERROR as JUNIT_ERROR
+from dpverify._junit import FAILURE, PASSED, SKIPPED, JunitCase, JunitSuite, junit_xml, one_line
 from dpverify._launch import CHECK_SCHEMA
+from dpverify.verify._arguments import DEFAULT_TIME_LIMIT
 from dpverify.verify._discovery import FoundSpec
 from dpverify.verify._results import CheckResult, Verdict
-from dpverify.verify._spec_run import ERROR, CaseOutcome, run_case
+from dpverify.verify._spec_run import ERROR, CaseOutcome, replay_command, run_case
 
-__all__ = ["CHECK_SCHEMA", "gate_json", "run_gate"]
+__all__ = ["CHECK_SCHEMA", "REPOSITORY_SUITE", "SPECS_SUITE", "gate_json", "gate_junit", "outcome_lines",
+           "repository_lines", "run_gate", "specs_error_junit"]
 
+#: The JUnit suite of the source tree's own checks.
+REPOSITORY_SUITE = "repository"
+#: The JUnit suite that reports specs that could not be loaded at all.
+SPECS_SUITE = "specs"
 
 
 def run_gate(
@@ -64,3 +74,106 @@ def gate_json(
         "entries": [o.to_json() for o in outcomes],
         "repository": [r.to_json() for r in repository],
     }
+
+
+def outcome_lines(outcome: CaseOutcome) -> list[str]:
+    """The human report of one case: the verdict line, then every check's verdict and summary and
+    every problem (or the broken spec's message)."""
+    mark = "ok  " if outcome.met else "ERROR" if outcome.error else "FAIL"
+    lines = [f"{mark:<4} {outcome.name}: expect {outcome.case.expect}, got {outcome.outcome}"]
+    if outcome.error:
+        return [*lines, f"       broken spec: {outcome.error}"]
+    if outcome.case.why:
+        lines.append(f"       {outcome.case.why}")
+    lines += [f"       {check.check:<14} {check.verdict.value:<12} {check.summary}" for check in outcome.checks]
+    lines += [f"       problem: {problem}" for problem in outcome.problems]
+    return lines
+
+
+def repository_lines(check: CheckResult) -> list[str]:
+    """The human report of one source-tree check: its verdict, then each finding."""
+    mark = "ok  " if check.verdict is Verdict.PROVED else "FAIL"
+    lines = [f"{mark} {check.check}: {check.verdict.value}: {check.summary}"]
+    for finding in check.evidence.get("findings", []):
+        where = (f"{finding['file']}:{finding['line']}: {finding['rule']}: {finding['snippet']}"
+                 if "line" in finding else finding.get("message", str(finding)))
+        lines.append(f"       {where}")
+    return lines
+
+
+def gate_junit(
+    outcomes: Sequence[CaseOutcome],
+    *,
+    seed: int | None,
+    samples: int | None,
+    replay: str,
+    repository: Sequence[CheckResult] = (),
+    repository_seconds: Mapping[str, float] | None = None,
+    not_run: Sequence[tuple[str, str]] = (),
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
+    timestamp: str | None = None,
+) -> str:
+    """The ``dpverify check --junit`` document: one ``<testsuite>`` per spec (in the order run) with
+    one ``<testcase>`` per case, and a ``repository`` suite of the source-tree checks.
+
+    A case that missed its expectation is a ``<failure>`` whose ``message`` is its first problem
+    on one line (for a violated claim: the inputs, the output and both exact probabilities) and
+    whose text is the case's whole human report (every check's verdict and summary, every
+    problem) and its replay command; a broken spec is an ``<error>`` with the spec's message;
+    ``not_run`` (spec, case) pairs, stopped by ``--fail-fast``, are ``<skipped>``.  Each spec's
+    suite has the properties ``seed``, ``samples``, ``time_limit``, ``origin`` and ``replay`` (that
+    spec alone); the repository suite's ``replay`` is ``replay``, the whole run.
+    """
+    by_spec: dict[str, list[JunitCase]] = {}
+    origins: dict[str, str] = {}
+    for outcome in outcomes:
+        origins.setdefault(outcome.spec.name, outcome.origin)
+        by_spec.setdefault(outcome.spec.name, []).append(_junit_case(outcome, seed, samples, time_limit))
+    for spec, case in not_run:
+        by_spec.setdefault(spec, []).append(JunitCase(spec, case, status=SKIPPED, message=(
+            "not run: --fail-fast stopped the gate at the first case that missed its expectation")))
+    run = (("seed", "" if seed is None else str(seed)), ("samples", "" if samples is None else str(samples)),
+           ("time_limit", "" if time_limit is None else str(time_limit)))
+    suites = []
+    for spec, cases in by_spec.items():
+        origin = origins.get(spec, "")
+        properties = [*run, ("origin", origin)]
+        if seed is not None and samples is not None:
+            properties.append(("replay", replay_command(spec, origin, seed=seed, samples=samples, time_limit=time_limit)))
+        suites.append(JunitSuite(spec, tuple(cases), tuple(properties), timestamp))
+    if repository:
+        seconds = repository_seconds or {}
+        checks = tuple(_repository_case(check, seconds.get(check.check, 0.0)) for check in repository)
+        suites.append(JunitSuite(REPOSITORY_SUITE, checks, (*run, ("replay", replay)), timestamp))
+    return junit_xml(suites, name="dpverify check")
+
+
+def _junit_case(outcome: CaseOutcome, seed: int | None, samples: int | None, time_limit: float | None) -> JunitCase:
+    spec, label = outcome.spec.name, outcome.case.describe()
+    report = "\n".join(outcome_lines(outcome))
+    if outcome.met:
+        return JunitCase(spec, label, outcome.seconds, PASSED, output=report)
+    if seed is not None and samples is not None:
+        replay = replay_command(spec, outcome.origin, seed=seed, samples=samples, time_limit=time_limit)
+        report += f"\nreplay: {replay}"
+    if outcome.error is not None:
+        return JunitCase(spec, label, outcome.seconds, JUNIT_ERROR, one_line(outcome.error), "broken spec", report)
+    return JunitCase(spec, label, outcome.seconds, FAILURE, one_line(outcome.problems[0]),
+                     f"expected {outcome.case.expect}, got {outcome.outcome}", report)
+
+
+def _repository_case(check: CheckResult, seconds: float) -> JunitCase:
+    report = "\n".join(repository_lines(check))
+    if check.verdict is Verdict.PROVED:
+        return JunitCase(REPOSITORY_SUITE, check.check, seconds, PASSED, output=report)
+    return JunitCase(REPOSITORY_SUITE, check.check, seconds, FAILURE, one_line(f"{check.check} {check.verdict.value}: "
+                     f"{check.summary}"), f"expected proved, got {check.verdict.value}", report)
+
+
+def specs_error_junit(message: str, *, timestamp: str | None = None) -> str:
+    """The ``--junit`` report of a run whose specs could not be loaded (a spec module that does not
+    import, a case outside its spec's domain, an unknown ``--spec``): one ``<error>``, as a test
+    runner reports a collection error.  The command exits 2 with the same message."""
+    case = JunitCase(SPECS_SUITE, "load", status=JUNIT_ERROR, message=one_line(message), type="broken spec",
+                     details=message)
+    return junit_xml([JunitSuite(SPECS_SUITE, (case,), (), timestamp)], name="dpverify check")

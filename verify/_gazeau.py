@@ -127,6 +127,7 @@ from dpverify.verify._results import fraction_text, json_number
 
 __all__ = [
     "MAX_BITS",
+    "PRIVACY_GAZEAU_SCHEMA",
     "BoundReading",
     "ComputationError",
     "computation_error",
@@ -137,6 +138,9 @@ __all__ = [
     "robustness_section_5",
     "section_5_lipschitz",
 ]
+
+#: The ``schema`` field of :func:`gazeau_privacy`'s document (``dpverify privacy gazeau --json``).
+PRIVACY_GAZEAU_SCHEMA = "dpverify.privacy-gazeau/1"
 
 #: Largest ``bits`` enumerated: both inputs run the code ``2^bits - 1`` times (about 1 s per
 #: 2^18 draws in CPython), so past this a query would run for minutes.
@@ -429,6 +433,7 @@ def gazeau_privacy(
     bounds = {reading.name: reading.to_json(exact) for reading in readings}
     contradicted = [name for name, bound in bounds.items() if bound["verdict"] == "contradicted"]
     return {
+        "schema": PRIVACY_GAZEAU_SCHEMA,
         "mechanism": "gazeau",
         "parameters": {
             "scale": config.scale, "q": q1, "q_prime": q2, "bits": k,

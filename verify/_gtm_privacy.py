@@ -14,6 +14,11 @@ from dpverify.verify._arguments import need_instance
 from dpverify.verify._privacy import PrivacyLoss, check_pure_dp, tightest_alpha
 from dpverify.verify._results import fraction_text, json_number
 
+__all__ = ["PRIVACY_GTM_SCHEMA", "gtm_privacy", "gtm_table"]
+
+#: The ``schema`` field of :func:`gtm_privacy`'s document (``dpverify privacy gtm --json``).
+PRIVACY_GTM_SCHEMA = "dpverify.privacy-gtm/1"
+
 
 def gtm_table(spec: GtmSpec) -> dict[int, Any]:
     """The implementation's exact PMF for every input ``q``."""
@@ -32,6 +37,7 @@ def gtm_privacy(spec: GtmSpec, claim_alpha: RationalLike | None = None) -> dict[
     loss: PrivacyLoss = tightest_alpha(table, spec.neighbours())
     every_output_possible = all(all(row.weights) for row in table.values())
     return {
+        "schema": PRIVACY_GTM_SCHEMA,
         "mechanism": "gtm",
         "parameters": spec.parameters(),
         "alpha_exact": fraction_text(loss.alpha),

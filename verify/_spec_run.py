@@ -69,7 +69,7 @@ from dpverify.verify._smt import check_ratio_bound_z3
 from dpverify.verify._statistics import check_empirical, check_empirical_ideal
 from dpverify.verify._timing import check_timing
 
-__all__ = ["ERROR", "CaseOutcome", "run_case"]
+__all__ = ["ERROR", "CaseOutcome", "replay_command", "run_case"]
 
 #: The outcome of a case whose spec cannot be checked as written.
 ERROR = "error"
@@ -132,6 +132,8 @@ class CaseOutcome:
     claim_text: str = ""
     claim_alpha: str | None = None
     error: str | None = None
+    #: Wall-clock seconds the case took (reports show it; it is not part of the JSON document).
+    seconds: float = 0.0
 
     @property
     def name(self) -> str:
@@ -180,6 +182,24 @@ def run_case(
     samples = as_int("samples", samples, low=1)
     if time_limit is not None:
         time_limit = as_int("time_limit", time_limit, low=1, high=86_400)
+    started = time.monotonic()
+    outcome = _bounded(spec, case, seed=seed, samples=samples, origin=origin, statistics=statistics,
+                       production=production, time_limit=time_limit)
+    return replace(outcome, seconds=time.monotonic() - started)
+
+
+def replay_command(spec_name: str, origin: str, *, seed: int, samples: int, time_limit: float | None = None) -> str:
+    """The command line that reruns one spec's cases with the same statistical draws (``time_limit``
+    is added when it is not the default)."""
+    module = f" --spec-module {origin.removeprefix('module ')}" if origin.startswith("module ") else ""
+    bound = "" if time_limit is None or time_limit == DEFAULT_TIME_LIMIT else f" --time-limit {time_limit}"
+    return f"dpverify check{module} --spec {spec_name} --seed {seed} --samples {samples}{bound}"
+
+
+def _bounded(
+    spec: Spec, case: Case, *, seed: int, samples: int, origin: str, statistics: bool, production: bool,
+    time_limit: float | None,
+) -> CaseOutcome:
     where = f"spec {spec.name!r}, case {case.describe()!r}"
     progress = _Progress()
     try:
@@ -314,8 +334,7 @@ class _Instance:
             self.inputs = tuple(_declared(where, "input.values(p)", spec.input.values, p))
             if not self.inputs:
                 raise SpecError(f"{where}: input.values(p) is empty; the claim needs at least one input.")
-        module = f" --spec-module {origin.removeprefix('module ')}" if origin.startswith("module ") else ""
-        self.replay = f"dpverify check{module} --spec {spec.name} --seed {seed} --samples {samples}"
+        self.replay = replay_command(spec.name, origin, seed=seed, samples=samples)
         self._table: dict[Hashable, ExactPmf] | None = None
 
     # --- running the code ----------------------------------------------------------------

@@ -1,32 +1,52 @@
 """``dpverify``: the command-line interface (a stable interface; see the README).
 
-Exit codes: 0 success (for ``check``, every entry met its expectation; for ``privacy``, the
-claim holds), 1 a failed gate or claim, 2 bad input (one line on stderr, no traceback).
+Exit codes, the same in every command: 0 every expectation met (``check``: every case met its
+expectation and the source tree is clean; ``privacy``: the claim holds); 1 a gate that did not
+pass: a claim violated, a proof stale, a cross-check that disagrees (each command's meaning of 1
+is in the README's table); 2 bad usage or a broken spec (one line on stderr, no traceback).
+Every ``--json`` document names its schema, ``dpverify.<name>/<version>``, published as
+``schemas/<name>-<version>.schema.json``.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import datetime
 import os
 import re
+import shlex
 import signal
 import sys
+import time
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
+from dpverify._launch import CHECK_SCHEMA
 from dpverify.samplers import DpverifyError, as_fraction, as_int, fresh_seed
 from dpverify.samplers._rational import shown
-from dpverify.specs import GtmSpec
+from dpverify.specs import ACCOUNT_SCHEMA, GtmSpec
+from dpverify.verify._accounting import PRIVACY_DGAUSS_SCHEMA
 from dpverify.verify._arguments import DEFAULT_TIME_LIMIT
 from dpverify.verify._exactness import code_distribution
+from dpverify.verify._float_attack import LAPLACE_FLOAT_ATTACK_SCHEMA
+from dpverify.verify._gazeau import PRIVACY_GAZEAU_SCHEMA
 from dpverify.verify._mutate import DEFAULT_CASE_TIME_LIMIT
 from dpverify.verify._mutate import DEFAULT_SAMPLES as DEFAULT_MUTANT_SAMPLES
 from dpverify.verify._mutate import DEFAULT_TIMEOUT as DEFAULT_MUTANT_TIMEOUT
-from dpverify.verify._mutate import EQUIVALENTS_FILE
-from dpverify.verify._gtm_privacy import gtm_privacy, gtm_table
-from dpverify.verify._output import add_json_option, check_output_path, emit_json, human_stream, write_text
+from dpverify.verify._mutate import EQUIVALENTS_FILE, MUTATE_SCHEMA
+from dpverify.verify._gtm_privacy import PRIVACY_GTM_SCHEMA, gtm_privacy, gtm_table
+from dpverify.verify._output import (
+    add_json_option,
+    add_junit_option,
+    check_output_path,
+    check_output_paths,
+    emit_json,
+    emit_junit,
+    human_stream,
+    write_text,
+)
 from dpverify.verify._results import CheckResult, Verdict, fraction_text
 from dpverify.verify._text import short_rational
 
@@ -72,6 +92,10 @@ def _gtm_arguments(parser: argparse.ArgumentParser, *, with_q: bool) -> None:
         parser.add_argument("--q", required=True, help="the query answer, 0 <= q <= n")
 
 
+#: The ``schema`` field of ``dpverify pmf gtm --json``.
+PMF_GTM_SCHEMA = "dpverify.pmf-gtm/1"
+
+
 #: The exact table has (n+1)^2 big-integer entries; past this n a query would run for minutes
 #: and gigabytes, so it is refused up front instead.
 MAX_N = 5000
@@ -112,7 +136,8 @@ def _pmf(args: argparse.Namespace) -> int:
     print(f"GTM {_describe(spec)}, q={q}: exact PMF from the {source}", file=human)
     for x in spec.outputs():
         print(f"  P({x}) = {short_rational(masses[x])}", file=human)
-    emit_json(args, {"mechanism": spec.name, "parameters": spec.parameters(), "q": q, "source": source, "pmf": pmf})
+    emit_json(args, {"schema": PMF_GTM_SCHEMA, "mechanism": spec.name, "parameters": spec.parameters(), "q": q,
+                     "source": source, "pmf": pmf})
     return 0
 
 
@@ -140,7 +165,10 @@ def _privacy(args: argparse.Namespace) -> int:
     with contextlib.redirect_stdout(human_stream(args)):
         _print_privacy(spec, report)
     emit_json(args, report)
-    return 0 if report["claim_holds"] else 1
+    # Z3 on the same table is a second computation of the same answer: if it finds a counterexample
+    # the exact check missed, the two disagree, and the claim is not established.
+    z3_refutes = report.get("z3", {}).get("verdict") == Verdict.VIOLATED.value
+    return 0 if report["claim_holds"] and not z3_refutes else 1
 
 
 def _print_privacy(spec: GtmSpec, report: dict[str, Any]) -> None:
@@ -290,9 +318,11 @@ def _prove(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _repository_checks(human: TextIO, *, stale_proofs: bool = True) -> tuple[Any, ...]:
+def _repository_checks(human: TextIO, *, stale_proofs: bool = True,
+                       seconds: dict[str, float] | None = None) -> tuple[Any, ...]:
     """The source tree's own checks: static rules, every entry point run by a spec, proof staleness
-    (unless ``stale_proofs`` is false: ``dpverify mutate`` changes covered code on purpose)."""
+    (unless ``stale_proofs`` is false: ``dpverify mutate`` changes covered code on purpose).
+    ``seconds``, when given, receives each check's running time by name."""
     from dpverify.proofs._certificates import (
         check_manifest,
         check_recorded_verdicts,
@@ -305,19 +335,23 @@ def _repository_checks(human: TextIO, *, stale_proofs: bool = True) -> tuple[Any
     from dpverify.verify._entry_points import check_entry_points
     from dpverify.verify._static import check_samplers_static
 
+    from dpverify.verify._gate import repository_lines
+
     root = repository_root()
-    stale: tuple[Any, ...] = ()
+    steps: list[Callable[[], CheckResult]] = [lambda: check_samplers_static(root), lambda: check_entry_points(SPECS)]
     if stale_proofs:
-        stale = (check_manifest(root, current=[*(theorem_obligation(t) for t in THEOREMS), *instance_obligations()]),)
-    checks = (check_samplers_static(root), check_entry_points(SPECS), *stale, check_recorded_verdicts(root))
-    for check in checks:
-        mark = "ok  " if check.verdict is Verdict.PROVED else "FAIL"
-        print(f"{mark} {check.check}: {check.verdict.value}: {check.summary}", file=human)
-        for finding in check.evidence.get("findings", []):
-            where = (f"{finding['file']}:{finding['line']}: {finding['rule']}: {finding['snippet']}"
-                     if "line" in finding else finding.get("message", str(finding)))
-            print(f"       {where}", file=human)
-    return checks
+        steps.append(lambda: check_manifest(
+            root, current=[*(theorem_obligation(t) for t in THEOREMS), *instance_obligations()]))
+    steps.append(lambda: check_recorded_verdicts(root))
+    checks = []
+    for step in steps:
+        started = time.monotonic()
+        check = step()
+        if seconds is not None:
+            seconds[check.check] = time.monotonic() - started
+        checks.append(check)
+        print("\n".join(repository_lines(check)), file=human)
+    return tuple(checks)
 
 
 def _attack_laplace_float(args: argparse.Namespace) -> int:
@@ -343,7 +377,8 @@ def _yes(flag: bool) -> str:
 def _check(args: argparse.Namespace) -> int:
     # Imported here so that pmf and privacy start without loading Z3.
     from dpverify.verify._discovery import BuiltinUnloadable, discover
-    from dpverify.verify._gate import gate_json, run_gate
+    from dpverify.specs import SpecError
+    from dpverify.verify._gate import gate_json, gate_junit, run_gate, specs_error_junit
     from dpverify.verify._spec_run import ERROR
 
     if args.spec_module:
@@ -354,6 +389,11 @@ def _check(args: argparse.Namespace) -> int:
         if args.list:
             raise
         return _unloadable_catalogue(args, error)
+    except SpecError as error:
+        # Like a test runner's collection error: the report shows it; the exit code is 2.
+        if args.junit and not args.list:
+            emit_junit(args, specs_error_junit(str(error), timestamp=_timestamp()))
+        raise
     if args.list:
         _print_specs(found)
         return 0
@@ -361,6 +401,7 @@ def _check(args: argparse.Namespace) -> int:
         raise DpverifyError("no spec found: install a package that registers the dpverify.specs entry point, "
                             "or pass --spec-module MODULE.")
     seed = fresh_seed() if args.seed is None else args.seed
+    timestamp = _timestamp()
     human = human_stream(args)
     cases = sum(len(item.spec.cases) for item in found)
     print(f"dpverify check: {len(found)} specs, {cases} cases, statistical seed {seed} "
@@ -370,7 +411,8 @@ def _check(args: argparse.Namespace) -> int:
     if args.fail_fast and len(outcomes) < cases:
         print(f"stopped at the first case that missed its expectation (--fail-fast); {cases - len(outcomes)} "
               "case(s) not run", file=human)
-    repository = (_repository_checks(human, stale_proofs=not args.no_stale_proofs)
+    seconds: dict[str, float] = {}
+    repository = (_repository_checks(human, stale_proofs=not args.no_stale_proofs, seconds=seconds)
                   if any(item.builtin for item in found) else ())
     met = sum(o.met for o in outcomes)
     broken = sum(o.outcome == ERROR for o in outcomes)
@@ -382,7 +424,34 @@ def _check(args: argparse.Namespace) -> int:
           file=human)
     if args.json:
         emit_json(args, gate_json(outcomes, seed=seed, samples=args.samples, repository=repository))
+    if args.junit:
+        ran = {(o.spec.name, o.case.describe()) for o in outcomes}
+        not_run = [(item.spec.name, case.describe()) for item in found for case in item.spec.cases
+                   if (item.spec.name, case.describe()) not in ran]
+        emit_junit(args, gate_junit(outcomes, seed=seed, samples=args.samples, replay=_replay(args, seed),
+                                    repository=repository, repository_seconds=seconds, not_run=not_run,
+                                    time_limit=args.time_limit, timestamp=timestamp))
     return 0 if passed else 2 if broken else 1
+
+
+def _replay(args: argparse.Namespace, seed: int | None) -> str:
+    """The ``dpverify check`` command line that reruns this run with the same statistical draws."""
+    words = ["dpverify", "check"]
+    for module in args.spec_module or ():
+        words += ["--spec-module", module]
+    for name in args.spec or ():
+        words += ["--spec", name]
+    words += [*(() if seed is None else ("--seed", str(seed))), "--samples", str(args.samples)]
+    if args.time_limit != DEFAULT_TIME_LIMIT:
+        words += ["--time-limit", str(args.time_limit)]
+    if args.no_stale_proofs:
+        words.append("--no-stale-proofs")
+    return " ".join(shlex.quote(word) for word in words)
+
+
+def _timestamp() -> str:
+    """Now, in UTC, as ISO 8601 to the second (JUnit's ``timestamp``)."""
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
 
 def _mutate(args: argparse.Namespace) -> int:
@@ -431,20 +500,18 @@ def _print_specs(found: Sequence[Any]) -> None:
 
 
 def _print_outcome(outcome: CaseOutcome, out: TextIO) -> None:
-    mark = "ok  " if outcome.met else "ERROR" if outcome.error else "FAIL"
-    print(f"{mark:<4} {outcome.name}: expect {outcome.case.expect}, got {outcome.outcome}", file=out)
-    if outcome.error:
-        print(f"       broken spec: {outcome.error}", file=out)
-        return
-    if outcome.case.why:
-        print(f"       {outcome.case.why}", file=out)
-    for check in outcome.checks:
-        print(f"       {check.check:<14} {check.verdict.value:<12} {check.summary}", file=out)
-    for problem in outcome.problems:
-        print(f"       problem: {problem}", file=out)
+    from dpverify.verify._gate import outcome_lines
+
+    print("\n".join(outcome_lines(outcome)), file=out)
 
 
 # --- entry point -------------------------------------------------------------------------
+
+
+#: The commands whose exit code is a gate's verdict: stopped before the end, they did not pass.
+GATES = frozenset({"check", "mutate", "prove"})
+#: The exit code of a run interrupted with Ctrl-C (128 + SIGINT, as a shell reports it).
+INTERRUPTED = 130
 
 
 #: Upper limits of the CLI's counts, so that no option asks for work without end.
@@ -487,7 +554,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="check the SPECS of this module instead of the installed entry points (repeatable)")
     check.add_argument("--spec", action="append", metavar="NAME", help="check only the spec with this name (repeatable)")
     check.add_argument("--list", action="store_true", help="list the specs found and where from, and exit")
-    add_json_option(check, "the results")
+    add_json_option(check, "the results", schema=CHECK_SCHEMA)
+    add_junit_option(check, "the results (one test suite per spec, one test case per case)")
     check.add_argument("--seed", type=_count("seed", 0, MAX_SEED), help="seed of the statistical checks (default: fresh)")
     check.add_argument("--samples", type=_count("samples", 1, MAX_SAMPLES), default=20_000, help="draws per statistical check")
     check.add_argument("--time-limit", type=_count("time-limit", 1, MAX_TIMEOUT), default=DEFAULT_TIME_LIMIT,
@@ -511,7 +579,7 @@ def build_parser() -> argparse.ArgumentParser:
                         metavar="SECONDS", help=f"seconds one gate run may take (default {DEFAULT_MUTANT_TIMEOUT})")
     mutate.add_argument("--equivalents", metavar="PATH",
                         help=f"the reviewed equivalent mutants (default: {EQUIVALENTS_FILE}, if it exists)")
-    add_json_option(mutate, "every mutant's result")
+    add_json_option(mutate, "every mutant's result", schema=MUTATE_SCHEMA)
     mutate.add_argument("--spec-module", action="append", metavar="MODULE", help="passed to check: the specs to run")
     mutate.add_argument("--spec", action="append", metavar="NAME", help="passed to check: only this spec (repeatable)")
     mutate.add_argument("--all-specs", action="store_true",
@@ -529,7 +597,7 @@ def build_parser() -> argparse.ArgumentParser:
     pmf_gtm = pmf_mechanisms.add_parser("gtm", help="Geometric Truncated Mechanism")
     _gtm_arguments(pmf_gtm, with_q=True)
     pmf_gtm.add_argument("--from-code", action="store_true", help="derive it from the sampler code, not the spec")
-    add_json_option(pmf_gtm)
+    add_json_option(pmf_gtm, "the PMF", schema=PMF_GTM_SCHEMA)
     pmf_gtm.set_defaults(run=_pmf)
 
     privacy = commands.add_parser("privacy", help="tightest privacy of one instance, with its witness")
@@ -538,7 +606,7 @@ def build_parser() -> argparse.ArgumentParser:
     privacy_gtm = privacy_mechanisms.add_parser("gtm", help="Geometric Truncated Mechanism")
     _gtm_arguments(privacy_gtm, with_q=False)
     privacy_gtm.add_argument("--claim-alpha", help="the alpha to check (default: --alpha)")
-    add_json_option(privacy_gtm)
+    add_json_option(privacy_gtm, "the report", schema=PRIVACY_GTM_SCHEMA)
     privacy_gtm.add_argument("--z3", action="store_true", help="also check the claim with Z3 over the exact table")
     privacy_gtm.add_argument("--smtlib", metavar="PATH", help="write the claim's obligation as SMT-LIB 2 to PATH")
     privacy_gtm.set_defaults(run=_privacy)
@@ -546,7 +614,7 @@ def build_parser() -> argparse.ArgumentParser:
     privacy_dgauss.add_argument("--sigma2", required=True, help='variance parameter > 0, e.g. "7/3" or "10^100"')
     privacy_dgauss.add_argument("--epsilon", required=True, help='epsilon >= 0, e.g. "1" or "1/2"')
     privacy_dgauss.add_argument("--sensitivity", default="1", help="integer sensitivity >= 1 (default 1)")
-    add_json_option(privacy_dgauss)
+    add_json_option(privacy_dgauss, "the report", schema=PRIVACY_DGAUSS_SCHEMA)
     privacy_dgauss.set_defaults(run=_privacy_dgauss)
     privacy_gazeau = privacy_mechanisms.add_parser(
         "gazeau", help="UNSAFE float Laplace, truncated and rounded (Gazeau et al.): exact eps vs Theorem 4.5")
@@ -561,7 +629,7 @@ def build_parser() -> argparse.ArgumentParser:
     privacy_gazeau.add_argument("--sensitivity", help="Delta_f (default |q - q'|), e.g. \"1\"")
     privacy_gazeau.add_argument("--delta-0", help="uniform error delta_0 (default 2^-bits), e.g. \"1/65536\"")
     privacy_gazeau.add_argument("--delta-n", help="computation error delta_n (default: measured), e.g. \"1/10^12\"")
-    add_json_option(privacy_gazeau)
+    add_json_option(privacy_gazeau, "the report", schema=PRIVACY_GAZEAU_SCHEMA)
     privacy_gazeau.set_defaults(run=_privacy_gazeau)
 
     account_ = commands.add_parser("account", help="composition bounds for k steps: basic, DRV, zCDP, optimal (KOV)")
@@ -573,7 +641,7 @@ def build_parser() -> argparse.ArgumentParser:
     account_.add_argument("--delta-prime", required=True, help="slack delta' in (0, 1): delta_total = k*delta + delta'")
     account_.add_argument("--rho", help="per-step rho-zCDP the mechanism also has (not with gaussian)")
     account_.add_argument("--sensitivity", default="1", help="sensitivity s for the noise scale shown (default 1)")
-    add_json_option(account_, "the report (schema dpverify.account/1)")
+    add_json_option(account_, "the report", schema=ACCOUNT_SCHEMA)
     account_.set_defaults(run=_account)
 
     prove = commands.add_parser("prove", help="prove every theorem; write proofs/certificates and proofs/manifest.json")
@@ -595,14 +663,14 @@ def build_parser() -> argparse.ArgumentParser:
     laplace_float.add_argument("--samples", type=_count("samples", 0, MAX_SAMPLES), default=1000,
                                help="53-bit outputs tested for reachability (0 skips)")
     laplace_float.add_argument("--seed", type=_count("seed", 0, MAX_SEED), help="seed of those samples (default: fresh)")
-    add_json_option(laplace_float)
+    add_json_option(laplace_float, "the report", schema=LAPLACE_FLOAT_ATTACK_SCHEMA)
     laplace_float.set_defaults(run=_attack_laplace_float)
     return parser
 
 
 def _unloadable_catalogue(args: argparse.Namespace, error: Exception) -> int:
     """The gate's verdict when dpverify's own catalogue does not load: violated (exit 1)."""
-    from dpverify.verify._gate import gate_json
+    from dpverify.verify._gate import gate_json, gate_junit
 
     human = human_stream(args)
     result = CheckResult("catalogue", Verdict.VIOLATED, f"the built-in catalogue does not load: {_clip(str(error), 300)}",
@@ -610,6 +678,9 @@ def _unloadable_catalogue(args: argparse.Namespace, error: Exception) -> int:
     print(f"FAIL catalogue: violated: {result.summary}", file=human)
     if args.json:
         emit_json(args, gate_json((), seed=args.seed, samples=args.samples, repository=(result,)))
+    if args.junit:
+        emit_junit(args, gate_junit((), seed=args.seed, samples=args.samples, replay=_replay(args, args.seed),
+                                    repository=(result,), time_limit=args.time_limit, timestamp=_timestamp()))
     return 1
 
 
@@ -634,16 +705,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"{options[dest]} needs a value")
     command: Callable[[argparse.Namespace], int] = args.run
     try:
-        check_output_path("--json", getattr(args, "json", None))  # before the work, in every command
+        check_output_paths(args)  # before the work, in every command
         return command(args)
     except DpverifyError as error:
         print(f"dpverify: error: {_clip(str(error), 400)}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         # The reader (e.g. `head`) stopped reading; point stdout at devnull so the interpreter's
-        # final flush does not raise again (the recipe in Python's signal documentation).
+        # final flush does not raise again (the recipe in Python's signal documentation).  A gate
+        # stopped this way reached no verdict, so it did not pass.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+        return 1 if args.command in GATES else 0
+    except KeyboardInterrupt:
+        print("dpverify: interrupted", file=sys.stderr)
+        return INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -3,8 +3,8 @@ traceback, when the installed tree itself does not import (a syntax or name erro
 
 Only the standard library is imported before that import succeeds.  For ``dpverify check`` a
 package that does not import is a failed gate: the repository check ``imports`` is violated
-(exit 1, and the ``--json`` document says so), because no sampler in it can run.  Every other
-command reports it as an error (exit 2).
+(exit 1, and the ``--json`` document and the ``--junit`` report say so), because no sampler in
+it can run.  Every other command reports it as an error (exit 2).
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ import json
 import sys
 import traceback
 from collections.abc import Sequence
+
+from dpverify._junit import FAILURE, JunitCase, JunitSuite, junit_xml
 
 #: Version of the JSON document ``dpverify check --json`` writes (see the README).
 CHECK_SCHEMA = "dpverify.check/2"
@@ -42,33 +44,44 @@ def _unimportable(error: Exception, arguments: list[str]) -> int:
     if not arguments or arguments[0] != "check":
         print(f"dpverify: error: {summary}", file=sys.stderr)
         return 2
-    path = _json_path(arguments[1:])
-    print(f"FAIL imports: violated: {summary}", file=sys.stderr if path == "-" else sys.stdout)
-    if path is not None:
-        result = {"check": "imports", "verdict": "violated", "summary": summary,
-                  "reason": "no sampler or spec of a package that does not import can run",
+    json_path, junit_path = _option_path(arguments[1:], "--json"), _option_path(arguments[1:], "--junit")
+    stdout_taken = "-" in (json_path, junit_path)
+    print(f"FAIL imports: violated: {summary}", file=sys.stderr if stdout_taken else sys.stdout)
+    reason = "no sampler or spec of a package that does not import can run"
+    outputs = []
+    if json_path is not None:
+        result = {"check": "imports", "verdict": "violated", "summary": summary, "reason": reason,
                   "evidence": {"error": type(error).__name__, "message": message, "where": where}}
         document = {"schema": CHECK_SCHEMA, "passed": False, "broken_specs": 0, "seed": None, "samples": None,
                     "entries": [], "repository": [result]}
-        text = json.dumps(document, indent=2) + "\n"
+        outputs.append(("--json", json_path, json.dumps(document, indent=2) + "\n"))
+    if junit_path is not None:
+        case = JunitCase("repository", "imports", status=FAILURE, message=f"imports violated: {summary}",
+                         type="expected proved, got violated", details=f"FAIL imports: violated: {summary}\n{reason}")
+        outputs.append(("--junit", junit_path, junit_xml([JunitSuite("repository", (case,))], name="dpverify check")))
+    for option, path, text in outputs:
         if path == "-":
             sys.stdout.write(text)
-        else:
-            try:
-                with open(path, "w", encoding="utf-8") as out:
-                    out.write(text)
-            except OSError as problem:
-                print(f"dpverify: error: --json could not be written: --json={path!r}: {problem.strerror}",
-                      file=sys.stderr)
-                return 2
+            continue
+        try:
+            with open(path, "w", encoding="utf-8") as out:
+                out.write(text)
+        except OSError as problem:
+            print(f"dpverify: error: {option} could not be written: {option}={path!r}: {problem.strerror}",
+                  file=sys.stderr)
+            return 2
     return 1
 
 
-def _json_path(options: list[str]) -> str | None:
-    """The value of ``--json`` among ``check``'s options, or None."""
-    for index, option in enumerate(options):
-        if option == "--json" and index + 1 < len(options):
-            return options[index + 1]
-        if option.startswith("--json="):
-            return option.removeprefix("--json=")
+def _option_path(options: list[str], option: str) -> str | None:
+    """The value of ``option`` (``--json``, ``--junit``) among ``check``'s options, or None;
+    ``--json`` with no value is stdout, as the parser reads it."""
+    for index, given in enumerate(options):
+        if given == option:
+            following = options[index + 1] if index + 1 < len(options) else None
+            if following is None or (following.startswith("-") and following != "-"):
+                return "-" if option == "--json" else None
+            return following
+        if given.startswith(f"{option}="):
+            return given.removeprefix(f"{option}=")
     return None
