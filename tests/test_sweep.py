@@ -302,7 +302,7 @@ def cluster() -> Iterator[str]:
 
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
     try:
-        with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None,
+        with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=":0",
                                       silence_logs=40) as local:
             yield local.scheduler_address
     finally:

@@ -95,8 +95,8 @@ def _serial(found: tuple[FoundSpec, ...], *, seed: int, samples: int, time_limit
 
 @dataclass(frozen=True, slots=True)
 class _CaseRun:
-    """A :class:`CaseOutcome` less its spec and case, which hold the spec's callables and so
-    need not pickle: what a worker sends back."""
+    """What a worker sends back: a :class:`CaseOutcome` less its spec and case, which hold the
+    spec's callables (lambdas among them) and so may not pickle."""
 
     outcome: str
     checks: tuple[CheckResult, ...]
