@@ -232,8 +232,10 @@ def _values_for(action: argparse.Action, paths: Sequence[str]) -> st.SearchStrat
         return st.sampled_from(SPEC_VALUES)
     if action.metavar == "PATH" or dest in {"json", "smtlib"}:
         return st.sampled_from([*paths, "-", *GENERIC_VALUES[:3]])
-    if dest in {"samples", "bits", "timeout", "seed"}:
+    if dest in {"samples", "bits", "timeout", "seed", "jobs"}:
         return st.sampled_from(COUNT_VALUES)
+    if dest == "scheduler":  # never a reachable address: connecting would wait for it
+        return st.sampled_from([*GENERIC_VALUES[35:], "tcp://", "host:0", "host:99999", "tcp://[::1:8786", "ucx://h:1"])
     return st.one_of(st.sampled_from(GENERIC_VALUES), st.text(max_size=12))
 
 

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import hashlib
 import importlib.util
 import json
 import os
@@ -61,6 +62,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from dpverify import __version__
 from dpverify.samplers import DpverifyError
 from dpverify.samplers._rational import shown
 from dpverify.verify._mutants import Mutant, mutants_of, verified_source
@@ -68,6 +70,7 @@ from dpverify.verify._mutants import Mutant, mutants_of, verified_source
 __all__ = [
     "BROKEN",
     "CRASHED",
+    "CopyTask",
     "DEFAULT_TIMEOUT",
     "EQUIVALENT",
     "EQUIVALENTS_FILE",
@@ -97,6 +100,7 @@ __all__ = [
     "report_text",
     "reviewed_results",
     "run_gate",
+    "run_in_copy",
     "select",
 ]
 
@@ -708,37 +712,6 @@ def _ran(trace: Path, folder: Path) -> set[tuple[str, str]]:
     return found
 
 
-def _coverage(workspace: _Workspace, options: GateOptions, processes: _Processes, jobs: int
-              ) -> tuple[dict[str, set[tuple[str, str]]], float]:
-    """Run the gate on the unmodified copy one spec at a time under the profiler: which functions
-    each spec's cases run, and the seconds it all took.  Every run must pass."""
-    names = _spec_names(workspace, options)
-
-    def one(position: int, name: str) -> tuple[str, GateRun, set[tuple[str, str]]]:
-        folder = workspace.copy(f"spec{position}")
-        trace = workspace.root / f"spec{position}.trace"
-        try:
-            run = run_gate(folder, replace(options, specs=(name,)), processes, trace=trace)
-            return name, run, _ran(trace, folder)
-        finally:
-            workspace.remove(folder)
-
-    coverage: dict[str, set[tuple[str, str]]] = {}
-    seconds = 0.0
-    with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(names)))) as pool:
-        try:
-            for name, run, ran in pool.map(lambda item: one(*item), enumerate(names)):
-                error = _baseline_error(run, options, f" (spec {name})")
-                if error:
-                    raise DpverifyError(error)
-                coverage[name] = ran
-                seconds += run.seconds
-        except BaseException:
-            processes.stop_all()  # the other specs' runs, rather than waiting for them
-            raise
-    return coverage, seconds
-
-
 def _chosen_specs(mutant: Mutant, target: Target, coverage: dict[str, set[tuple[str, str]]]) -> tuple[str, ...]:
     """The specs whose cases ran the mutated function on the unmodified code; all of them for code
     that runs at import (module level, class bodies, default values)."""
@@ -748,67 +721,226 @@ def _chosen_specs(mutant: Mutant, target: Target, coverage: dict[str, set[tuple[
     return tuple(name for name, ran in coverage.items() if key in ran)
 
 
-def measure(targets: Sequence[Target], mutants: Sequence[Mutant], options: GateOptions, *, jobs: int,
-            select_specs: bool = True, progress: Callable[[Result, int, int], None] | None = None) -> Measurement:
+@dataclass(frozen=True, slots=True)
+class _Job:
+    """One gate run: its copy's name, the gate's options, the mutant (None: the unmodified code),
+    and whether to trace the functions it runs."""
+
+    name: str
+    options: GateOptions
+    mutant: Mutant | None = None
+    trace: bool = False
+
+
+class _LocalRunner:
+    """Gate runs in copies in a temporary folder of this machine, ``jobs`` at a time."""
+
+    def __init__(self, targets: Sequence[Target], jobs: int) -> None:
+        self.targets = tuple(targets)
+        self.jobs = jobs
+        self.workspace = _Workspace(targets)
+        self.processes = _Processes()
+
+    def start(self) -> None:
+        _probe(self.workspace, self.targets)
+
+    def spec_names(self, options: GateOptions) -> tuple[str, ...]:
+        return _spec_names(self.workspace, options)
+
+    def runs(self, jobs: Sequence[_Job]) -> Iterator[tuple[int, GateRun, set[tuple[str, str]]]]:
+        """``(position in jobs, run, functions it ran)`` for each job, as each finishes."""
+
+        def one(position: int, job: _Job) -> tuple[int, GateRun, set[tuple[str, str]]]:
+            folder = self.workspace.copy(job.name, job.mutant)
+            trace = self.workspace.root / f"{job.name}.trace" if job.trace else None
+            try:
+                run = run_gate(folder, job.options, self.processes, trace=trace)
+                return position, run, set() if trace is None else _ran(trace, folder)
+            finally:
+                self.workspace.remove(folder)
+
+        with ThreadPoolExecutor(max_workers=max(1, min(self.jobs, len(jobs)))) as pool:
+            futures = [pool.submit(one, position, job) for position, job in enumerate(jobs)]
+            try:
+                for future in as_completed(futures):
+                    yield future.result()
+            except BaseException:  # the other runs too, rather than waiting for them
+                self.processes.stop_all()
+                for future in futures:
+                    future.cancel()
+                raise
+
+    def close(self) -> None:
+        self.workspace.close()
+
+
+class _ClusterRunner:
+    """Gate runs on a Dask cluster: each task carries what its worker needs to build its own copy
+    (:class:`CopyTask`), so the workers need only dpverify (and the user's packages) installed."""
+
+    def __init__(self, targets: Sequence[Target], scheduler: str, jobs: int | None) -> None:
+        self.targets = {t.module: t for t in targets}
+        self.modules = tuple((t.module, _digest(t.source)) for t in targets)
+        self.scheduler, self.jobs = scheduler, jobs
+
+    def start(self) -> None:
+        """Each worker probes its own copy (:func:`run_in_copy`)."""
+
+    def spec_names(self, options: GateOptions) -> tuple[str, ...]:
+        from dpverify.verify._discovery import discover
+
+        try:
+            names = tuple(f.spec.name for f in discover(options.spec_modules, names=options.specs))
+        except DpverifyError as error:
+            raise DpverifyError(f"the gate finds no spec to run on the unmodified code: {error}") from None
+        if not names:
+            raise DpverifyError("the gate finds no spec to run on the unmodified code.")
+        return names
+
+    def runs(self, jobs: Sequence[_Job]) -> Iterator[tuple[int, GateRun, set[tuple[str, str]]]]:
+        """``(position in jobs, run, functions it ran)`` for each job, in the order given."""
+        from dpverify.verify._sweep import sweep_results
+
+        tasks = [(CopyTask(self.modules, job.options, self._mutated(job.mutant), job.trace),) for job in jobs]
+        for position, (run, ran) in enumerate(sweep_results(run_in_copy, tasks, jobs=self.jobs,
+                                                            scheduler=self.scheduler)):
+            yield position, run, set(ran)
+
+    def _mutated(self, mutant: Mutant | None) -> tuple[str, str] | None:
+        if mutant is None:
+            return None
+        return mutant.module, verified_source(mutant, self.targets[mutant.module].source)
+
+    def close(self) -> None:
+        pass
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class CopyTask:
+    """One gate run for a worker that shares nothing with this machine but installed packages.
+
+    ``modules`` names the modules to copy, each with the SHA-256 of the text the mutants were
+    made from (the worker's must be the same); ``mutated`` is ``(module, whole mutated text)``,
+    or None for the unmodified code; ``options`` are the gate's options, its specs among them;
+    ``trace``: record the functions the run executes; ``version``: dpverify's, which the worker's
+    must equal."""
+
+    modules: tuple[tuple[str, str], ...]
+    options: GateOptions
+    mutated: tuple[str, str] | None = None
+    trace: bool = False
+    version: str = __version__
+
+
+#: The module sets whose copies were probed in this process (see :func:`_probe`).
+_PROBED: set[tuple[str, ...]] = set()
+
+
+def run_in_copy(task: CopyTask) -> tuple[GateRun, frozenset[tuple[str, str]]]:
+    """Where a cluster's task runs: a temporary copy of the packages built from this machine's
+    own installation (dpverify's parts, or the user's package found on this machine's path),
+    the mutated text written into it, ``dpverify check`` run on it as :func:`run_gate` runs it,
+    the copy removed.  The run and, when traced, ``(file in the copy, function)`` for each
+    function it ran."""
+    if task.version != __version__:
+        raise DpverifyError(f"this worker has dpverify {__version__}, the mutants were made with {task.version}; "
+                            "install the same version on every worker.")
+    targets = [locate(name) for name, _ in task.modules]
+    for target, (name, digest) in zip(targets, task.modules, strict=True):
+        if _digest(target.source) != digest:
+            raise DpverifyError(f"{name} on this worker ({target.file}) is not the text the mutants were made from; "
+                                "install the same version on every worker.")
+    workspace = _Workspace(targets)
+    try:
+        key = tuple(name for name, _ in task.modules)
+        if key not in _PROBED:
+            _probe(workspace, targets)
+            _PROBED.add(key)
+        folder = workspace.base
+        if task.mutated is not None:
+            module, text = task.mutated
+            (folder / workspace.targets[module].relative).write_text(text, encoding="utf-8")
+        trace = workspace.root / "run.trace" if task.trace else None
+        run = run_gate(folder, task.options, trace=trace)
+        return run, frozenset() if trace is None else frozenset(_ran(trace, folder))
+    finally:
+        workspace.close()
+
+
+def measure(targets: Sequence[Target], mutants: Sequence[Mutant], options: GateOptions, *, jobs: int | None,
+            select_specs: bool = True, progress: Callable[[Result, int, int], None] | None = None,
+            scheduler: str | None = None) -> Measurement:
     """Run the gate on the unmodified copy, then on every mutant, ``jobs`` at a time.
 
     With ``select_specs`` the unmodified run is traced one spec at a time, and each mutant runs
     only the specs that executed its function (the others run code identical to the unmodified
     run's, with the same seeds, so they would pass again); a mutant that no spec executes
-    survives without a run.  Without it every mutant runs the whole gate."""
+    survives without a run.  Without it every mutant runs the whole gate.
+
+    With ``scheduler`` every gate run, the unmodified ones too, is a task on that Dask cluster
+    (:class:`CopyTask`, :func:`run_in_copy`): the worker builds its own copy from its own
+    installation, so nothing of this machine's file system is needed there; ``jobs`` bounds the
+    tasks in flight (None: the cluster's worker threads).  Locally ``jobs`` is required."""
     if not mutants:
         return Measurement((), 0.0)
-    workspace = _Workspace(targets)
-    processes = _Processes()
+    if scheduler is not None:
+        runner: _LocalRunner | _ClusterRunner = _ClusterRunner(targets, scheduler, jobs)
+    else:
+        if jobs is None:
+            raise DpverifyError("measure needs jobs, the gate runs at a time, unless a scheduler runs them.")
+        runner = _LocalRunner(targets, jobs)
     targets_by_module = {t.module: t for t in targets}
     try:
-        _probe(workspace, targets)
+        runner.start()
         coverage: dict[str, set[tuple[str, str]]] | None = None
+        baseline_seconds = 0.0
         if select_specs:
-            coverage, baseline_seconds = _coverage(workspace, options, processes, jobs)
+            names = runner.spec_names(options)
+            ran_by_spec: dict[str, set[tuple[str, str]]] = {}
+            spec_jobs = [_Job(f"spec{i}", replace(options, specs=(name,)), trace=True) for i, name in enumerate(names)]
+            for position, run, ran in runner.runs(spec_jobs):
+                error = _baseline_error(run, options, f" (spec {names[position]})")
+                if error:
+                    raise DpverifyError(error)
+                ran_by_spec[names[position]] = ran
+                baseline_seconds += run.seconds
+            coverage = {name: ran_by_spec[name] for name in names}  # in the order found, whatever finished first
         else:
-            folder = workspace.copy("baseline")
-            baseline = run_gate(folder, options, processes)
-            workspace.remove(folder)
-            error = _baseline_error(baseline, options)
-            if error:
-                raise DpverifyError(error)
-            baseline_seconds = baseline.seconds
+            for _, baseline, _ in runner.runs([_Job("baseline", options)]):
+                error = _baseline_error(baseline, options)
+                if error:
+                    raise DpverifyError(error)
+                baseline_seconds = baseline.seconds
 
-        def one(position: int, mutant: Mutant) -> Result:
+        results: dict[int, Result] = {}
+        pending: list[tuple[int, tuple[str, ...] | None, _Job]] = []
+        for index, mutant in enumerate(mutants):
             specs: tuple[str, ...] | None = None
             chosen = options
             if coverage is not None:
                 specs = _chosen_specs(mutant, targets_by_module[mutant.module], coverage)
                 if not specs:
-                    return Result(mutant, SURVIVED, detail=f"no spec runs {mutant.function} on the unmodified code, "
-                                  "so no case can see the change", specs=())
-                chosen = replace(options, specs=specs)
-            folder = workspace.copy(f"m{position}", mutant)
-            try:
-                run = run_gate(folder, chosen, processes)
-            finally:
-                workspace.remove(folder)
-            status, kills, detail = classify(run, options.timeout)
-            return Result(mutant, status, kills, detail, run.seconds, specs=specs)
-
-        results: dict[int, Result] = {}
-        with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(mutants)))) as pool:
-            futures = {pool.submit(one, i, m): i for i, m in enumerate(mutants)}
-            try:
-                for future in as_completed(futures):
-                    results[futures[future]] = future.result()
+                    results[index] = Result(mutant, SURVIVED, detail=f"no spec runs {mutant.function} on the "
+                                            "unmodified code, so no case can see the change", specs=())
                     if progress is not None:
-                        progress(results[futures[future]], len(results), len(mutants))
-            except BaseException:
-                processes.stop_all()
-                for future in futures:
-                    future.cancel()
-                raise
+                        progress(results[index], len(results), len(mutants))
+                    continue
+                chosen = replace(options, specs=specs)
+            pending.append((index, specs, _Job(f"m{index}", chosen, mutant)))
+        for position, run, _ in runner.runs([job for _, _, job in pending]):
+            index, specs, _ = pending[position]
+            status, kills, detail = classify(run, options.timeout)
+            results[index] = Result(mutants[index], status, kills, detail, run.seconds, specs=specs)
+            if progress is not None:
+                progress(results[index], len(results), len(mutants))
         return Measurement(tuple(results[i] for i in range(len(mutants))), baseline_seconds,
                            None if coverage is None else tuple(coverage))
     finally:
-        workspace.close()
+        runner.close()
 
 
 # --- the report ----------------------------------------------------------------------------------
@@ -827,8 +959,10 @@ def _counts(results: Sequence[Result]) -> dict[str, int]:
 
 
 def report_json(work: Plan, results: Sequence[Result], reviewed: Reviewed, options: GateOptions, *,
-                baseline_seconds: float, jobs: int, specs: Sequence[str] | None = None) -> dict[str, Any]:
-    """The ``dpverify mutate --json`` document (schema ``dpverify.mutate/1``)."""
+                baseline_seconds: float, jobs: int | None, specs: Sequence[str] | None = None,
+                scheduler: str | None = None) -> dict[str, Any]:
+    """The ``dpverify mutate --json`` document (schema ``dpverify.mutate/1``); ``jobs`` is None
+    when a Dask cluster (at ``scheduler``) decided how many ran at a time."""
     refuted = [r for r in results if r.reason is not None and r.status != EQUIVALENT]
     problems = [r for r in results if r.status in (SURVIVED, *OTHER)]
     by_check: dict[str, int] = {}
@@ -839,7 +973,7 @@ def report_json(work: Plan, results: Sequence[Result], reviewed: Reviewed, optio
         "schema": MUTATE_SCHEMA,
         "passed": not problems and not refuted and not work.stale,
         "gate": {"command": options.command(), "seed": options.seed, "timeout": options.timeout,
-                 "baseline_seconds": round(baseline_seconds, 2), "jobs": jobs,
+                 "baseline_seconds": round(baseline_seconds, 2), "jobs": jobs, "scheduler": scheduler,
                  "specs_per_mutant": "every spec" if specs is None else "the specs that run the mutated function",
                  "specs": None if specs is None else list(specs)},
         "modules": [{"module": t.module, "file": str(t.file), "generated": sum(m.module == t.module for m in work.mutants),
@@ -861,8 +995,9 @@ def report_text(document: dict[str, Any]) -> str:
     totals, gate = document["totals"], document["gate"]
     scope = ("" if gate["specs"] is None else
              f"; each mutant runs the specs that run its function, of {len(gate['specs'])}")
+    where = (f"on the Dask cluster at {gate['scheduler']}" if gate.get("scheduler") else f"{gate['jobs']} at a time")
     lines = [f"dpverify mutate: {len(document['modules'])} module(s), {totals['mutants']} of {totals['generated']} "
-             f"mutants run ({gate['jobs']} at a time); gate: {gate['command']}{scope} "
+             f"mutants run ({where}); gate: {gate['command']}{scope} "
              f"(unmodified code: {gate['baseline_seconds']:.1f} s)"]
     width = max([len("total"), *(len(m["module"]) for m in document["modules"])])
     lines.append(f"{'module':<{width}}  mutants  killed  equivalent  survived  other")

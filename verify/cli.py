@@ -48,6 +48,8 @@ from dpverify.verify._output import (
     write_text,
 )
 from dpverify.verify._results import CheckResult, Verdict, fraction_text
+from dpverify.verify._sweep import MAX_JOBS as MAX_SWEEP_JOBS
+from dpverify.verify._sweep import need_scheduler
 from dpverify.verify._text import short_rational
 
 if TYPE_CHECKING:
@@ -381,6 +383,8 @@ def _check(args: argparse.Namespace) -> int:
     from dpverify.verify._gate import gate_json, gate_junit, run_gate, specs_error_junit
     from dpverify.verify._spec_run import ERROR
 
+    if args.scheduler:
+        need_scheduler(args.scheduler, "--scheduler")  # before any work: a bad address, or no dask here
     if args.spec_module:
         sys.path.insert(0, os.getcwd())  # a project's own modules, as pytest finds them
     try:
@@ -404,13 +408,19 @@ def _check(args: argparse.Namespace) -> int:
     timestamp = _timestamp()
     human = human_stream(args)
     cases = sum(len(item.spec.cases) for item in found)
+    # One case at a time unless asked: the gate's default output and timing stay as they were.
+    jobs = args.jobs if args.jobs is not None else None if args.scheduler else 1
+    where = (f"; on the Dask cluster at {args.scheduler}" if args.scheduler else
+             f"; {jobs} cases at a time" if jobs != 1 else "")
     print(f"dpverify check: {len(found)} specs, {cases} cases, statistical seed {seed} "
-          f"(replay: dpverify check --seed {seed})", file=human)
+          f"(replay: dpverify check --seed {seed}){where}", file=human)
     outcomes = run_gate(found, seed=seed, samples=args.samples, time_limit=args.time_limit,
-                        report=lambda o: _print_outcome(o, human), fail_fast=args.fail_fast)
+                        report=lambda o: _print_outcome(o, human), fail_fast=args.fail_fast, jobs=jobs,
+                        scheduler=args.scheduler, spec_modules=args.spec_module or ())
     if args.fail_fast and len(outcomes) < cases:
+        # in parallel, cases after the first miss may have run; they are left out, as a serial run never ran them
         print(f"stopped at the first case that missed its expectation (--fail-fast); {cases - len(outcomes)} "
-              "case(s) not run", file=human)
+              f"case(s) not {'run' if jobs == 1 and not args.scheduler else 'reported'}", file=human)
     seconds: dict[str, float] = {}
     repository = (_repository_checks(human, stale_proofs=not args.no_stale_proofs, seconds=seconds)
                   if any(item.builtin for item in found) else ())
@@ -457,6 +467,9 @@ def _timestamp() -> str:
 def _mutate(args: argparse.Namespace) -> int:
     from dpverify.verify import _mutate as mutate
 
+    if args.scheduler:
+        need_scheduler(args.scheduler, "--scheduler")  # before any work: a bad address, or no dask here
+    jobs = args.jobs if args.jobs is not None or args.scheduler else os.cpu_count() or 1
     sys.path.insert(0, os.getcwd())  # a project's own modules, as check --spec-module finds them
     targets = [mutate.locate(name) for name in dict.fromkeys(args.modules or mutate.default_modules())]
     equivalents = args.equivalents or (EQUIVALENTS_FILE if os.path.isfile(EQUIVALENTS_FILE) else None)
@@ -470,7 +483,8 @@ def _mutate(args: argparse.Namespace) -> int:
     options = mutate.GateOptions(seed=args.seed, samples=args.samples, spec_modules=tuple(args.spec_module or ()),
                                  specs=tuple(args.spec or ()), timeout=args.timeout, time_limit=args.time_limit)
     human = human_stream(args)
-    print(f"dpverify mutate: {len(chosen)} mutants of {len(targets)} module(s), {args.jobs} at a time; first the "
+    where = f"on the Dask cluster at {args.scheduler}" if args.scheduler else f"{jobs} at a time"
+    print(f"dpverify mutate: {len(chosen)} mutants of {len(targets)} module(s), {where}; first the "
           f"gate on the unmodified code{'' if args.all_specs else ', spec by spec'}: {options.command()}",
           file=human, flush=True)
 
@@ -481,11 +495,11 @@ def _mutate(args: argparse.Namespace) -> int:
         print(f"[{done}/{total}] {result.status:<10} {result.mutant.id} (line {result.mutant.line}, "
               f"{result.seconds:.0f} s)", file=sys.stderr, flush=True)
 
-    measured = mutate.measure(targets, chosen, options, jobs=args.jobs, select_specs=not args.all_specs,
-                              progress=progress)
+    measured = mutate.measure(targets, chosen, options, jobs=jobs, select_specs=not args.all_specs,
+                              progress=progress, scheduler=args.scheduler)
     results = mutate.reviewed_results(measured.results, reviewed)
     document = mutate.report_json(work, results, reviewed, options, baseline_seconds=measured.baseline_seconds,
-                                  jobs=args.jobs, specs=measured.specs)
+                                  jobs=jobs, specs=measured.specs, scheduler=args.scheduler)
     print(mutate.report_text(document), file=human)
     emit_json(args, document)
     return 0 if document["passed"] else 1
@@ -562,7 +576,15 @@ def build_parser() -> argparse.ArgumentParser:
                        metavar="SECONDS", help=f"bound on each case's running time (default {DEFAULT_TIME_LIMIT}); "
                                                "a case that reaches it is inconclusive")
     check.add_argument("--fail-fast", action="store_true",
-                       help="stop at the first case that misses its expectation (mutation runs use it)")
+                       help="stop at the first case that misses its expectation (mutation runs use it); in "
+                            "parallel, nothing is started after it, and cases after it in the report's order "
+                            "are left out")
+    check.add_argument("--jobs", type=_count("jobs", 1, MAX_SWEEP_JOBS), metavar="N",
+                       help="cases at a time, in worker processes (default 1: one after the other here; with "
+                            "--scheduler, the cluster's worker threads); results and report are the same")
+    check.add_argument("--scheduler", metavar="ADDRESS",
+                       help="run the cases on the Dask cluster whose scheduler is at ADDRESS, e.g. "
+                            "tcp://10.0.0.5:8786 (pip install 'dpverify[dask]')")
     check.add_argument("--no-stale-proofs", action="store_true",
                        help="skip the stale-proof check of the source tree (dpverify mutate changes covered code on purpose)")
     check.set_defaults(run=_check)
@@ -573,8 +595,12 @@ def build_parser() -> argparse.ArgumentParser:
     mutate.add_argument("--list", action="store_true", help="list the mutants and their ids, and exit")
     mutate.add_argument("--only", action="append", metavar="ID", help="run only mutants whose id starts with ID (repeatable)")
     mutate.add_argument("--limit", type=_count("limit", 1, MAX_MUTANTS), help="run at most this many mutants")
-    mutate.add_argument("--jobs", type=_count("jobs", 1, MAX_JOBS), default=os.cpu_count() or 1,
-                        help="gate runs at a time (default: the number of CPUs)")
+    mutate.add_argument("--jobs", type=_count("jobs", 1, MAX_JOBS),
+                        help="gate runs at a time (default: the number of CPUs; with --scheduler, the cluster's "
+                             "worker threads)")
+    mutate.add_argument("--scheduler", metavar="ADDRESS",
+                        help="run every gate run on the Dask cluster whose scheduler is at ADDRESS, each worker in "
+                             "its own copy of its installed packages (pip install 'dpverify[dask]')")
     mutate.add_argument("--timeout", type=_count("timeout", 1, MAX_TIMEOUT), default=DEFAULT_MUTANT_TIMEOUT,
                         metavar="SECONDS", help=f"seconds one gate run may take (default {DEFAULT_MUTANT_TIMEOUT})")
     mutate.add_argument("--equivalents", metavar="PATH",
