@@ -445,7 +445,7 @@ reason = "a mutant that no longer exists"
                  "--equivalents", str(equivalents), "--json", str(out)])
     text = capsys.readouterr().out
     document = json.loads(out.read_text())
-    assert document["schema"] == "dpverify.mutate/1"
+    assert document["schema"] == "dpverify.mutate/2"
     results = {m["id"]: m for m in document["mutants"]}
     assert results[killed]["status"] == "killed"
     assert {"exactness", "code_privacy"} <= {k["check"] for k in results[killed]["kills"]}

@@ -105,7 +105,7 @@ __all__ = [
 ]
 
 #: Version of the JSON document ``dpverify mutate --json`` writes (see the README).
-MUTATE_SCHEMA = "dpverify.mutate/1"
+MUTATE_SCHEMA = "dpverify.mutate/2"
 #: The reviewed equivalents file, relative to the working directory.
 EQUIVALENTS_FILE = "mutants/equivalent.toml"
 #: Seconds one gate run on one mutant may take.
@@ -961,7 +961,7 @@ def _counts(results: Sequence[Result]) -> dict[str, int]:
 def report_json(work: Plan, results: Sequence[Result], reviewed: Reviewed, options: GateOptions, *,
                 baseline_seconds: float, jobs: int | None, specs: Sequence[str] | None = None,
                 scheduler: str | None = None) -> dict[str, Any]:
-    """The ``dpverify mutate --json`` document (schema ``dpverify.mutate/1``); ``jobs`` is None
+    """The ``dpverify mutate --json`` document (schema ``dpverify.mutate/2``); ``jobs`` is None
     when a Dask cluster (at ``scheduler``) decided how many ran at a time."""
     refuted = [r for r in results if r.reason is not None and r.status != EQUIVALENT]
     problems = [r for r in results if r.status in (SURVIVED, *OTHER)]
