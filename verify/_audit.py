@@ -69,6 +69,8 @@ MAX_OUTPUTS_SHOWN = 40
 DELTA_POINTS = 121
 #: Digits of the decimal renderings.
 DIGITS = 20
+#: Seconds one traced run of a case's code may take (see ``_traced``).
+TRACE_LIMIT = 10
 #: The checks that come from the SMT solver.
 Z3_CHECKS = ("z3", "code_z3")
 
@@ -212,7 +214,7 @@ def _mutation_section(document: dict[str, Any] | None, path: str | None, modules
 # --- section 4: certificates ----------------------------------------------------------------------
 
 
-def _traced(spec: Spec, cases: Sequence[Case], seed: int) -> tuple[set[str], set[str]]:
+def _traced(spec: Spec, cases: Sequence[Case], seed: int, limit: int) -> tuple[set[str], set[str]]:
     """The qualified names of the functions the spec's code and closed forms run, and their modules.
 
     The sampler runs once per case on the seeded source; ``pmf``/``ideal``/``claim``/``outputs`` are
@@ -237,7 +239,7 @@ def _traced(spec: Spec, cases: Sequence[Case], seed: int) -> tuple[set[str], set
         previous = sys.getprofile()
         sys.setprofile(hook)
         try:
-            with time_bound(10):
+            with time_bound(limit):
                 function()
         except (Exception, CaseTimeUp):  # noqa: BLE001 - tracing is best effort; the checks report failures
             pass
@@ -252,9 +254,7 @@ def _traced(spec: Spec, cases: Sequence[Case], seed: int) -> tuple[set[str], set
         except Exception:  # noqa: BLE001 - a broken case is reported by its own section
             continue
         q = None if instance.inputs is None else instance.inputs[0]
-        if spec.sampler is not None and instance.randomness is not Randomness.NONE:
-            traced(lambda: instance.run(q, SeededRandomSource(seed)), sampler=True)
-        elif spec.sampler is not None:
+        if spec.sampler is not None:
             traced(lambda: instance.run(q, SeededRandomSource(seed)), sampler=True)
         if spec.pmf is not None:
             traced(lambda: spec.pmf(p) if q is None else spec.pmf(p, q))  # type: ignore[misc]
@@ -394,8 +394,9 @@ def _claim_epsilon(claim: Claim | None) -> float | None:
 class _CaseWork:
     """Gathers one case's sections from its checks and its instance."""
 
-    def __init__(self, found: FoundSpec, case: Case, outcome: CaseOutcome, seed: int, samples: int) -> None:
-        self.spec, self.case, self.outcome = found.spec, case, outcome
+    def __init__(self, found: FoundSpec, case: Case, outcome: CaseOutcome, seed: int, samples: int,
+                 replay: str) -> None:
+        self.spec, self.case, self.outcome, self.replay = found.spec, case, outcome, replay
         self.p = self.spec.bind(case)
         self.instance = _Instance(self.spec, self.p, f"spec {self.spec.name!r}, case {case.describe()!r}",
                                   seed=seed, samples=samples, origin=found.origin)
@@ -670,7 +671,7 @@ class _CaseWork:
                              "sup_distance": e.get("sup_distance", e.get("distance_outside_enclosure")),
                              "replay": e.get("replay")})
         if rows:
-            return {"applicable": True, "reason": None, "method": "Dvoretzky-Kiefer-Wolfowitz with Massart's constant: "
+            return {"applicable": True, "reason": None, "replay": self.replay, "method": "Dvoretzky-Kiefer-Wolfowitz with Massart's constant: "
                     "P(sup |F_N - F| > t) <= 2 exp(-2 N t^2) = beta, a non-asymptotic false-positive bound; any CDF "
                     "distance above 2t is detected with probability >= 1 - beta (the power)", "checks": rows}
         if self.spec.sampler is None:
@@ -792,7 +793,7 @@ def _gtm_paper(p: Mapping[str, Any], code: PrivacyLoss | None) -> list[dict[str,
     rows = [
         {"name": "ideal GTM (gtpmf)", "value": fraction_text(ideal.alpha), "value_decimal": _decimal(ideal.alpha),
          "meaning": "the tightest alpha of the ideal geometric truncated mechanism, computed exactly",
-         "holds": None, "source": "paper 004 §2 (gtpmf)"},
+         "holds": None if code is None else code.alpha >= ideal.alpha, "source": "paper 004 §2 (gtpmf)"},
         {"name": "support bound", "value": fraction_text(spec.support_bound()),
          "value_decimal": _decimal(spec.support_bound()),
          "meaning": f"T >= (1+alpha)/((1-alpha) alpha^n) makes every output possible; T = {spec.T}",
@@ -826,7 +827,7 @@ def _paper(spec: Spec, p: Mapping[str, Any], code: PrivacyLoss | None) -> list[d
 
 
 def _case_audit(found: FoundSpec, case: Case, *, seed: int, samples: int, time_limit: int | None,
-                progress: Progress) -> CaseAudit:
+                progress: Progress, replay: str) -> CaseAudit:
     spec = found.spec
     progress(f"{case.describe()}: running the checks")
     outcome = run_case(spec, case, seed=seed, samples=samples, origin=found.origin, time_limit=time_limit)
@@ -836,7 +837,7 @@ def _case_audit(found: FoundSpec, case: Case, *, seed: int, samples: int, time_l
         reason = f"the spec cannot be checked as written: {outcome.error}"
         return CaseAudit({**head, "pmfs": _na(reason), "privacy": _na(reason), "proofs": _na(reason, checks=[]),
                           "statistics": _na(reason, checks=[]), "timing": _na(reason)})
-    work = _CaseWork(found, case, outcome, seed, samples)
+    work = _CaseWork(found, case, outcome, seed, samples, replay)
     timed_out = any(c.check == "time_bound" or "time_limit_s" in c.evidence for c in outcome.checks)
     progress(f"{case.describe()}: exact tables and privacy")
     pmfs: dict[str, Any]
@@ -873,10 +874,12 @@ def audit_spec(found: FoundSpec, cases: Sequence[Case], *, seed: int, samples: i
     say = progress or (lambda stage: None)
     spec = found.spec
     started = time.monotonic()
-    audits = [_case_audit(found, case, seed=seed, samples=samples, time_limit=time_limit, progress=say)
+    audits = [_case_audit(found, case, seed=seed, samples=samples, time_limit=time_limit, progress=say,
+                          replay=command or f"dpverify audit {spec.name} --seed {seed} --samples {samples}")
               for case in cases]
     say("certificates and mutation results")
-    called, sampler_modules = _traced(spec, cases, seed)
+    # one run of each case's code, bounded: a sampler that hangs has already been judged by its case
+    called, sampler_modules = _traced(spec, cases, seed, min(time_limit or TRACE_LIMIT, TRACE_LIMIT))
     certificates = _certificates_section(spec, cases, called)
     own = getattr(spec.sampler, "__module__", None)
     modules = sorted(sampler_modules | ({own} if isinstance(own, str) else set()))

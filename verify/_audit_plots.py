@@ -122,6 +122,11 @@ def _loss(data: dict[str, Any]) -> tuple[Any, str, str]:
         points = [(x, v) for x, v in zip(xs, losses) if v is not None and math.isfinite(v)]
         axes.plot([x for x, _ in points], [v for _, v in points], "o-", color=BLUE, markersize=4, linewidth=1.2,
                   label="ln P(x|q)/P(x|q')")
+        if bound is not None:  # outputs past the claimed bound, in red
+            over = [(x, v) for x, v in points if abs(v) > bound * (1 + 1e-12)]
+            if over:
+                axes.plot([x for x, _ in over], [v for _, v in over], "o", color=RED, markersize=7, fillstyle="none",
+                          label="beyond the claimed bound")
         for x, v in zip(xs, losses):
             if v is not None and math.isinf(v):
                 y = top * 0.92 * (1 if v > 0 else -1)
@@ -135,7 +140,7 @@ def _loss(data: dict[str, Any]) -> tuple[Any, str, str]:
     axes.set_ylim(-top, top)
     axes.set_xlabel("output x")
     axes.set_ylabel("privacy loss (nats)")
-    axes.legend(frameon=False, loc="lower right", fontsize=8)
+    axes.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, 1.16), ncol=3, fontsize=8)
     _ticks(axes, data)
     claim = f"the claimed bound ±{bound:.6g}" if bound is not None else "no ε bound (the claim is not in ε form)"
     return (figure, f"Privacy loss per output, q={data['q']} against q'={data['q_prime']}",

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from dpverify.verify._audit import MAX_INPUTS_SHOWN, MAX_OUTPUTS_SHOWN, Audit
+from dpverify.verify._audit import Audit
 from dpverify.verify._audit_plots import Plot, draw_case, matplotlib_missing
 from dpverify.verify._output import write_text
 from dpverify.verify._text import short_rational
@@ -42,9 +42,12 @@ class Badge:
     """A verdict shown as a coloured label."""
 
     text: str
+    fixed_tone: str | None = None
 
     @property
     def tone(self) -> str:
+        if self.fixed_tone:
+            return self.fixed_tone
         return {"proved": "good", "met": "good", "yes": "good", "holds": "good", "pass": "good", "killed": "good",
                 "violated": "bad", "FAIL": "bad", "no": "bad", "fails": "bad", "survived": "bad", "error": "bad",
                 "stale": "bad", "inconclusive": "warn", "not met": "bad"}.get(self.text, "neutral")
@@ -241,24 +244,54 @@ def _section_pmfs(case: dict[str, Any], plot: Plot | None, index: int) -> list[B
     blocks.append(Para(f"Code: {section['source']}. Spec: {section['closed_form']}."))
     if section.get("truncated"):
         blocks.append(Para(f"Truncated: {section['truncated']}.", "note"))
-    for table in section["tables"]:
+    if section["kind"] == "exact":
+        blocks.append(_exact_matrix(section))
+    for table in section["tables"] if section["kind"] == "intervals" else ():
         title = "" if table["input"] is None else f"input q = {table['input']}: "
-        if section["kind"] == "exact":
-            rows = tuple((str(r["output"]), _r(r["code"]), _r(r["spec"]), _yes(r["equal"])) for r in table["rows"])
-            note = f"{title}{table['outputs_shown']} of {table['outputs_total']} outputs"
-            if table["outputs_shown"] < table["outputs_total"]:
-                note += f"; the outputs not shown hold mass {_r(table['mass_not_shown'])} under the spec"
-            blocks.append(Table(("output", "code P(x)", "spec P(x)", "equal"), rows, note, numeric=(1, 2)))
-        else:
-            rows = tuple((str(r["output"]), _f(r["code_low_decimal"]), _f(r["code_high_decimal"]),
-                          _f(r["ideal_low_decimal"]), _f(r["ideal_high_decimal"]), _yes(r["inside"])) for r in table["rows"])
-            note = (f"{title}{table['outputs_shown']} of the {table['outputs_total']} outputs the interval check lists; "
-                    f"unexplored mass {table['unexplored']}")
-            blocks.append(Table(("output", "code ≥", "code ≤", "ideal ≥", "ideal ≤", "ideal inside"), rows, note,
-                                numeric=(1, 2, 3, 4)))
+        rows = tuple((str(r["output"]), _f(r["code_low_decimal"]), _f(r["code_high_decimal"]),
+                      _f(r["ideal_low_decimal"]), _f(r["ideal_high_decimal"]), _yes(r["inside"])) for r in table["rows"])
+        note = (f"{title}{table['outputs_shown']} of the {table['outputs_total']} outputs the interval check lists; "
+                f"unexplored mass {table['unexplored']}")
+        blocks.append(Table(("output", "code ≥", "code ≤", "ideal ≥", "ideal ≤", "ideal inside"), rows, note,
+                            numeric=(1, 2, 3, 4)))
     if plot is not None:
         blocks.append(Figure(plot, _plot_file(index, plot)))
     return blocks
+
+
+def _exact_matrix(section: dict[str, Any]) -> Table:
+    """Outputs down, inputs across: the code's exact P(x|q), flagged where it differs from the spec."""
+    tables = section["tables"]
+    outputs: dict[str, None] = {}
+    for table in tables:
+        outputs.update((str(r["output"]), None) for r in table["rows"])
+    cells = {(str(t["input"]), str(r["output"])): r for t in tables for r in t["rows"]}
+    known = all(r["code"] is not None for t in tables for r in t["rows"])
+    differs = sum(r["equal"] is False for t in tables for r in t["rows"])
+    rows = []
+    for output in outputs:
+        row: list[Cell] = [output]
+        for table in tables:
+            entry = cells.get((str(table["input"]), output))
+            if entry is None:
+                row.append("not shown")
+            elif entry["code"] is None:
+                row.append(_r(entry["spec"]))
+            elif entry["equal"]:
+                row.append(_r(entry["code"]))
+            else:
+                row.append(Badge(f"{_r(entry['code'])} (spec {_r(entry['spec'])})", "bad"))
+        rows.append(tuple(row))
+    if not known:
+        what = "the spec's closed form P(x|q); the code's own exact PMF is not known (see above)"
+    elif differs:
+        what = f"the code's exact P(x|q); {differs} entr{'y differs' if differs == 1 else 'ies differ'} from the spec (marked)"
+    else:
+        what = "the code's exact P(x|q), equal to the spec's closed form at every entry"
+    hidden = [f"q={t['input']}: {_r(t['mass_not_shown'])}" for t in tables if t["outputs_shown"] < t["outputs_total"]]
+    note = what + ("" if not hidden else "; mass of the outputs not shown: " + ", ".join(hidden))
+    headers = ("output x", *("P(x)" if t["input"] is None else f"q = {t['input']}" for t in tables))
+    return Table(headers, tuple(rows), note, numeric=tuple(range(1, len(headers))))
 
 
 def _plot_file(index: int, plot: Plot) -> str:
@@ -277,7 +310,12 @@ def _section_privacy(case: dict[str, Any], plots: dict[str, Plot], index: int) -
         return blocks
     blocks.append(Para(f"The claim: {claim}. Neighbouring pairs checked: {section['neighbours']}."))
     rows: list[tuple[Cell, ...]] = []
+    claimed = section.get("claim") or {}
     if section["kind"] == "exact":
+        if claimed.get("kind") == "pure":
+            alpha = claimed.get("alpha")
+            rows.append(("the claim", _r(alpha) if alpha else f"e^-{claimed.get('epsilon')}",
+                         _f(claimed.get("epsilon_decimal"), 9), "—"))
         for name, loss in (("the code (exact PMF)", section["code"]), ("the spec's closed form", section["closed_form"])):
             if loss is None:
                 rows.append((name, "unknown", "—", "—"))
@@ -288,6 +326,8 @@ def _section_privacy(case: dict[str, Any], plots: dict[str, Plot], index: int) -
             rows.append((name, _r(loss["alpha"]), "∞" if loss["infinite"] else _f(loss["epsilon"], 9), witness))
         blocks.append(Table(("", "tightest alpha = min P(x|q)/P(x|q')", "ε = −ln alpha", "witness"), tuple(rows)))
     else:
+        if claimed.get("kind") in ("pure", "approx"):
+            rows.append(("the claim", "—", _f(claimed.get("epsilon_decimal"), 9), claimed.get("text") or "—"))
         for name, loss in (("the code (exact intervals)", section["code"]), ("the ideal PMF (enclosures)", section["ideal"])):
             if loss is None:
                 continue
@@ -355,14 +395,14 @@ def _section_statistics(case: dict[str, Any]) -> list[Block]:
     if _na(blocks, section):
         return blocks
     blocks.append(Para(section["method"] + "."))
+    replay = section.get("replay")
     rows = tuple((c["check"], "—" if c["input"] is None else str(c["input"]), str(c["seed"]), str(c["samples"]),
                   _r(c["false_positive_rate"]), _f(c["detectable_distance"], 4), _f(c["sup_distance"], 4),
                   _verdict(c["verdict"])) for c in section["checks"])
     blocks.append(Table(("check", "input", "seed", "samples N", "false-positive bound β", "power: detects CDF distance >",
                          "observed distance", "verdict"), rows, numeric=(2, 3, 5, 6)))
-    replays = sorted({c["replay"] for c in section["checks"] if c.get("replay")})
-    if replays:
-        blocks.append(Para("Replay: " + "; ".join(replays), "note"))
+    if replay:
+        blocks.append(Para(f"Replay the same draws: {replay}", "note"))
     return blocks
 
 
@@ -412,7 +452,7 @@ def _section_checks(case: dict[str, Any]) -> list[Block]:
     blocks.append(Table(("check", "verdict", "summary"),
                         tuple((c["check"], _verdict(c["verdict"]), c["summary"]) for c in case["checks"])))
     for problem in case["problems"]:
-        blocks.append(Para(f"Problem: {problem}", "na"))
+        blocks.append(Para(f"Problem: {problem}", "problem"))
     return blocks
 
 
@@ -433,8 +473,9 @@ p { margin: 8px 0; }
 .banner.pass { background: linear-gradient(135deg, #1b7f3b, #2f9e57); }
 .banner.fail { background: linear-gradient(135deg, #b42318, #d9462f); }
 .banner p { margin: 4px 0 0; opacity: .95; }
-nav { background: var(--band); border: 1px solid var(--line); border-radius: 8px; padding: 8px 14px; margin: 12px 0 4px; }
-nav a { margin-right: 14px; color: #1d4ed8; text-decoration: none; white-space: nowrap; font-size: 14px; }
+nav { background: var(--band); border: 1px solid var(--line); border-radius: 8px; padding: 8px 14px; margin: 12px 0 4px;
+      display: flex; flex-wrap: wrap; gap: 4px 16px; }
+nav a { color: #1d4ed8; text-decoration: none; white-space: nowrap; font-size: 14px; }
 .table-wrap { overflow-x: auto; margin: 10px 0 14px; }
 table { border-collapse: collapse; width: 100%; font-size: 13.5px; }
 th, td { text-align: left; vertical-align: top; padding: 6px 10px; border-bottom: 1px solid var(--line); }
@@ -450,7 +491,8 @@ caption { caption-side: bottom; text-align: left; color: var(--muted); font-size
 .na { color: var(--muted); font-style: italic; background: var(--band); border-left: 3px solid var(--line); padding: 6px 12px; }
 .note { color: var(--muted); font-size: 13px; }
 figure { margin: 14px 0 20px; padding: 10px; border: 1px solid var(--line); border-radius: 8px; background: #fff; }
-figure svg { width: 100%; height: auto; display: block; }
+figure svg { width: 100%; max-width: 800px; height: auto; display: block; margin: 0 auto; }
+.problem { color: var(--bad); background: #fff5f5; border-left: 3px solid var(--bad); padding: 6px 12px; }
 figcaption { color: var(--muted); font-size: 13px; margin-top: 6px; }
 figcaption b { color: var(--fg); }
 footer { margin-top: 40px; color: var(--muted); font-size: 12.5px; }
