@@ -256,7 +256,7 @@ def test_the_broken_example_names_the_entry_the_code_gets_wrong(audits: dict) ->
     assert Fraction(case["privacy"]["code"]["alpha"]) < Fraction(2, 5) == Fraction(case["privacy"]["closed_form"]["alpha"])
     assert {c["check"] for c in case["proofs"]["checks"]} == {"z3", "code_z3"}
     page = (out / "report.html").read_text(encoding="utf-8")
-    assert "2/3 (spec 5/9)" in page and "differs from the spec" in page
+    assert "2/3 (spec 5/9)" in page and "entries differ from the spec (marked)" in page
 
 
 # --- options ----------------------------------------------------------------------------------------
