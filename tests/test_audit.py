@@ -52,7 +52,7 @@ def audits(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, Pat
         code, stdout, stderr = _run("audit", *argv, "--out", str(out), "--seed", "1", "--samples", SAMPLES)
         done[name] = (code, out, stdout, stderr)
     with _example_importable():
-        for name, argv in {"own": ("randomized-response",),
+        for name, argv in {"own": ("randomized-response", "--k", "4", "--alpha", "999999/1000000"),
                            "own-broken": ("randomized-response-off-by-one", "--k", "3", "--alpha", "2/5")}.items():
             out = tmp_path_factory.mktemp(name) / "report"
             code, stdout, stderr = _run("audit", *argv, "--spec-module", "own_sampler.specs", "--out", str(out),
@@ -231,13 +231,12 @@ def test_the_example_plugin_is_audited_like_a_builtin_spec(audits: dict) -> None
     assert code == 0, stdout
     assert document["spec"]["origin"] == "module own_sampler.specs" and not document["spec"]["builtin"]
     assert document["spec"]["sampler"] == "own_sampler.sampler.randomized_response"
-    # no parameters: every case the spec lists
-    assert [c["label"] for c in document["cases"]] == ["k=2,alpha=1/3", "k=5,alpha=2/7", "k=4,alpha=999999/1000000"]
-    for case in document["cases"]:
-        assert case["privacy"]["code"]["alpha"] == case["parameters"]["alpha"]
-        assert [c["verdict"] for c in case["proofs"]["checks"]] == ["proved"]
-    # the bisected case's exact table: four outputs out of 3,999,997 draws
-    big = document["cases"][2]["pmfs"]["tables"][0]
+    (case,) = document["cases"]
+    assert case["privacy"]["code"]["alpha"] == case["parameters"]["alpha"] == "999999/1000000"
+    assert [c["verdict"] for c in case["proofs"]["checks"]] == ["proved"]
+    assert _checks(case)["exactness"][0]["evidence"]["methods"] == ["bisection"]
+    # the bisected exact table: four outputs out of 3,999,997 draws
+    big = case["pmfs"]["tables"][0]
     assert big["outputs_total"] == 4 and Fraction(big["rows"][0]["code"]) == Fraction(1000000, 3999997)
     assert document["certificates"]["applicable"] is False
     assert "own_sampler.sampler" in document["spec"]["sampler_modules"]
@@ -284,15 +283,18 @@ def test_mutation_rows_are_those_of_the_spec_s_modules(tmp_path: Path) -> None:
     assert "8/9" in (tmp_path / "r" / "report.md").read_text(encoding="utf-8")
 
 
-def test_json_alone_writes_the_document_to_stdout(tmp_path: Path) -> None:
-    code, out, err = _run("audit", "bernoulli", "--p", "2/7", "--out", str(tmp_path / "r"), "--seed", "3",
-                          "--samples", SAMPLES, "--json")
+def test_without_parameters_every_case_is_audited_and_json_alone_goes_to_stdout(tmp_path: Path) -> None:
+    code, out, err = _run("audit", "bernoulli", "--out", str(tmp_path / "r"), "--seed", "3", "--samples", SAMPLES,
+                          "--json")
     assert code == 0
     document = json.loads(out)
+    assert document == json.loads((tmp_path / "r" / "report.json").read_text(encoding="utf-8"))
     assert document["schema"] == "dpverify.audit/1" and document["options"]["seed"] == 3
-    assert "ok   bernoulli/p=2/7" in err
-    (case,) = document["cases"]
-    assert case["privacy"]["applicable"] is False and "samples its PMF" in case["privacy"]["reason"]
+    assert [c["label"] for c in document["cases"]] == ["p=2/7", "p=1", "p=0"]
+    assert "ok   bernoulli/p=2/7" in err and "all 3 case(s) met their expectation: PASS" in err
+    for case in document["cases"]:
+        assert case["privacy"]["applicable"] is False and "samples its PMF" in case["privacy"]["reason"]
+        assert case["pmfs"]["kind"] == "exact"
 
 
 def test_the_report_renders_without_matplotlib(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
