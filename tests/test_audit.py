@@ -301,7 +301,7 @@ def test_the_report_renders_without_matplotlib(tmp_path: Path, monkeypatch: pyte
     from dpverify.verify import _audit_report
 
     monkeypatch.setattr(_audit_report, "matplotlib_missing", lambda: "the plots need matplotlib, which is not installed")
-    monkeypatch.setattr(_audit_report, "draw_case", lambda series, salt: [])
+    monkeypatch.setattr(_audit_report, "draw_case", lambda series, salt, failed=None: [])
     code, out, err = _run("audit", "gtm", "--alpha", "1/2", "--n", "1", "--T", "6", "--out", str(tmp_path / "r"),
                           "--seed", "1", "--samples", SAMPLES)
     assert code == 0, out + err

@@ -586,6 +586,9 @@ class _CaseWork:
             return _na("the spec claims only that the code samples its ideal PMF: there are no neighbouring "
                        "inputs to compare", claim=claim, declared_checks=self._declared())
         code = pmfs["_intervals"]
+        if self.instance.inputs is None and not all(isinstance(o, int) and not isinstance(o, bool) for o in code[None]):
+            return _na("the outputs are not integers, so they cannot be shifted by a neighbouring input: the claim "
+                       "is checked by the spec's declared checks", claim=claim, declared_checks=self._declared())
         if self.instance.inputs is None:  # a noise sampler: q + noise, neighbours |q - q'| <= sensitivity
             shift = self.spec.sensitivity_for(self.p)
             rows = {d: {_shifted(o, d): v for o, v in code[None].items()} for d in range(shift + 1)}
@@ -861,6 +864,10 @@ def _case_audit(found: FoundSpec, case: Case, *, seed: int, samples: int, time_l
     except CaseTimeUp:
         why = f"not computed: the case reached its time bound ({time_limit} s)"
         pmfs, privacy = _na(why), _na(why, claim=_claim_json(work.claim), declared_checks=work._declared())
+    except Exception as error:  # noqa: BLE001 - the report is still written, and says what stopped it
+        why = f"the audit could not compute this section: {type(error).__name__}: {str(error)[:200]}"
+        pmfs, privacy = _na(why), _na(why, claim=_claim_json(work.claim), declared_checks=work._declared())
+        work.series.clear()
     pmfs = {k: v for k, v in pmfs.items() if not k.startswith("_")}
     document = {**head, "claim": _claim_json(work.claim), "pmfs": pmfs, "privacy": privacy,
                 "proofs": work.proofs(), "statistics": work.statistics(), "timing": work.timing()}

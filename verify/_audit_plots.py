@@ -48,21 +48,26 @@ def matplotlib_missing() -> str | None:
     return None
 
 
-def draw_case(series: dict[str, Any], salt: str) -> list[Plot]:
-    """Every plot the series allow, in :data:`PLOT_KINDS` order (empty without matplotlib)."""
+def draw_case(series: dict[str, Any], salt: str, failed: list[str] | None = None) -> list[Plot]:
+    """Every plot the series allow, in :data:`PLOT_KINDS` order (empty without matplotlib); a plot
+    that cannot be drawn is left out and named in ``failed``."""
     if matplotlib_missing():
         return []
     import matplotlib
 
-    drawn = []
+    drawn: list[Plot] = []
+    failed = [] if failed is None else failed
     for kind in PLOT_KINDS:
         data = series.get("pair" if kind == "neighbours" else kind)
         if not data:
             continue
         with matplotlib.rc_context({"svg.hashsalt": f"{salt}-{kind}", "svg.fonttype": "path", "font.size": 9,
                                     "axes.spines.top": False, "axes.spines.right": False}):
-            figure, title, caption = _DRAW[kind](data)
-            drawn.append(Plot(kind, title, caption, *_save(figure)))
+            try:
+                figure, title, caption = _DRAW[kind](data)
+                drawn.append(Plot(kind, title, caption, *_save(figure)))
+            except Exception as error:  # noqa: BLE001 - a plot that cannot be drawn must not cost the report
+                failed.append(f"{kind}: {type(error).__name__}: {str(error)[:120]}")
     return drawn
 
 
@@ -166,9 +171,11 @@ def _impl(data: dict[str, Any]) -> tuple[Any, str, str]:
     else:
         low, high, ideal = data["code_low"], data["code_high"], data["spec"]
         top.plot(xs, ideal, "-", color=GREY, linewidth=2.5, alpha=0.6, label="ideal PMF (enclosure midpoint)")
-        top.errorbar(xs, low, yerr=[[0] * len(low), [h - lo for h, lo in zip(high, low)]], fmt="o", color=BLUE,
+        top.errorbar(xs, low, yerr=[[0] * len(low), [max(0.0, h - lo) for h, lo in zip(high, low)]], fmt="o", color=BLUE,
                      markersize=3.5, capsize=2, label="code's exact interval")
-        bottom.errorbar(xs, [0] * len(xs), yerr=[[i - lo for i, lo in zip(ideal, low)], [h - i for h, i in zip(high, ideal)]],
+        # max(0, ...): the ideal lies inside each interval, but its float midpoint may round just outside
+        bottom.errorbar(xs, [0] * len(xs), yerr=[[max(0.0, i - lo) for i, lo in zip(ideal, low)],
+                                                 [max(0.0, h - i) for h, i in zip(high, ideal)]],
                         fmt="_", color=BLUE, capsize=2)
         bottom.axhline(0, color=GREY, linewidth=0.8)
         bottom.set_ylabel("interval − ideal")

@@ -587,10 +587,13 @@ def write_report(audit: Audit, out: str) -> dict[str, str]:
     import json
 
     missing = matplotlib_missing()
-    plots = [draw_case(case.series, f"case{i + 1}") for i, case in enumerate(audit.cases)]
+    failed: list[str] = []
+    plots = [draw_case(case.series, f"case{i + 1}", failed) for i, case in enumerate(audit.cases)]
     note = None
     if missing:
         note = f"No plots: {missing}."
+    elif failed:
+        note = f"Plots left out, they could not be drawn: {'; '.join(failed)}."
     elif not any(plots):
         note = "No plots: no case has a table or intervals to draw."
     blocks = report_blocks(audit, plots, note)

@@ -437,10 +437,16 @@ def _audit(args: argparse.Namespace) -> int:
     print(f"dpverify audit: {found.spec.name} from {found.origin}, {len(cases)} case(s), statistical seed {seed}",
           file=human)
     with _progress(len(cases)) as step:
-        audit = audit_spec(found, cases, seed=seed, samples=args.samples, time_limit=args.time_limit,
-                           mutants=mutants, mutants_path=args.mutants, command=command, progress=step)
-        step("writing the report")
-        paths = write_report(audit, args.out)
+        try:
+            audit = audit_spec(found, cases, seed=seed, samples=args.samples, time_limit=args.time_limit,
+                               mutants=mutants, mutants_path=args.mutants, command=command, progress=step)
+            step("writing the report")
+            paths = write_report(audit, args.out)
+        except (DpverifyError, KeyboardInterrupt):
+            raise
+        except Exception as error:  # noqa: BLE001 - a fault of the audit itself: one line, never a traceback
+            raise DpverifyError(f"the audit of {found.spec.name} stopped on {type(error).__name__}: "
+                                f"{_clip(str(error), 200)}; this is a fault in dpverify, please report it") from None
     for case in audit.document["cases"]:
         mark = "ok  " if case["met"] else "ERROR" if case["outcome"] == "error" else "FAIL"
         print(f"{mark:<4} {found.spec.name}/{case['label']}: expect {case['expect']}, got {case['outcome']}", file=human)
