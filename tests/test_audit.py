@@ -410,3 +410,15 @@ def test_a_sampler_that_raises_or_hangs_is_a_verdict_and_a_broken_spec_exits_2(
     else:
         assert "time bound" in " ".join(case["problems"])
     assert (out_dir / "report.html").is_file() and (out_dir / "report.md").is_file()
+
+
+def test_vector_outputs_are_matched_to_their_enclosures(tmp_path: Path) -> None:
+    # outputs are tuples of Fractions, listed in the evidence as JSON lists of "num/den" strings
+    code, out, err = _run("audit", "vector-laplace", "--sensitivity", "1", "--epsilon", "2", "--step", "1",
+                          "--out", str(tmp_path / "r"), "--seed", "1", "--samples", "100")
+    assert code == 0, out + err
+    (case,) = _document((code, tmp_path / "r", out, err))["cases"]
+    assert [c["verdict"] for c in _checks(case)["intervals"]] == ["proved"]
+    rows = [r for t in case["pmfs"]["tables"] for r in t["rows"]]
+    assert rows and all(r["inside"] for r in rows)
+    assert all(Fraction(r["ideal_low_decimal"].split()[0]) > 0 for r in rows)
