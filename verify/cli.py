@@ -736,7 +736,7 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--time-limit", type=_count("time-limit", 1, MAX_TIMEOUT), default=DEFAULT_TIME_LIMIT,
                        metavar="SECONDS", help=f"bound on each case's running time (default {DEFAULT_TIME_LIMIT})")
     audit.add_argument("--mutants", metavar="PATH", help="a `dpverify mutate --json` document: its rows for this spec's modules")
-    add_json_option(audit, "the report (schema dpverify.audit/1; DIR/report.json is written in any case)")
+    add_json_option(audit, "the report (DIR/report.json is written in any case)", schema="dpverify.audit/1")
     audit.set_defaults(run=_audit, parameters=[])
 
     pmf = commands.add_parser("pmf", help="print the exact output PMF of one instance")
