@@ -407,7 +407,7 @@ def _run(args: argparse.Namespace) -> int:
     human = human_stream(args)
     names = ", ".join(p.id for p in selected)
     print(f"dpverify reproduce {args.paper}: paper(s) {names}", file=human, flush=True)
-    reproduction = reproduce(selected, jobs=args.jobs)
+    reproduction = reproduce(selected, jobs=args.jobs, options=Options(measure=not args.no_timing))
     print(reproduction_text(reproduction, commands=args.commands), file=human)
     if out is not None:
         from dpverify.verify._reproduce_plots import write_figures
@@ -433,6 +433,8 @@ def add_reproduce_command(commands: Any, count: Callable[[str, int, int], Callab
     reproduce_.add_argument("--jobs", type=count("jobs", 1, max_jobs), default=None,
                             help="worker processes (default: one per core)")
     reproduce_.add_argument("--commands", action="store_true", help="also print, per row, how to recompute it alone")
+    reproduce_.add_argument("--no-timing", action="store_true",
+                            help="leave out the measured rows (the sampling speed), so that two runs give the same rows")
     add_json_option(reproduce_, f"the table (schema {REPRODUCE_SCHEMA})")
     reproduce_.set_defaults(run=_run)
 

@@ -377,7 +377,7 @@ def _figure_4_rows(points: Sequence[CurvePoint], near_pure: CurvePoint) -> tuple
                "the extract states neither")
     return (
         Row("001/figure-4/k=100", "per-query variance, discrete Laplace over discrete Gaussian, k = 100",
-            "Figure 4; 'for k = 100, the variance is 69% more'", "69% more",
+            "Figure 4; summary ('Funding'): 'for k = 100, the variance is 69% more'", "69% more",
             f"{_decimal(percent_low, percent_high, 4)}% more: Laplace {_decimal(*at_100.laplace_variance, 6)} "
             f"(eps0 = {at_100.laplace_epsilon}), Gaussian {_decimal(*at_100.gaussian_variance, 6)} "
             f"(sigma2 = {at_100.gaussian_sigma2})", "yes" if reproduced else "no",

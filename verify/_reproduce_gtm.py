@@ -136,10 +136,14 @@ def proof_row(name: str) -> Part:
     if result.verdict is Verdict.PROVED:
         note = ("proved under T >= 1/D = (1+alpha)/((1-alpha) alpha^n): below it the statement is false (row "
                 "'004/thm-6.2/below-support')") if name == "theorem_6_2" else None
-        return Part((Row(row_id, quantity, where, stated, recomputed, "yes", reason=note, command="dpverify prove",
+        return Part((Row(row_id, quantity, where, stated, recomputed, "yes", reason=note, command=_prove_command(name),
                          kind="proof"),))
-    return Part((Row(row_id, quantity, where, stated, recomputed, "no", reason=result.summary, command="dpverify prove",
-                     kind="proof"),))
+    return Part((Row(row_id, quantity, where, stated, recomputed, "no", reason=result.summary,
+                     command=_prove_command(name), kind="proof"),))
+
+
+def _prove_command(name: str) -> str:
+    return f"python -c 'from dpverify.proofs import {name}; print({name}.prove().summary)'"
 
 
 # --- §5: the support condition ----------------------------------------------------------------------
