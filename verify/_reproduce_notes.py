@@ -171,8 +171,8 @@ def laplace_symbolic_rows() -> Part:
 def _density_figure(label: str, c: Fraction) -> Figure:
     eps = math.log(float(c))
     b = 1 / eps
-    half_width = max(10.0, 5 * b)
-    xs = tuple(TRUE - half_width + i * (2 * half_width + 1) / 400 for i in range(401))
+    half_width = max(10, math.ceil(5 * b))  # an integer, so that the grid hits the true count
+    xs = tuple(TRUE - half_width + i * half_width / 200 for i in range(401))
 
     def density(q: int) -> tuple[float, ...]:
         return tuple(math.exp(-abs(x - q) / b) / (2 * b) for x in xs)
