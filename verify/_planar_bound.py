@@ -38,7 +38,10 @@ delta_n``.
 ``S^{+d}`` is the square with rounded corners, area ``L^2 + 4 L d + pi d^2``, and ``S^{-d}`` the
 square of side ``L - 2d``, so definition (5) gives ``R_5 = (8 L d + (pi - 4) d^2)/(L - 2 d)^2``;
 §6 states ``R <= ((L + 2d)/(L - 2d))^2``, a valid and looser bound (it divides the whole
-``S^{+d}``, not the band ``S^{+d} \\ S^{-d}``).  Both are reported.  ``Delta_f' = d(a, b)``
+``S^{+d}``, not the band ``S^{+d} \\ S^{-d}``).  Both are reported.  In the exponent ``L`` is the
+largest diameter of a rounding cell (Theorem 4.5: ``L = max diam S``; Appendix B bounds distances
+by ``Delta_f' + L + delta_t``), which for a square of side ``L`` is ``L sqrt(2)``; §6 writes the
+side there, and ``epsilon_prime_6_as_written`` keeps that reading for comparison.  ``Delta_f' = d(a, b)``
 and ``eps`` the Condition 1 degree ``eps_noise * d(a, b)`` of the planar Laplace
 (``eps``-geo-indistinguishability).
 """
@@ -71,8 +74,10 @@ class PlanarBound:
     ``delta_0`` (the coupling's largest displacement, None when infinite), ``delta_n`` (float
     error) and ``delta_t`` are exact rational upper bounds; ``epsilon_prime_5`` and
     ``epsilon_prime_6`` are ``(low, high)`` enclosures of ``eps'`` with definition (5)'s and §6's
-    robustness ratio (None when vacuous: ``L <= 2 delta_t``); ``exact`` is the enclosure of the
-    exact loss of the truncated and rounded release (None: infinite).
+    robustness ratio and the cell diameter ``L sqrt(2)`` in the exponent (None when vacuous:
+    ``L <= 2 delta_t``); ``epsilon_prime_6_as_written`` is §6's formula with the side ``L`` in the
+    exponent; ``exact`` is the enclosure of the exact loss of the truncated and rounded release
+    (None: infinite).
     """
 
     report: PlanarReport
@@ -84,6 +89,7 @@ class PlanarBound:
     epsilon_prime_5: tuple[mpmath.mpf, mpmath.mpf] | None
     epsilon_prime_6: tuple[mpmath.mpf, mpmath.mpf] | None
     exact: tuple[mpmath.mpf, mpmath.mpf] | None
+    epsilon_prime_6_as_written: tuple[mpmath.mpf, mpmath.mpf] | None = None
 
     @property
     def delta_t(self) -> Fraction | None:
@@ -163,7 +169,7 @@ def planar_theorem_4_5(k: int = 9, eps: float = 1.0, a: tuple[float, float] = (0
     epsilon = Fraction(report.eps) * sensitivity
     step = Fraction(report.L)
 
-    def bound(reading: str) -> tuple[mpmath.mpf, mpmath.mpf] | None:
+    def bound(reading: str, diameter: bool = True) -> tuple[mpmath.mpf, mpmath.mpf] | None:
         if delta_0 is None or step <= 2 * (delta_0 + delta_n):
             return None
         d = delta_0 + delta_n
@@ -174,7 +180,9 @@ def planar_theorem_4_5(k: int = 9, eps: float = 1.0, a: tuple[float, float] = (0
                 R = (8 * L_ * d_ + (iv.pi - 4) * d_ * d_) / (L_ - 2 * d_) ** 2
             else:
                 R = ((L_ + 2 * d_) / (L_ - 2 * d_)) ** 2
-            return iv_rational(epsilon) + iv.log(1 + R * iv.exp(iv_rational(epsilon * (step + d) / sensitivity)))
+            length = L_ * iv.sqrt(2) if diameter else L_
+            exponent = iv_rational(epsilon) * (length + d_) / iv_rational(sensitivity)
+            return iv_rational(epsilon) + iv.log(1 + R * iv.exp(exponent))
 
         return enclose(compute, 20)
 
@@ -182,4 +190,5 @@ def planar_theorem_4_5(k: int = 9, eps: float = 1.0, a: tuple[float, float] = (0
     if report.rounded.ratio is not None:
         ratio = report.rounded.ratio
         exact = enclose(lambda: iv.log(iv_rational(ratio)), 20)
-    return PlanarBound(report, reach, delta_0, delta_n, epsilon, sensitivity, bound("5"), bound("6"), exact)
+    return PlanarBound(report, reach, delta_0, delta_n, epsilon, sensitivity, bound("5"), bound("6"), exact,
+                       bound("6", diameter=False))

@@ -2,11 +2,10 @@
 where a paper is vacuous, false without an unstated condition or inconsistent with itself
 flagged with the reason.
 
-The papers are the five of ``/work/shared/papers`` (``INDEX.md``): 000 Gazeau, Miller,
-Palamidessi; 001 Canonne, Kamath, Steinke (CKS20); 002 the lecture notes "Provable Privacy";
-003 the documentation of a DP type checker; 004 Amorim, Gaboardi, Rindisbacher (GTM).  One
-module per paper (``_reproduce_<name>.py``) states its rows; this module runs them and prints
-or serialises the table.
+The papers: 000 Gazeau, Miller, Palamidessi; 001 Canonne, Kamath, Steinke (CKS20); 002 the
+lecture notes "Provable Privacy"; 003 the documentation of a DP type checker; 004 Amorim,
+Gaboardi, Rindisbacher (GTM).  One module per paper (``_reproduce_<name>.py``) states its rows;
+this module runs them and prints or serialises the table.
 
 **Rows.**  A :class:`Row` is one quantity the paper states (a number, an example, an instance
 of a theorem, a formula): where it is, the value as the paper states it (text), the value
@@ -249,7 +248,8 @@ def certified_text(low: Any, high: Any, digits: int = 10) -> str:
 
     from dpverify.specs._interval_tools import mpf_decimal
 
-    with mpmath.workprec(max(mpmath.mp.prec, low.context.prec if hasattr(low, "context") else 53) + 64):
+    bits = max(mpmath.mpf(low)._mpf_[3], mpmath.mpf(high)._mpf_[3], mpmath.mp.prec)  # the ends' own precision
+    with mpmath.workprec(bits + 64):
         middle = (low + high) / 2
         if middle != 0 and abs(high - low) <= abs(middle) * mpmath.mpf(10) ** (-digits - 3):
             return mpmath.nstr(middle, digits, min_fixed=-5, max_fixed=16)

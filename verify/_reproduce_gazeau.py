@@ -339,15 +339,30 @@ def theorem_4_5_planar(k: int, box: tuple[float, float, float, float]) -> Part:
                                 "in M_r (so that delta_t < L/2): here the box reaches past C^-1((2^k - 1)/2^k)",
                          command=_planar_command(k, box), kind="certified"),))
     holds = result.verdict("5") == "holds" and result.verdict("6") == "holds"
-    return Part((Row(f"000/thm-4.5/2d/{tag}", f"Theorem 4.5 (2-D), {tag}", "Theorem 4.5 with §6", stated,
-                     f"delta_t = {float(result.delta_t):.6g} (quantile coupling {float(result.delta_0):.6g} + float "
-                     f"{float(result.delta_n):.2g}); eps' = {mpmath.nstr(result.epsilon_prime_6[1], 7)} with §6's R, "
-                     f"{mpmath.nstr(result.epsilon_prime_5[1], 7)} with (5)'s; {common}: below both",
-                     "yes" if holds else "no",
-                     reason=("delta_t is not §6's k delta_0 + delta_n (infinite, row K_C) but the largest displacement "
-                             "of the quantile coupling, which is what the proof needs (Theorem 4.3)") if holds else
-                            f"verdicts {result.verdict('5')}, {result.verdict('6')}",
-                     command=_planar_command(k, box), kind="certified"),))
+    as_written = result.epsilon_prime_6_as_written
+    below_written = as_written is not None and result.exact is not None and result.exact[1] <= as_written[0]
+    rows = [Row(f"000/thm-4.5/2d/{tag}", f"Theorem 4.5 (2-D), {tag}", "Theorem 4.5 with §6", stated,
+                f"delta_t = {float(result.delta_t):.6g} (quantile coupling {float(result.delta_0):.6g} + float "
+                f"{float(result.delta_n):.2g}); with the cell diameter L sqrt(2) in the exponent eps' = "
+                f"{mpmath.nstr(result.epsilon_prime_6[1], 7)} with §6's R, {mpmath.nstr(result.epsilon_prime_5[1], 7)} "
+                f"with (5)'s; {common}: below both", "yes" if holds else "no",
+                reason=("delta_t is not §6's k delta_0 + delta_n (infinite, row K_C) but the largest displacement of "
+                        "the quantile coupling, which is what the proof needs (Theorem 4.3)") if holds else
+                       f"verdicts {result.verdict('5')}, {result.verdict('6')}",
+                command=_planar_command(k, box), kind="certified")]
+    if as_written is not None:
+        rows.append(Row("000/section-6/L", "the length L in §6's eps' for square cells", "§6 'Differential privacy', "
+                        "Theorem 4.5", "eps' = eps + ln(1 + ((L+2 delta_t)/(L-2 delta_t))^2 e^(eps (L + delta_t)/Delta_f')), "
+                        "L the side of a square cell; Theorem 4.5: L = max diam S",
+                        f"a square of side L has diameter L sqrt(2): at {tag} §6's formula gives "
+                        f"{mpmath.nstr(as_written[1], 7)}, Theorem 4.5 with the diameter {mpmath.nstr(result.epsilon_prime_6[1], 7)}"
+                        f"; the exact loss {exact} is below both here", "flagged" if below_written else "no",
+                        reason="inconsistent with Theorem 4.5: its L is the largest diameter of a rounding cell (the "
+                               "proof bounds distances by Delta_f' + L + delta_t), L sqrt(2) for squares in the "
+                               "Euclidean metric, but §6 puts the side L in the exponent, an eps' smaller than the "
+                               "theorem proves" if below_written else "the exact loss exceeds §6's bound as written",
+                        kind="certified"))
+    return Part(tuple(rows))
 
 
 # --- the paper ----------------------------------------------------------------------------------------------
