@@ -19,6 +19,7 @@ from dpverify.verify._pld_worst_case import WorstCase, check_composed_claim, com
 from dpverify.verify._gtm_privacy import gtm_privacy, gtm_table
 from dpverify.verify._privacy import PrivacyLoss, check_pure_dp, tightest_alpha
 from dpverify.verify._random_compat import RandomCompat
+from dpverify.verify._reproduce import reproduce, resolve_papers
 from dpverify.verify._results import CheckResult, RatioWitness, Verdict
 from dpverify.verify._search import SearchResult, parameter_strategy, search_spec
 from dpverify.verify._smt import check_ratio_bound_z3, smtlib_obligation
@@ -83,6 +84,8 @@ __all__ = [
     "prove_fixed_point_leak",
     "reachable",
     "renewal",
+    "reproduce",
+    "resolve_papers",
     "run_case",
     "search_spec",
     "smtlib_obligation",

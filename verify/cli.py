@@ -798,6 +798,10 @@ def build_parser() -> argparse.ArgumentParser:
     prove.add_argument("--timeout", type=_count("timeout", 1, MAX_TIMEOUT), default=60, help="seconds per obligation and solver")
     prove.set_defaults(run=_prove)
 
+    from dpverify.verify._reproduce import add_reproduce_command
+
+    add_reproduce_command(commands, _count, MAX_JOBS)
+
     attack = commands.add_parser("attack", help="exact attacks on UNSAFE floating-point samplers")
     attack_mechanisms = attack.add_subparsers(dest="mechanism", parser_class=_Parser, metavar="MECHANISM")
     attack.set_defaults(run=_usage(attack))
