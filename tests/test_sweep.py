@@ -339,6 +339,14 @@ def test_check_on_a_cluster_gives_the_serial_document_and_report(
     assert _check(tmp_path, capsys, *CHEAP, "--scheduler", cluster) == serial_check
 
 
+def test_reproduce_on_a_cluster_gives_the_local_rows(cluster: str) -> None:
+    from dpverify.verify._reproduce import Options, reproduce, resolve_papers
+
+    papers = resolve_papers("004")
+    local = reproduce(papers, jobs=1, options=Options(measure=False)).to_json()["papers"]
+    assert reproduce(papers, scheduler=cluster, options=Options(measure=False)).to_json()["papers"] == local
+
+
 def test_a_mutant_task_builds_its_own_copy_on_a_worker(cluster: str) -> None:
     target = _mutate.locate("dpverify.samplers._rational")
     mutant = next(m for m in mutants_of(target.module, target.source) if m.id.endswith(":ad90650026"))

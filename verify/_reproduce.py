@@ -39,7 +39,7 @@ from typing import Any
 from dpverify.samplers import DpverifyError
 from dpverify.samplers._rational import shown
 from dpverify.verify._output import add_json_option, emit_json, human_stream
-from dpverify.verify._sweep import default_jobs, sweep
+from dpverify.verify._sweep import default_jobs, need_scheduler, sweep
 
 __all__ = [
     "KINDS",
@@ -306,14 +306,16 @@ def _call(task: Task) -> Part:
 
 
 def reproduce(selected: Sequence[Paper], *, jobs: int | None = None, options: Options = Options(),
-              progress: Callable[[int, int], None] | None = None) -> Reproduction:
+              progress: Callable[[int, int], None] | None = None, scheduler: str | None = None) -> Reproduction:
     """Recompute the tables of ``selected``: every paper's tasks in one sweep over ``jobs``
-    worker processes (default: one per core), then each paper's measurements here."""
+    worker processes (default: one per core) or, with ``scheduler``, on that Dask cluster (at
+    most ``jobs`` tasks at once; default: its worker threads); then each paper's measurements
+    here, on this machine."""
     start = time.perf_counter()
     plans = [paper.plan(options) for paper in selected]
     tasks = [(task,) for plan in plans for task in plan.tasks]
-    workers = default_jobs() if jobs is None else jobs
-    parts = sweep(_call, tasks, jobs=workers, progress=progress)
+    workers = jobs if scheduler is not None else default_jobs() if jobs is None else jobs
+    parts = sweep(_call, tasks, jobs=workers, progress=progress, scheduler=scheduler)
     results, offset = [], 0
     for paper, plan in zip(selected, plans):
         combined = plan.assemble(parts[offset: offset + len(plan.tasks)])
@@ -374,7 +376,7 @@ def reproduction_text(reproduction: Reproduction, *, commands: bool = False) -> 
     c = reproduction.counts()
     verdict = "PASS" if reproduction.passed else "FAIL: a value the paper states was not reproduced"
     lines.append(f"reproduce: {len(reproduction.rows())} rows, {c['yes']} yes, {c['no']} no, {c['flagged']} flagged, "
-                 f"{reproduction.seconds:.1f} s with {reproduction.jobs} job(s): {verdict}")
+                 f"{reproduction.seconds:.1f} s with {reproduction.jobs or 'the cluster'} job(s): {verdict}")
     return "\n".join(lines)
 
 
@@ -407,7 +409,10 @@ def _run(args: argparse.Namespace) -> int:
     human = human_stream(args)
     names = ", ".join(p.id for p in selected)
     print(f"dpverify reproduce {args.paper}: paper(s) {names}", file=human, flush=True)
-    reproduction = reproduce(selected, jobs=args.jobs, options=Options(measure=not args.no_timing))
+    if args.scheduler:
+        need_scheduler(args.scheduler, "--scheduler")  # before any work: a bad address, or no dask here
+    reproduction = reproduce(selected, jobs=args.jobs, options=Options(measure=not args.no_timing),
+                             scheduler=args.scheduler)
     print(reproduction_text(reproduction, commands=args.commands), file=human)
     if out is not None:
         from dpverify.verify._reproduce_plots import write_figures
@@ -432,9 +437,11 @@ def add_reproduce_command(commands: Any, count: Callable[[str, int, int], Callab
                                                           "(needs matplotlib: pip install 'dpverify[plot]')")
     reproduce_.add_argument("--jobs", type=count("jobs", 1, max_jobs), default=None,
                             help="worker processes (default: one per core)")
+    reproduce_.add_argument("--scheduler", metavar="ADDRESS",
+                            help="run the recomputations on the Dask cluster at ADDRESS (needs dpverify[dask])")
     reproduce_.add_argument("--commands", action="store_true", help="also print, per row, how to recompute it alone")
     reproduce_.add_argument("--no-timing", action="store_true",
                             help="leave out the measured rows (the sampling speed), so that two runs give the same rows")
-    add_json_option(reproduce_, f"the table (schema {REPRODUCE_SCHEMA})")
+    add_json_option(reproduce_, "the table", schema=REPRODUCE_SCHEMA)
     reproduce_.set_defaults(run=_run)
 
