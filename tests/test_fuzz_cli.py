@@ -14,6 +14,7 @@ The default suite runs ``QUICK_EXAMPLES`` cases; the ``slow`` variant runs
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import os
 import sys
@@ -25,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import _fuzz
-from dpverify.verify import _mutate, cli
+from dpverify.verify import _mutate, _sweep, cli
 
 _HEALTH = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large,
            HealthCheck.function_scoped_fixture]
@@ -41,6 +42,26 @@ def _stub_measure(targets: object, mutants: Sequence[Any], options: object, **kw
     return _mutate.Measurement(tuple(_mutate.Result(m, _mutate.KILLED) for m in mutants), 0.0)
 
 
+class _InlineExecutor:
+    """``--jobs N`` in-process: each task runs at submission.  Forking a pytest-xdist worker (a
+    process with I/O threads) in thousands of fuzz cases is what this test must not do; what it
+    fuzzes, the parsing and the one-line errors, is the same."""
+
+    def __init__(self, max_workers: int | None = None) -> None:
+        self.max_workers = max_workers
+
+    def submit(self, function: Any, *arguments: Any) -> concurrent.futures.Future[Any]:
+        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        try:
+            future.set_result(function(*arguments))
+        except Exception as error:  # noqa: BLE001 - delivered as the pool would deliver it
+            future.set_exception(error)
+        return future
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
+        return None
+
+
 @contextlib.contextmanager
 def _sandbox(tmp_path: Path) -> Iterator[list[str]]:
     """Work in ``tmp_path`` (with the tiny spec module), ``prove`` and mutate's gate runs stubbed; yields
@@ -50,16 +71,19 @@ def _sandbox(tmp_path: Path) -> Iterator[list[str]]:
     _fuzz.write_tiny_spec_module(work)
     (work / "a-directory").mkdir()
     saved_cwd, saved_prove, saved_measure, saved_path = os.getcwd(), cli._prove, _mutate.measure, list(sys.path)
+    saved_pool = _sweep.ProcessPoolExecutor
     os.chdir(work)
     sys.path.insert(0, str(work))
     cli._prove = _stub_prove  # type: ignore[assignment]
     _mutate.measure = _stub_measure  # type: ignore[assignment]
+    _sweep.ProcessPoolExecutor = _InlineExecutor  # type: ignore[assignment,misc]
     try:
         yield [str(work / "out.json"), "out.smt2", str(tmp_path / "no-such-dir" / "x.json"), "/dev/full",
                str(work / "a-directory"), str(work)]
     finally:
         cli._prove = saved_prove  # type: ignore[assignment]
         _mutate.measure = saved_measure  # type: ignore[assignment]
+        _sweep.ProcessPoolExecutor = saved_pool  # type: ignore[misc]
         os.chdir(saved_cwd)
         sys.path[:] = saved_path
         sys.modules.pop(_fuzz.TINY_MODULE, None)
