@@ -311,6 +311,13 @@ def reproduce(selected: Sequence[Paper], *, jobs: int | None = None, options: Op
     worker processes (default: one per core) or, with ``scheduler``, on that Dask cluster (at
     most ``jobs`` tasks at once; default: its worker threads); then each paper's measurements
     here, on this machine."""
+    if isinstance(selected, (str, bytes)) or not isinstance(selected, Sequence) \
+            or not all(isinstance(paper, Paper) for paper in selected):
+        raise DpverifyError(f"selected must be a sequence of Papers (see resolve_papers); got selected={shown(selected)}.")
+    if not isinstance(options, Options):
+        raise DpverifyError(f"options must be an Options; got options={shown(options)} ({type(options).__name__}).")
+    if progress is not None and not callable(progress):
+        raise DpverifyError(f"progress must be a callable (done, total) or None; got progress={shown(progress)}.")
     start = time.perf_counter()
     plans = [paper.plan(options) for paper in selected]
     tasks = [(task,) for plan in plans for task in plan.tasks]
