@@ -164,8 +164,7 @@ def _gtm_alpha(alpha: Fraction, n: int, T: int) -> Fraction:
     with ``E = (1-alpha)/(1+alpha) alpha^n`` and ``E' = E/alpha``, which is ``<= 0`` (no bound)
     exactly when ``T`` is at most the support bound ``1/E``."""
     D = alpha.denominator
-    # D^n cannot divide T when it has more bits (a cheap test first: D^n may be huge)
-    if alpha.numerator == 1 and n * (D.bit_length() - 1) <= T.bit_length() and T % ((D + 1) * D**n) == 0:
+    if alpha.numerator == 1 and T % ((D + 1) * D**n) == 0:
         return alpha
     E = (1 - alpha) / (1 + alpha) * alpha**n
     alpha_prime = (E - Fraction(1, T)) / (E / alpha + Fraction(1, T))

@@ -26,8 +26,9 @@ Privacy", Theorem A.1; paper 003's "Gaussian Mechanism"): for ``0 < epsilon < 1`
 
 computed with integer arithmetic only (:func:`_ln_scaled`).  With it the discrete mechanism is
 ``(epsilon, delta)``-DP: it is ``rho``-zCDP with ``rho = s^2/(2 sigma2) <= epsilon^2 / (4 l)``,
-``l = ln(1.25/delta)``, and CKS20 Corollary 13 turns ``rho``-zCDP into ``(epsilon, delta')``-DP
-with ``delta' = e^((a-1)(a rho - epsilon)) (1 - 1/a)^a / (a - 1)`` for any ``a > 1``.  At
+``l = ln(1.25/delta)``, and CKS20 Corollary 13 (the conversion from zCDP to approximate DP,
+arXiv:2004.00010v3 p. 13) turns ``rho``-zCDP into ``(epsilon, delta')``-DP with
+``delta' = e^((a-1)(a rho - epsilon)) (1 - 1/a)^a / (a - 1)`` for any ``a > 1``.  At
 ``rho = epsilon^2/(4 l)`` and ``a = 1 + 2l/epsilon`` (so ``a - 1 = b = 2l/epsilon``) the exponent
 is ``epsilon/2 - l`` and
 
@@ -86,8 +87,8 @@ def _ln_scaled(y: Fraction, bits: int) -> tuple[int, int]:
 
     With ``y = 2^k m``, ``1 <= m < 2``: ``ln y = 2k atanh(1/3) + 2 atanh((m-1)/(m+1))``, both
     arguments in ``[0, 1/3]`` (``ln 2 = 2 atanh(1/3)``, ``ln m = 2 atanh((m-1)/(m+1))``)."""
-    k = y.numerator.bit_length() - y.denominator.bit_length()  # 2^(k-1) < y < 2^(k+1)
-    m = y / (1 << k) if k >= 0 else y * (1 << -k)
+    k = y.numerator.bit_length() - y.denominator.bit_length()  # 2^(k-1) < y < 2^(k+1), and k >= 0 as y >= 1
+    m = y / (1 << k)
     if m < 1:
         k, m = k - 1, 2 * m
     ln2_low, ln2_high = _atanh_scaled(1, 3, bits)
@@ -119,7 +120,7 @@ def _classic_sigma2(s: Fraction, eps: Fraction, delta: Fraction) -> Fraction:
     precision doubles until they do."""
     K = 2 * s * s * (1 << SIGMA2_GRID_BITS) / (eps * eps)
     y = Fraction(5, 4) / delta
-    bits = max(0, K.numerator.bit_length() - K.denominator.bit_length()) + 64
+    bits = K.numerator.bit_length() + 64  # at least 64 bits beyond K's size: most cases need no refinement
     while True:
         low, high = _ln_scaled(y, bits)
         scale = K.denominator << bits

@@ -70,6 +70,9 @@ CLASSIC_SIGMA2_BANK: tuple[tuple[str, str, str], ...] = (
 LN_BANK: tuple[tuple[str, int], ...] = (
     ("1", 64), ("5/4", 64), ("3/2", 100), ("2", 64), ("7/4", 200), ("125/4", 80), ("12.5", 103),
     ("1.25e6", 128), ("1.25e100", 400), ("10^999*5/4", 64), ("1000001/1000000", 256), ("1.999999", 90),
+    # y = (2^64+1)/(2^64-1): atanh's argument is 2^-64, so at 64 bits the series stops before its
+    # first term and the upper bound is its tail bound alone, which is then exactly what is checked
+    ("18446744073709551617/18446744073709551615", 64),
 )
 
 

@@ -8,6 +8,7 @@ result serialises without loss.
 
 from __future__ import annotations
 
+import decimal
 import math
 from collections.abc import Hashable
 from dataclasses import dataclass, field
@@ -23,9 +24,24 @@ class Verdict(str, Enum):
 
 
 def fraction_text(value: Fraction | int) -> str:
-    """``"num/den"``, or ``"num"`` for an integer: the schema's encoding of exact rationals."""
+    """``"num/den"``, or ``"num"`` for an integer: the schema's encoding of exact rationals.
+    Every digit is written, past the 4300 CPython's ``str`` stops at too (an exact mass of a
+    composed sampler, a product of many summarised loops, can have that many).
+
+    >>> len(fraction_text(Fraction(1, 7**6000)))
+    5073
+    """
     value = Fraction(value)
-    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+    if value.denominator == 1:
+        return _digits(value.numerator)
+    return f"{_digits(value.numerator)}/{_digits(value.denominator)}"
+
+
+def _digits(number: int) -> str:
+    try:
+        return str(number)
+    except ValueError:  # CPython's limit on int-to-str conversion; decimal converts exactly
+        return format(decimal.Decimal(number), "f")
 
 
 def epsilon_of(alpha: Fraction) -> float:
