@@ -56,6 +56,14 @@ def test_privacy_claim_alpha_decides_the_exit_code(capsys: pytest.CaptureFixture
     assert code == 0 and json.loads(out)["claim_holds"] is True
 
 
+def test_privacy_says_a_non_positive_theorem_6_2_bound_is_vacuous(capsys: pytest.CaptureFixture[str]) -> None:
+    _, below, _ = run_cli(capsys, "privacy", "gtm", "--alpha", "1/2", "--n", "4", "--T", "20")
+    _, above, _ = run_cli(capsys, "privacy", "gtm", "--alpha", "1/2", "--n", "4", "--T", "2000")
+    line = next(text for text in below.splitlines() if "Theorem 6.2" in text)
+    assert "vacuous" in line and "holds" not in line
+    assert next(text for text in above.splitlines() if "Theorem 6.2" in text).endswith(": holds")
+
+
 def test_privacy_of_a_theorem_7_1_instance_with_huge_T(capsys: pytest.CaptureFixture[str]) -> None:
     D, n = 7, 60
     code, out, _ = run_cli(capsys, "privacy", "gtm", "--alpha", f"1/{D}", "--n", str(n), "--T", f"{D + 1}*{D}^{n}", "--json")

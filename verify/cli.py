@@ -183,9 +183,10 @@ def _print_privacy(spec: GtmSpec, report: dict[str, Any]) -> None:
     print(f"  support         T >= {short_rational(Fraction(report['support_bound']))}: "
           f"{_yes(report['full_support'])}; every output possible: {_yes(report['every_output_possible'])}")
     alpha_prime = Fraction(report["thm62_alpha_prime"])
-    vacuous = " (vacuous: T <= 1/D)" if alpha_prime <= 0 else ""
-    print(f"  Theorem 6.2     alpha' = {short_rational(alpha_prime)}{vacuous}: "
-          f"{'holds' if report['thm62_holds'] else 'FAILS'}")
+    # A bound alpha' <= 0 says nothing, so "holds" would overstate it.
+    verdict = ("vacuous (T <= 1/D), nothing to hold" if alpha_prime <= 0
+               else "holds" if report["thm62_holds"] else "FAILS")
+    print(f"  Theorem 6.2     alpha' = {short_rational(alpha_prime)}: {verdict}")
     print(f"  Theorem 7.1     {'instance (exact)' if report['thm71_instance'] else 'not an instance'}")
     print(f"  claim           alpha >= {short_rational(Fraction(report['claim_alpha']))}: "
           f"{'holds' if report['claim_holds'] else 'VIOLATED'}")
