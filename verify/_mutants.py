@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -558,6 +559,17 @@ def verified_source(mutant: Mutant, original: str) -> str:
     """The mutant's text, checked: it must parse to the original syntax tree with exactly the
     one change.  Where the splice into the original text does not (it never has), the whole
     module is written by :func:`ast.unparse` instead (comments lost, lines renumbered)."""
+    # `dpverify mutate` copies mutants from several threads at once, and CPython 3.11 keeps the
+    # AST converter's recursion counter per interpreter, not per thread, so two parses at once
+    # can fail with "AST constructor recursion depth mismatch" (python/cpython#106905).
+    with _AST_LOCK:
+        return _verified_source(mutant, original)
+
+
+_AST_LOCK = threading.Lock()
+
+
+def _verified_source(mutant: Mutant, original: str) -> str:
     tree = ast.parse(original)
     sites = _sites(tree)
     if not 0 <= mutant.index < len(sites):
