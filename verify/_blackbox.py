@@ -73,7 +73,7 @@ from typing import Any
 import mpmath
 from mpmath import iv
 
-from dpverify.samplers import DpverifyError, InvalidArgument, as_int, as_open_unit_interval, fresh_seed
+from dpverify.samplers import DpverifyError, InvalidArgument, SystemRandomSource, as_int, as_open_unit_interval, fresh_seed
 from dpverify.samplers._rational import RationalLike, shown
 from dpverify.specs import ExactPmf
 from dpverify.specs._api import Case, Randomness, Spec, SpecError
@@ -81,6 +81,7 @@ from dpverify.specs._claims import ApproxDp, Claim, PureDp, SamplesPmf, Zcdp
 from dpverify.specs._enclosure import interval_precision, iv_rational
 from dpverify.verify._clopper_pearson import clopper_pearson_lower, clopper_pearson_upper
 from dpverify.verify._results import CheckResult, Verdict, fraction_text, json_value
+from dpverify.verify._random_compat import RandomCompat
 from dpverify.verify._statistics import _mpf_fraction, dkw_threshold
 
 __all__ = [
@@ -395,10 +396,10 @@ class _Choice:
 
 
 def _choose(select0: Sequence[Hashable], select1: Sequence[Hashable], inputs: tuple[Hashable, Hashable],
-            alpha: Fraction) -> _Choice | None:
+            alpha: Fraction, float_structure: bool = True) -> _Choice | None:
     boundaries = _boundaries(list(select0) + list(select1), inputs)
     tables = (_Table(select0, boundaries), _Table(select1, boundaries))
-    bits = sorted({bit for table in tables for (_, bit) in table.cells})
+    bits = sorted({bit for table in tables for (_, bit) in table.cells}) if float_structure else []
     intervals = len(boundaries) + 1
     prefixes = [table.prefix(intervals, bits) for table in tables]
     log_level = math.log(2 / alpha)
@@ -494,6 +495,7 @@ def check_black_box_privacy(
     alpha: RationalLike = DEFAULT_ALPHA,
     seed: int | None = None,
     seconds: float | None = None,
+    float_structure: bool = True,
 ) -> CheckResult:
     """The privacy test of the module docstring on the draws of ``q0 = inputs[0]`` and
     ``q1 = inputs[1]`` (each split into a first, selection, half and a second, held-out, half).
@@ -504,7 +506,8 @@ def check_black_box_privacy(
     test: *no violation certified*; the evidence always carries the certified lower bound, the
     event, both counts and bounds, the seed, the number of draws and the time, and
     ``max_certifiable_epsilon``, the largest bound these held-out sizes can ever give (an event
-    never seen under ``B``), which is the test's reach.
+    never seen under ``B``), which is the test's reach.  ``float_structure=False`` searches the
+    intervals alone (the benchmark's baseline).
     """
     a = as_open_unit_interval("alpha", alpha)
     n0, n1 = len(draws0), len(draws1)
@@ -514,7 +517,7 @@ def check_black_box_privacy(
     select0, test0 = draws0[:half0], draws0[half0:]
     select1, test1 = draws1[:half1], draws1[half1:]
     started = time.monotonic()
-    choice = _choose(select0, select1, inputs, a)
+    choice = _choose(select0, select1, inputs, a, float_structure)
     evidence: dict[str, Any] = {
         "inputs": [json_value(q) for q in inputs], "claim": _claim_text(claim), "alpha": fraction_text(a),
         "confidence": fraction_text(1 - a), "seed": seed, "samples_per_input": [n0, n1],
@@ -701,8 +704,14 @@ def _shifted(q: Hashable, noise: object) -> Hashable:
 
 
 def _caller(spec: Spec, arguments: dict[str, Any], q: Hashable) -> Callable[[], object]:
+    """A call of the sampler at ``q``; a sampler that takes ``rng`` gets the production source
+    (the OS CSPRNG), as a user's call would, so any spec can be audited as a black box."""
     sampler = spec.sampler
     assert sampler is not None
+    randomness = Randomness(spec.randomness)
+    if randomness is not Randomness.NONE:
+        source = SystemRandomSource()
+        arguments = {**arguments, "rng": source if randomness is Randomness.SOURCE else RandomCompat(source)}
     if spec.input is not None:
         named = {**arguments, spec.input.name: q}
         return lambda: sampler(**named)
