@@ -82,7 +82,7 @@ from dpverify.specs._enclosure import interval_precision, iv_rational
 from dpverify.verify._clopper_pearson import clopper_pearson_lower, clopper_pearson_upper
 from dpverify.verify._results import CheckResult, Verdict, fraction_text, json_value
 from dpverify.verify._random_compat import RandomCompat
-from dpverify.verify._statistics import _mpf_fraction, dkw_threshold
+from dpverify.verify._statistics import _mpf_fraction, dkw_threshold, enclosure_gap
 
 __all__ = [
     "BLACKBOX_SCHEMA",
@@ -627,6 +627,7 @@ def check_black_box_distribution(
         return CheckResult("blackbox_distribution", Verdict.INCONCLUSIVE, f"only {n} draws{suffix}",
                            reason="too few draws", evidence=evidence)
     counts = Counter(outputs)
+    support = set(listed)
     for output, count in counts.items():
         problem = None
         if isinstance(output, Raised):
@@ -635,7 +636,7 @@ def check_black_box_distribution(
             problem = f"the sampler returned {output}, not a finite number"
         elif integer and not isinstance(output, int):
             problem = f"the sampler returned {shown(output)} ({type(output).__name__}), not an integer"
-        elif exact and output not in set(listed):
+        elif exact and output not in support:
             problem = f"the sampler returned {shown(output)}, to which the spec gives probability 0"
         if problem:
             evidence |= {"output": str(output) if not _numeric(output) else json_value(output), "count": count}
@@ -647,17 +648,7 @@ def check_black_box_distribution(
     bounds = [law(o) for o in order]
     outside = max(Fraction(0), 1 - sum(low for low, _ in bounds))
     t_squared, t = dkw_threshold(n, half_rate)
-    below = sum(c for o, c in counts.items() if o < order[0])  # type: ignore[operator]
-    count_le, low_le, high_le = below, Fraction(0), outside
-    worst, worst_at = Fraction(-1), order[0]
-    for output, (low, high) in zip(order, bounds):
-        count_le += counts.get(output, 0)
-        low_le += low
-        high_le += high
-        empirical = Fraction(count_le, n)
-        gap = max(low_le - empirical, empirical - min(high_le, Fraction(1)), Fraction(0))
-        if gap > worst:
-            worst, worst_at = gap, output
+    worst, worst_at = enclosure_gap(counts, n, order, [low for low, _ in bounds], [high for _, high in bounds])
     evidence |= {"dkw_threshold": t, "detectable_distance": 2 * t, "cdf_outside_enclosure": float(worst),
                  "cdf_output": json_value(worst_at), "mass_outside_listed_outputs_at_most": float(outside)}
     if worst * worst > t_squared:

@@ -94,38 +94,31 @@ OPENDP_DLAPLACE = Spec(
     cases=(Case({"scale": 2}, "proved", "the discrete Laplace with scale 2 is 1/2-DP", label="scale=2"),),
 )
 
-OPENDP_DGAUSS = Spec(
-    name="opendp-dgauss",
-    sampler=opendp_gaussian,
-    parameters=_SCALE,
-    input=_NEIGHBOURS,
-    claim=lambda p: Zcdp(rho=1 / (2 * p["scale"] ** 2)),
-    ideal=_dgauss_ideal,
-    outputs=lambda p: DiscreteGaussianSpec.create(p["scale"] ** 2).outputs_for_check(),
-    randomness="none",
-    description="OpenDP's integer Gaussian measurement (make_gaussian on atom_domain(T=int))",
-    citation="OpenDP 0.16, opendp.measurements.make_gaussian; CKS20 Algorithm 3, Theorem 4",
-    cases=(Case({"scale": 2}, "proved", "the discrete Gaussian with sigma 2 is 1/8-zCDP", label="scale=2"),),
-)
+def _opendp_gaussian_spec(name: str, sampler: Any, atom: str, cases: tuple[Case, ...]) -> Spec:
+    return Spec(
+        name=name,
+        sampler=sampler,
+        parameters=_SCALE,
+        input=_NEIGHBOURS,
+        claim=lambda p: Zcdp(rho=1 / (2 * p["scale"] ** 2)),
+        ideal=_dgauss_ideal,
+        outputs=lambda p: DiscreteGaussianSpec.create(p["scale"] ** 2).outputs_for_check(),
+        randomness="none",
+        description=f"OpenDP's integer Gaussian measurement (make_gaussian on atom_domain(T={atom}))",
+        citation="OpenDP 0.16, opendp.measurements.make_gaussian; CKS20 Algorithm 3, Theorem 4",
+        cases=cases,
+    )
 
-OPENDP_DGAUSS_I32 = Spec(
-    name="opendp-dgauss-i32",
-    sampler=opendp_gaussian_i32,
-    parameters=_SCALE,
-    input=_NEIGHBOURS,
-    claim=lambda p: Zcdp(rho=1 / (2 * p["scale"] ** 2)),
-    ideal=_dgauss_ideal,
-    outputs=lambda p: DiscreteGaussianSpec.create(p["scale"] ** 2).outputs_for_check(),
-    randomness="none",
-    description="OpenDP's integer Gaussian measurement on 32-bit integers (atom_domain(T='i32'))",
-    citation="OpenDP 0.16, opendp.measurements.make_gaussian",
-    cases=(
-        Case({"scale": 2}, "proved", "far from the type's range the i32 Gaussian is the discrete Gaussian",
-             label="scale=2"),
-        Case({"scale": 2**31}, "violated",
-             "sigma = 2^31: about a third of the draws saturate to the i32 range's ends", label="scale=2^31"),
-    ),
-)
+
+OPENDP_DGAUSS = _opendp_gaussian_spec("opendp-dgauss", opendp_gaussian, "int", (
+    Case({"scale": 2}, "proved", "the discrete Gaussian with sigma 2 is 1/8-zCDP", label="scale=2"),
+))
+
+OPENDP_DGAUSS_I32 = _opendp_gaussian_spec("opendp-dgauss-i32", opendp_gaussian_i32, "'i32'", (
+    Case({"scale": 2}, "proved", "far from the type's range the i32 Gaussian is the discrete Gaussian", label="scale=2"),
+    Case({"scale": 2**31}, "violated", "sigma = 2^31: about a third of the draws saturate to the i32 range's ends",
+         label="scale=2^31"),
+))
 
 NUMPY_LAPLACE = Spec(
     name="numpy-laplace",

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Any
 
 import mpmath
 
@@ -43,31 +44,26 @@ _MARGIN = Fraction(1, 10**12)
 _MAX_TERMS = 200_000
 
 
-def _cf_float(a: float, b: float, x: float) -> float:
-    """Lentz's continued fraction for ``I_x(a, b)`` (Numerical Recipes, 3rd ed., 6.4), floats."""
-    tiny = 1e-300
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c, d = 1.0, 1.0 - qab * x / qap
-    d = 1.0 / (d if abs(d) > tiny else tiny)
+def _continued_fraction(a: int, b: int, x: Any, tiny: Any, eps: Any) -> Any:
+    """Lentz's continued fraction for ``I_x(a, b)`` (Numerical Recipes, 3rd ed., 6.4), in the
+    arithmetic of ``x``: floats to propose a bound, mpmath to confirm it."""
+    one = x * 0 + 1
+    qab, qap, qam = a + b, a + 1, a - 1
+    c, d = one, one - qab * x / qap
+    d = one / (d if abs(d) > tiny else tiny)
     h = d
     for m in range(1, _MAX_TERMS):
         m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        delta = d * c
-        h *= delta
-        if abs(delta - 1.0) < 1e-15:
-            break
-    return h
+        for aa in (m * (b - m) * x / ((qam + m2) * (a + m2)), -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))):
+            d = one + aa * d
+            d = one / (d if abs(d) > tiny else tiny)
+            c = one + aa / c
+            c = c if abs(c) > tiny else tiny
+            delta = d * c
+            h *= delta
+        if abs(delta - 1) < eps:
+            return h
+    raise ArithmeticError(f"the incomplete beta's continued fraction did not converge (a={a}, b={b})")
 
 
 def _betainc_float(a: int, b: int, x: float) -> float:
@@ -78,48 +74,21 @@ def _betainc_float(a: int, b: int, x: float) -> float:
         return 1.0
     log_front = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
     if x < (a + 1.0) / (a + b + 2.0):
-        return math.exp(log_front) * _cf_float(a, b, x) / a
-    return 1.0 - math.exp(log_front) * _cf_float(b, a, 1.0 - x) / b
-
-
-def _cf_mp(a: int, b: int, x: mpmath.mpf) -> mpmath.mpf:
-    """The same continued fraction in mpmath at the context's precision."""
-    tiny = mpmath.mpf(10) ** (-3 * _DPS)
-    eps = mpmath.mpf(10) ** (-_DPS + 2)
-    qab, qap, qam = a + b, a + 1, a - 1
-    c, d = mpmath.mpf(1), 1 - qab * x / qap
-    d = 1 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, _MAX_TERMS):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1 + aa * d
-        d = 1 / (d if abs(d) > tiny else tiny)
-        c = 1 + aa / c
-        c = c if abs(c) > tiny else tiny
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1 + aa * d
-        d = 1 / (d if abs(d) > tiny else tiny)
-        c = 1 + aa / c
-        c = c if abs(c) > tiny else tiny
-        delta = d * c
-        h *= delta
-        if abs(delta - 1) < eps:
-            return h
-    raise ArithmeticError(f"the incomplete beta's continued fraction did not converge (a={a}, b={b})")
+        return math.exp(log_front) * _continued_fraction(a, b, x, 1e-300, 1e-15) / a
+    return 1.0 - math.exp(log_front) * _continued_fraction(b, a, 1.0 - x, 1e-300, 1e-15) / b
 
 
 def _betainc_mp(a: int, b: int, x: Fraction) -> Fraction:
     """``I_x(a, b)`` evaluated by mpmath at ``_DPS`` digits, as a Fraction (then compared with a margin)."""
     with mpmath.workdps(_DPS + 10):
         xm = mpmath.mpf(x.numerator) / x.denominator
+        tiny, eps = mpmath.mpf(10) ** (-3 * _DPS), mpmath.mpf(10) ** (-_DPS + 2)
         log_front = (mpmath.loggamma(a + b) - mpmath.loggamma(a) - mpmath.loggamma(b)
                      + a * mpmath.log(xm) + b * mpmath.log1p(-xm))
         if xm < mpmath.mpf(a + 1) / (a + b + 2):
-            value = mpmath.exp(log_front) * _cf_mp(a, b, xm) / a
+            value = mpmath.exp(log_front) * _continued_fraction(a, b, xm, tiny, eps) / a
         else:
-            value = 1 - mpmath.exp(log_front) * _cf_mp(b, a, 1 - xm) / b
+            value = 1 - mpmath.exp(log_front) * _continued_fraction(b, a, 1 - xm, tiny, eps) / b
         return _mpf_fraction(mpmath.mpf(value))
 
 
