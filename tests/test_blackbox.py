@@ -207,6 +207,13 @@ def test_draw_turns_exceptions_and_garbage_into_outputs_and_bounds_time() -> Non
     assert not hanging.complete and hanging.outputs == ()
 
 
+def test_draw_reports_a_process_that_dies() -> None:
+    import os
+
+    (died,) = draw([lambda: os._exit(3)], 10, seed=1, time_limit=20)
+    assert not died.complete and not died.timed_out and died.exit_code == 3
+
+
 def _spec(name: str, sampler: object) -> Spec:
     return Spec(name=name, sampler=sampler, parameters={"epsilon": Rational(0, low_open=True)},  # type: ignore[arg-type]
                 input=Input("x", values=lambda p: (0, 1)), claim=lambda p: PureDp(epsilon=p["epsilon"]),
@@ -251,6 +258,8 @@ def test_numpy_float_laplace_violates_its_epsilon() -> None:
     (privacy,) = result.checks
     assert float(privacy.evidence["epsilon_lower_bound"]) > 0.252  # DP-Sniper's published bound at 90%
     assert "o * 2^" in privacy.evidence["event"]["description"]  # the float structure, not an interval alone
+    again = audit_case(NUMPY_LAPLACE, NUMPY_LAPLACE.cases[0], seed=2026, samples=20_000, alpha="1/10")
+    assert again.checks[0].evidence["held_out_counts"] == privacy.evidence["held_out_counts"]  # numpy replays
 
 
 @pytest.mark.parametrize("name", ["opendp-dlaplace", "opendp-dgauss"])

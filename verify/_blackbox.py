@@ -137,12 +137,15 @@ class Garbage:
 
 @dataclass(frozen=True, slots=True)
 class Draws:
-    """The outputs of one input, in draw order; ``complete`` false when the time bound cut them short."""
+    """The outputs of one input, in draw order; ``complete`` false when the time bound cut them
+    short (``timed_out``) or the process died (a crash in native code: ``exit_code``)."""
 
     outputs: tuple[Hashable, ...]
     seconds: float
     complete: bool
     seed: int
+    timed_out: bool = False
+    exit_code: int | None = None
 
 
 def _clip(text: str, limit: int = 120) -> str:
@@ -235,11 +238,15 @@ def draw(calls: Sequence[Callable[[], object]], samples: int, *, seed: int, time
                 complete = True
                 break
             outputs.extend(chunk)
+        timed_out = process.is_alive() and not complete
+        if process.is_alive():
+            process.join(1 if complete else 0)
         if process.is_alive():
             process.kill()
         process.join(5)
         receive.close()
-        results.append(Draws(tuple(outputs), time.monotonic() - started, complete, worker_seed))
+        results.append(Draws(tuple(outputs), time.monotonic() - started, complete, worker_seed, timed_out,
+                             None if complete or timed_out else process.exitcode))
     return results
 
 
@@ -791,7 +798,10 @@ def audit_case(spec: Spec, case: Case, *, seed: int, samples: int, alpha: Ration
         return CaseResult(case, Verdict.INCONCLUSIVE.value, (result,), time.monotonic() - started)
     if not all(d.complete for d in draws):
         done = ", ".join(f"{len(d.outputs)} at q={q!r}" for d, q in zip(draws, pair))
-        reason = (f"the sampler did not finish {samples} draws per input within the time limit of {time_limit} s "
+        crashed = [d.exit_code for d in draws if not d.complete and not d.timed_out]
+        reason = (f"the sampler's process died (exit code {crashed[0]}) after {done} draws: a crash in native code"
+                  if crashed else
+                  f"the sampler did not finish {samples} draws per input within the time limit of {time_limit} s "
                   f"({done}): it hangs or is too slow")
         result = CheckResult("blackbox", Verdict.INCONCLUSIVE, f"{reason}; seed={seed}", reason=reason,
                              evidence={"seed": seed, "draws_done": [len(d.outputs) for d in draws],
