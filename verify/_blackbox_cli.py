@@ -15,7 +15,7 @@ from fractions import Fraction
 
 from dpverify.samplers import DpverifyError, as_open_unit_interval, fresh_seed
 from dpverify.samplers._rational import shown
-from dpverify.verify._blackbox import BLACKBOX_SCHEMA, DEFAULT_ALPHA, audit_black_box, resolve_black_box
+from dpverify.verify._blackbox import BLACKBOX_SCHEMA, DEFAULT_ALPHA, DEFAULT_BETA, audit_black_box, resolve_black_box
 from dpverify.verify._output import emit_json, human_stream
 
 __all__ = ["audit_black_box_command"]
@@ -43,6 +43,10 @@ def audit_black_box_command(args: argparse.Namespace) -> int:
                f"{confidence} --time-limit {args.time_limit} --out {args.out}")
     print(f"dpverify audit --black-box: {spec.name} from {origin}, {len(cases)} case(s), seed {seed}, "
           f"{args.samples} draws per input, confidence {_text(1 - alpha)}", file=human)
+    print(f"  privacy: an output event is chosen on half of each input's draws and tested on the other half with "
+          f"exact Clopper-Pearson bounds: a sampler that meets its claim is reported violated with probability "
+          f"<= {_text(alpha)}; distribution: DKW-Massart and a held-out atom test at rate <= {_text(DEFAULT_BETA)}",
+          file=human)
     document = audit_black_box(spec, origin, cases, seed=seed, samples=args.samples, alpha=alpha,
                                time_limit=args.time_limit, command=command)
     for case in document["cases"]:
