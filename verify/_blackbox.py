@@ -86,14 +86,19 @@ from dpverify.verify._statistics import _mpf_fraction, dkw_threshold, enclosure_
 
 __all__ = [
     "BLACKBOX_SCHEMA",
+    "DEFAULT_ALPHA",
+    "DEFAULT_BETA",
+    "CaseResult",
     "Draws",
     "Event",
     "Garbage",
     "Raised",
     "audit_black_box",
+    "audit_case",
     "check_black_box_distribution",
     "check_black_box_privacy",
     "draw",
+    "normalise",
     "resolve_black_box",
 ]
 
