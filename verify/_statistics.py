@@ -281,6 +281,30 @@ def _mpf_fraction(value: mpmath.mpf) -> Fraction:
     return -magnitude if sign else magnitude
 
 
+def enclosure_gap(counts: Counter[Hashable], samples: int, outputs: list[Hashable], lows: list[Fraction],
+                  highs: list[Fraction]) -> tuple[Fraction, Hashable]:
+    """``(gap, output)``: the largest distance of the empirical CDF ``F_N(o_k)`` (``counts`` of
+    ``samples`` draws) outside the CDF enclosure at the ordered ``outputs`` ``o_1 < ... < o_m``
+    with ``low_i <= P(o_i) <= high_i``::
+
+        sum_{i<=k} low_i  <=  F(o_k)  <=  sum_{i<=k} high_i + (1 - sum_i low_i)
+
+    (the last term bounds the mass left of ``o_1``), exactly, and the output where it is largest."""
+    outside = max(Fraction(0), 1 - sum(lows))
+    count_le = sum(c for o, c in counts.items() if o < outputs[0])  # type: ignore[operator]
+    low_le, high_le = Fraction(0), outside
+    worst, worst_at = Fraction(-1), outputs[0]
+    for output, low, high in zip(outputs, lows, highs):
+        count_le += counts.get(output, 0)
+        low_le += low
+        high_le += high
+        empirical = Fraction(count_le, samples)
+        gap = max(low_le - empirical, empirical - min(high_le, Fraction(1)), Fraction(0))
+        if gap > worst:
+            worst, worst_at = gap, output
+    return worst, worst_at
+
+
 def check_empirical_ideal(
     spec: NoiseSpec,
     *,
@@ -338,17 +362,7 @@ def check_empirical_ideal(
             return CheckResult("statistical", Verdict.VIOLATED,
                                f"the sampler returned {shown(output)} ({type(output).__name__}) {counts[output]} times in "
                                f"{N} draws: not an output of the spec (a certain violation); {where}", evidence=evidence)
-    below = sum(c for o, c in counts.items() if o < outputs[0])
-    count_le, low_le, high_le = below, Fraction(0), outside
-    worst, worst_at = Fraction(-1), outputs[0]
-    for output, low, high in zip(outputs, lows, highs):
-        count_le += counts.get(output, 0)
-        low_le += low
-        high_le += high
-        empirical = Fraction(count_le, N)
-        gap = max(low_le - empirical, empirical - min(high_le, Fraction(1)), Fraction(0))
-        if gap > worst:
-            worst, worst_at = gap, output
+    worst, worst_at = enclosure_gap(counts, N, outputs, lows, highs)
     evidence |= {"output": json_value(worst_at), "distance_outside_enclosure": float(worst)}
     stated = f"DKW, N={N}, t={t:.4g}, beta={fraction_text(beta)}"
     if worst * worst > t_squared:

@@ -491,6 +491,13 @@ def _audit(args: argparse.Namespace) -> int:
     from dpverify.verify._audit_report import write_report
     from dpverify.verify._discovery import discover
 
+    if args.black_box:
+        from dpverify.verify._blackbox_cli import audit_black_box_command
+
+        return audit_black_box_command(args)
+    if args.confidence is not None:
+        raise DpverifyError("--confidence applies only to an audit with --black-box.")
+
     if os.path.exists(args.out) and not os.path.isdir(args.out):
         raise DpverifyError(f"--out must be a directory; got --out={shown(args.out)}, which is a file.")
     parent = os.path.dirname(os.path.abspath(args.out))
@@ -737,6 +744,11 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--time-limit", type=_count("time-limit", 1, MAX_TIMEOUT), default=DEFAULT_TIME_LIMIT,
                        metavar="SECONDS", help=f"bound on each case's running time (default {DEFAULT_TIME_LIMIT})")
     audit.add_argument("--mutants", metavar="PATH", help="a `dpverify mutate --json` document: its rows for this spec's modules")
+    audit.add_argument("--black-box", action="store_true",
+                       help="SPEC draws its own randomness (OpenDP, numpy): a distribution test and a held-out privacy "
+                            "test instead of exact checks; SPEC may also be module:attribute; writes DIR/blackbox.json")
+    audit.add_argument("--confidence", metavar="C",
+                       help="with --black-box: the confidence of the privacy test's epsilon bound (default 1 - 10^-6)")
     add_json_option(audit, "the report (DIR/report.json is written in any case)", schema="dpverify.audit/1")
     audit.set_defaults(run=_audit, parameters=[])
 
