@@ -40,6 +40,7 @@ shrunk to a simple one, seeded and replayable.  Each set runs under a time bound
 from __future__ import annotations
 
 import importlib
+import os
 import random
 import sys
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
@@ -499,7 +500,7 @@ class SpecDiff:
         first = self.first_difference
         if first is not None:
             at = ", ".join(f"{k}={v}" for k, v in first.parameters.items()) or "(no parameters)"
-            q = "" if first.input is None else f", input {shown(first.input, 40)}"
+            q = "" if first.input is None else f", input {shown(first.input, 60)}"
             head += f": differs at {at}{q} ({first.source}): {first.output.summary}"
         elif self.verdict is Verdict.PROVED:
             head += f": the same law at all {len(self.comparisons)} parameter set(s) compared"
@@ -507,7 +508,9 @@ class SpecDiff:
         if self.changed:
             out.append(f"  changed: {elided(', '.join(self.changed), 300)}")
         for c in self.comparisons:
-            q = "" if c.input is None else f" input={shown(c.input, 30)}"
+            if c.output.verdict is Verdict.PROVED and not c.timing_changed:
+                continue  # the head line says it
+            q = "" if c.input is None else f" input={shown(c.input, 60)}"
             out.append(f"  {c.output.verdict.value:12} {c.label}{q} [{c.source}]: {c.output.summary}")
             if c.timing_changed:
                 out.append(f"  {'':12} TIMING CHANNEL CHANGED (the outputs' law did not): {c.timing.summary}")
@@ -654,7 +657,7 @@ def functions_run(spec: Spec, base: Any) -> set[tuple[str, str]]:
     found = set()
     for filename, qualname in called:
         outer = qualname.split(".<locals>", 1)[0]
-        if "<" not in outer and base.relative(filename) is not None:
+        if "<" not in outer and os.path.isabs(filename) and os.path.isfile(filename) and base.relative(filename) is not None:
             found.add((filename, outer))
     return found
 

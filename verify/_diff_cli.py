@@ -80,7 +80,8 @@ def _options(args: argparse.Namespace, seed: int) -> Any:
                        seed=seed, time_limit=args.time_limit, min_mass=args.min_mass)
 
 
-def _report(args: argparse.Namespace, diffs: Sequence[Any], base: Any, options: Any, head: str) -> int:
+def _report(args: argparse.Namespace, diffs: Sequence[Any], base: Any, options: Any, head: str,
+            command: str = "dpverify diff") -> int:
     from dpverify.verify._diff import diff_document, overall
 
     human = human_stream(args)
@@ -91,7 +92,7 @@ def _report(args: argparse.Namespace, diffs: Sequence[Any], base: Any, options: 
     verdict = overall(diffs)
     timing = sum(len(d.timing_changed) for d in diffs)
     tail = f"; the timing channel changed at {timing} parameter set(s)" if timing else ""
-    print(f"dpverify diff: {verdict.value}{tail}", file=human)
+    print(f"{command}: {verdict.value}{tail}", file=human)
     if args.json:
         emit_json(args, diff_document(diffs, base=base, options=options))
     return 0 if verdict is Verdict.PROVED else 1
@@ -134,7 +135,7 @@ def _changed(args: argparse.Namespace, base: Any, options: Any, found: Sequence[
     compared = sum(d.status == "compared" for d in diffs)
     head = (f"dpverify check --base {base.revision} ({base.commit[:12]}): {len(diffs)} spec(s), {compared} with changed "
             "sampler code compared on their cases")
-    return _report(args, diffs, base, options, head)
+    return _report(args, diffs, base, options, head, command=head.split(" (", 1)[0])
 
 
 def run_check_base(args: argparse.Namespace, found: Sequence[Any]) -> int:
