@@ -124,13 +124,9 @@ def test_bare_samplers_are_compared_at_the_given_parameters(capsys: pytest.Captu
 
 
 def test_the_json_document_follows_its_schema(capsys: pytest.CaptureFixture[str]) -> None:
-    jsonschema = pytest.importorskip("jsonschema")
-    code = main(["diff", "dlaplace", "_diff_samplers:dlaplace_off_by_one", "--min-mass", "1/10^6",
-                 "--search-examples", "0", "--param", "scale=2", "--json"])
-    document = json.loads(capsys.readouterr().out)
-    assert code == 1 and document["schema"] == "dpverify.diff/1" and document["verdict"] == "violated"
-    schema = json.loads((Path(__file__).resolve().parents[1] / "schemas" / "diff-1.schema.json").read_text())
-    jsonschema.Draft202012Validator(schema).validate(document)
+    document = _json_of(["diff", "dlaplace", "_diff_samplers:dlaplace_off_by_one", "--min-mass", "1/10^6",
+                         "--search-examples", "0", "--param", "scale=2", "--json"], capsys)
+    assert document["schema"] == "dpverify.diff/1" and document["verdict"] == "violated"
     assert [c["source"] for c in document["specs"][0]["comparisons"]] == ["case", "case", "param"]
 
 
@@ -232,11 +228,26 @@ def test_check_base_lists_the_changed_function_and_the_difference(repo: tuple[Pa
     _forget(name)
     assert main(["check", "--spec-module", name, "--base", "HEAD~1"]) == 0
     assert f"PROVED {name}" in capsys.readouterr().out
+    document_check = _json_of(["diff", "--spec-module", name, "--base", "HEAD~1", "--json"], capsys)  # every spec found, as check --base
+    assert document_check["specs"][-1]["name"] == name
+    assert main(["check", "--spec-module", name, "--base", "HEAD~1", "--json"]) == 2  # check's schema is not this one
+    assert capsys.readouterr().err.startswith("dpverify: error: check --base writes no --json")
+    assert document_check["specs"][-1]["status"] == "compared" and document_check["specs"][-1]["verdict"] == "proved"
     # only formatting and comments changed: nothing to compare
     (path / f"{name}_helpers.py").write_text("def offset():  # a comment\n\n    return (0)\n")
     _forget(name)
     assert main(["check", "--spec-module", name, "--base", "HEAD~1"]) == 0
     assert f"UNCHANGED {name}" in capsys.readouterr().out
+
+
+def _json_of(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
+    """``dpverify ARGV``'s JSON document, validated against schemas/diff-1.schema.json."""
+    main(argv)
+    document = json.loads(capsys.readouterr().out)
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((Path(__file__).resolve().parents[1] / "schemas" / "diff-1.schema.json").read_text())
+    jsonschema.Draft202012Validator(schema).validate(document)
+    return document
 
 
 def test_the_old_revision_is_imported_apart_and_removed(repo: tuple[Path, str]) -> None:

@@ -54,6 +54,7 @@ from dpverify.samplers._rational import shown
 from dpverify.specs import Integer, Rational, SamplesPmf
 from dpverify.specs._api import Attempt, Bisection, Bounded, Case, Exhaustive, Randomness, Spec, SpecError
 from dpverify.verify._arguments import DEFAULT_TIME_LIMIT, elided
+from dpverify.verify._base_revision import _source_file
 from dpverify.verify._enumerate import Enumeration, LoopNeverAccepts, SamplerCrashed, enumerate_outputs
 from dpverify.verify._exactness import code_distribution
 from dpverify.verify._intervals import decimal_text, renewal
@@ -469,10 +470,7 @@ class SpecDiff:
             verdicts.append(Verdict.VIOLATED)
         if self.status == "unreadable":
             verdicts.append(Verdict.INCONCLUSIVE)
-        for verdict in (Verdict.VIOLATED, Verdict.INCONCLUSIVE):
-            if verdict in verdicts:
-                return verdict
-        return Verdict.PROVED
+        return _worst(verdicts)
 
     @property
     def first_difference(self) -> ParameterDiff | None:
@@ -595,12 +593,17 @@ def diff_sides(old: Side, new: Side, parameter_sets: Sequence[Mapping[str, str]]
 # --- the document ---------------------------------------------------------------------------------------
 
 
-def overall(diffs: Sequence[SpecDiff]) -> Verdict:
-    verdicts = {d.verdict for d in diffs}
+def _worst(verdicts: Sequence[Verdict]) -> Verdict:
+    """Violated if one is, else inconclusive if one is, else proved (also for none)."""
     for verdict in (Verdict.VIOLATED, Verdict.INCONCLUSIVE):
         if verdict in verdicts:
             return verdict
     return Verdict.PROVED
+
+
+def overall(diffs: Sequence[SpecDiff]) -> Verdict:
+    """The verdict of a whole run: the worst of its specs'."""
+    return _worst([d.verdict for d in diffs])
 
 
 def diff_document(diffs: Sequence[SpecDiff], *, base: Any = None, options: DiffOptions = DiffOptions()) -> dict[str, Any]:
@@ -698,16 +701,19 @@ def diff_changed_specs(found: Sequence[Any], base: Any, options: DiffOptions) ->
             results.append(SpecDiff(spec.name, "", "", status="not comparable",
                                     reason="no sampler whose draws can be enumerated"))
             continue
+        module_file = _source_file(getattr(spec.sampler, "__module__", "") or "")
+        if module_file is None or base.relative(module_file) is None:
+            results.append(SpecDiff(spec.name, "", spec.name, status="outside",
+                                    reason=f"its sampler's module ({module_file or '?'}) is not a file of the repository at "
+                                           f"{base.root} (an installed package; install this checkout with pip install -e .)"))
+            continue
         changed = changed_functions(spec, base)
         new = _side(spec, spec.name)
         if not changed:
             results.append(SpecDiff(spec.name, f"{spec.name} at {base.revision}", spec.name, status="unchanged",
                                     reason="no function its sampler runs changed"))
             continue
-        from dpverify.verify._base_revision import _source_file
-
-        module_file = _source_file(getattr(spec.sampler, "__module__", "") or "")
-        if module_file is not None and base.relative(module_file) is not None and base.old_file(module_file) is None:
+        if base.old_file(module_file) is None:
             results.append(SpecDiff(spec.name, "", spec.name, changed=changed, status="new",
                                     reason=f"its sampler's module did not exist at {base.revision}; nothing to compare"))
             continue

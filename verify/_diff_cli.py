@@ -58,6 +58,8 @@ def add_diff_parser(commands: Any, count: Any, max_seed: int, max_time: int) -> 
                       help="OLD NEW: each module:attribute (a Spec, or a sampler taking rng) or a spec name; with "
                            "--base, REF alone compares REF at that revision with REF now")
     diff.add_argument("--base", metavar="REV", help="the old version is REF at this git revision (e.g. HEAD~1)")
+    diff.add_argument("--spec-module", action="append", metavar="MODULE",
+                      help="with --base and no REF: the specs of this module instead of the installed entry points")
     diff.add_argument("--param", action="append", metavar="NAME=VALUE,...",
                       help="one more parameter set, e.g. scale=3/2,sensitivity=1 (laid over the first case's); repeatable")
     diff.add_argument("--no-cases", action="store_true", help="compare only at --param sets and the search's")
@@ -105,6 +107,9 @@ def run_diff(args: argparse.Namespace) -> int:
     references = list(args.references)
     if args.base is None and len(references) != 2:
         raise InvalidArgument(f"diff needs two references, OLD NEW (or REF --base REV); got {len(references)}.")
+    if args.spec_module and (args.base is None or references):
+        raise InvalidArgument("diff --spec-module is for --base with no REF (every changed spec of the module); "
+                              "name a spec of a module as module:attribute.")
     if args.base is not None and len(references) not in (0, 1, 2):
         raise InvalidArgument(f"diff --base takes at most two references; got {len(references)}.")
     sets = [parse_parameter_set(text) for text in args.param or ()]
@@ -117,7 +122,9 @@ def run_diff(args: argparse.Namespace) -> int:
         return _report(args, [diff], None, options, f"dpverify diff: {old.label} -> {new.label} (search seed {seed})")
     with BaseRevision(args.base) as base:
         if not references:
-            return _changed(args, base, options)
+            from dpverify.verify._discovery import discover
+
+            return _changed(args, base, options, discover(args.spec_module or ()))
         old = resolve_reference(references[0], base)
         new = resolve_reference(references[-1])
         diff = diff_sides(old, new, sets, options=options, cases=not args.no_cases)
@@ -125,12 +132,9 @@ def run_diff(args: argparse.Namespace) -> int:
                        f"dpverify diff: {old.label} ({base.commit[:12]}) -> {new.label} (search seed {seed})")
 
 
-def _changed(args: argparse.Namespace, base: Any, options: Any, found: Sequence[Any] | None = None) -> int:
+def _changed(args: argparse.Namespace, base: Any, options: Any, found: Sequence[Any]) -> int:
     from dpverify.verify._diff import diff_changed_specs
-    from dpverify.verify._discovery import discover
 
-    if found is None:
-        found = discover()
     diffs = diff_changed_specs(found, base, options)
     compared = sum(d.status == "compared" for d in diffs)
     head = (f"dpverify check --base {base.revision} ({base.commit[:12]}): {len(diffs)} spec(s), {compared} with changed "
@@ -143,7 +147,9 @@ def run_check_base(args: argparse.Namespace, found: Sequence[Any]) -> int:
     compared with its old version on its cases."""
     from dpverify.verify._base_revision import BaseRevision
 
-    if args.junit:
-        raise InvalidArgument("check --base writes no JUnit XML; drop --junit (its --json is the dpverify.diff/1 document).")
+    if args.junit or args.json:
+        option = "--junit" if args.junit else "--json"
+        raise InvalidArgument(f"check --base writes no {option} document of check's; for JSON run "
+                              f"dpverify diff --base {args.base} --json (the same comparison, schema dpverify.diff/1).")
     with BaseRevision(args.base) as base:
         return _changed(args, base, _options(args, 0), found)

@@ -694,7 +694,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="skip the stale-proof check of the source tree (dpverify mutate changes covered code on purpose)")
     check.add_argument("--base", metavar="REV",
                        help="instead of the checks: compare every spec whose sampler code changed since git revision "
-                            "REV with its old version (see dpverify diff); --json writes a dpverify.diff/1 document")
+                            "REV with its old version (dpverify diff --base REV, which also writes JSON)")
     add_diff_options(check)
     check.set_defaults(run=_check)
 
