@@ -87,3 +87,21 @@ UNIFORM = Spec(name="uniform", sampler=uniform_one_draw, parameters={"n": Intege
                cases=[Case({"n": 4}), Case({"n": 8})], claim=SamplesPmf(), pmf=uniform_pmf)
 UNIFORM_BITS = Spec(name="uniform", sampler=uniform_bits, parameters={"n": Integer(1, search=(1, 12))},
                     cases=[Case({"n": 4}), Case({"n": 8})], claim=SamplesPmf(), pmf=uniform_pmf)
+
+
+def _attempt_sign_first(s: int, t: int, rng: RandomSource) -> int | None:
+    """The sign drawn first: the same law, one more draw in every attempt that rejects early."""
+    negative = rng.bernoulli(1, 2)
+    u = rng.randbelow(t)
+    if not _bernoulli_exp_ratio(u, t, rng):
+        return None
+    y = (u + t * _geometric(rng)) // s
+    return None if negative and y == 0 else (-y if negative else y)
+
+
+_loop_sign_first = until_accepted(_attempt_sign_first)
+
+
+def dlaplace_sign_first(scale: object, rng: RandomSource) -> int:
+    b = as_fraction("scale", scale)
+    return _loop_sign_first(b.denominator, b.numerator, rng)

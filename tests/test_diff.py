@@ -73,6 +73,18 @@ def test_the_draw_counts_are_compared_with_the_output() -> None:
     assert (timing.evidence["old_mean_draws"], timing.evidence["new_mean_draws"]) == ("1", "2")
 
 
+def test_a_shift_of_many_light_paths_by_one_draw_shows_in_the_distribution_function() -> None:
+    u = Fraction(1, 10)
+    masses = {o: Fraction(3, 100) for o in range(30)}
+    old = _law(masses, u, {(o, 1): m for o, m in masses.items()})
+    new = _law(masses, u, {(o, 2): m for o, m in masses.items()})
+    # no single (output, draws) pair separates them: each differs by 3/100 < U
+    assert compare_outputs(old, new).verdict is Verdict.INCONCLUSIVE
+    timing = compare_draws(old, new)
+    assert timing.verdict is Verdict.VIOLATED and timing.evidence["at"] == {"draws_at_most": 1}
+    assert (timing.evidence["old"], timing.evidence["new"]) == ({"low": "9/10", "high": "1"}, {"low": "0", "high": "1/10"})
+
+
 # --- versions in a module ----------------------------------------------------------------------------
 
 

@@ -33,7 +33,7 @@ from typing import Any
 from dpverify.samplers import DpverifyError, InvalidArgument
 from dpverify.samplers._rational import shown
 
-__all__ = ["BaseRevision", "repository_root"]
+__all__ = ["BaseRevision", "module_file_of", "repository_root"]
 
 #: How long a git command may take before the revision is called unreadable.
 GIT_TIMEOUT_S = 120
@@ -125,7 +125,7 @@ class BaseRevision:
 
     def module(self, name: str) -> ModuleType:
         """The module ``name`` as it was at REV (unchanged modules too: the old file is executed)."""
-        path = _source_file(name)
+        path = module_file_of(name)
         if path is None:
             raise InvalidArgument(f"module {shown(name)} cannot be found in the working tree, so it cannot be read "
                                   "at the base revision either.")
@@ -161,7 +161,7 @@ class BaseRevision:
         """The old copy of ``name`` when its file in the repository differs at REV, else None."""
         if name not in self._changed:
             self._changed[name] = None
-            path = _source_file(name)
+            path = module_file_of(name)
             old = None if path is None else self.old_file(path)
             if old is not None and old.read_bytes() != path.read_bytes():  # type: ignore[union-attr]
                 self._changed[name] = self._load(name, old)
@@ -199,7 +199,7 @@ class BaseRevision:
         return old_import
 
 
-def _source_file(name: str) -> Path | None:
+def module_file_of(name: str) -> Path | None:
     """The source file of the importable module ``name`` in the working tree's environment."""
     try:
         spec = importlib.util.find_spec(name)

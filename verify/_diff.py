@@ -54,7 +54,7 @@ from dpverify.samplers._rational import shown
 from dpverify.specs import Integer, Rational, SamplesPmf
 from dpverify.specs._api import Attempt, Bisection, Bounded, Case, Exhaustive, Randomness, Spec, SpecError
 from dpverify.verify._arguments import DEFAULT_TIME_LIMIT, elided
-from dpverify.verify._base_revision import _source_file
+from dpverify.verify._base_revision import module_file_of
 from dpverify.verify._enumerate import Enumeration, LoopNeverAccepts, SamplerCrashed, enumerate_outputs
 from dpverify.verify._exactness import code_distribution
 from dpverify.verify._intervals import decimal_text, renewal
@@ -301,11 +301,44 @@ def compare_draws(old: Enumeration, new: Enumeration, *, max_tv: Fraction = DEFA
     result = _compare(old.joint, old.unexplored, new.joint, new.unexplored, max_tv, "timing_channel",
                       lambda key: f"the number of draws changed: P(output={shown(key[0], 40)}, draws={key[1]})",
                       lambda key: {"output": json_value(key[0]), "draws": key[1]})
+    if result.verdict is not Verdict.VIOLATED:
+        result = _draws_cdf(old, new) or result
     evidence = dict(result.evidence)
     if old.exhausted and new.exhausted:
         evidence["old_mean_draws"] = fraction_text(_mean_draws(old))
         evidence["new_mean_draws"] = fraction_text(_mean_draws(new))
     return replace(result, evidence=evidence)
+
+
+def _draws_cdf(old: Enumeration, new: Enumeration) -> CheckResult | None:
+    """A difference in ``P(draws <= k)``, or None.  Its explored part ``F(k)`` satisfies
+    ``F(k) <= P(draws <= k) <= F(k) + U``, so disjoint intervals separate the two laws.  Shifting
+    many light paths by one draw each moves little mass per (output, draws) pair but adds up in
+    the distribution function, which is where a rejection loop's extra draw shows."""
+    marginals = []
+    for found in (old, new):
+        by_draws: dict[int, Fraction] = {}
+        for (_, draws), mass in found.joint.items():
+            by_draws[draws] = by_draws.get(draws, Fraction(0)) + mass
+        marginals.append(by_draws)
+    widest: tuple[Fraction, int, Fraction, Fraction] | None = None
+    below_old = below_new = Fraction(0)
+    for k in sorted({*marginals[0], *marginals[1]}):
+        below_old += marginals[0].get(k, Fraction(0))
+        below_new += marginals[1].get(k, Fraction(0))
+        gap = max(below_new - (below_old + old.unexplored), below_old - (below_new + new.unexplored))
+        if gap > 0 and (widest is None or gap > widest[0]):
+            widest = (gap, k, below_old, below_new)
+    if widest is None:
+        return None
+    gap, k, a, b = widest
+    return CheckResult("timing_channel", Verdict.VIOLATED,
+                       f"the number of draws changed: P(draws <= {k}): old in [{decimal_text(a, 8)}, "
+                       f"{decimal_text(a + old.unexplored, 8)}], new in [{decimal_text(b, 8)}, "
+                       f"{decimal_text(b + new.unexplored, 8)}]: disjoint, so they differ",
+                       evidence={"at": {"draws_at_most": k}, "old": _interval(a, old.unexplored),
+                                 "new": _interval(b, new.unexplored), "gap": fraction_text(gap),
+                                 "exact": old.exhausted and new.exhausted})
 
 
 def _mean_draws(found: Enumeration) -> Fraction:
@@ -701,7 +734,7 @@ def diff_changed_specs(found: Sequence[Any], base: Any, options: DiffOptions) ->
             results.append(SpecDiff(spec.name, "", "", status="not comparable",
                                     reason="no sampler whose draws can be enumerated"))
             continue
-        module_file = _source_file(getattr(spec.sampler, "__module__", "") or "")
+        module_file = module_file_of(getattr(spec.sampler, "__module__", "") or "")
         if module_file is None or base.relative(module_file) is None:
             results.append(SpecDiff(spec.name, "", spec.name, status="outside",
                                     reason=f"its sampler's module ({module_file or '?'}) is not a file of the repository at "
