@@ -105,3 +105,10 @@ _loop_sign_first = until_accepted(_attempt_sign_first)
 def dlaplace_sign_first(scale: object, rng: RandomSource) -> int:
     b = as_fraction("scale", scale)
     return _loop_sign_first(b.denominator, b.numerator, rng)
+
+
+def uniform_fails_at_8(n: int, rng: RandomSource) -> int:
+    """The same law, except that it fails at n = 8."""
+    if n == 8:
+        raise ZeroDivisionError("a port that breaks at n = 8")
+    return rng.randbelow(n)

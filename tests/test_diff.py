@@ -129,6 +129,18 @@ def test_the_same_outputs_with_other_draw_counts_is_reported_as_a_timing_change(
     assert diff.verdict is Verdict.PROVED and [c.label for c in diff.timing_changed] == ["n=4", "n=8"]
 
 
+def test_a_new_version_that_fails_where_the_old_returns_is_a_difference() -> None:
+    diff = diff_sides(resolve_reference("_diff_samplers:UNIFORM"), resolve_reference("_diff_samplers:uniform_fails_at_8"),
+                      options=FAST)
+    first = diff.first_difference
+    assert diff.verdict is Verdict.VIOLATED and first is not None and first.label == "n=8"
+    assert first.output.evidence["side"] == "new" and "ZeroDivisionError" in first.output.summary
+    # failing alike in both versions is no difference
+    both = diff_sides(resolve_reference("_diff_samplers:uniform_fails_at_8"),
+                      resolve_reference("_diff_samplers:uniform_fails_at_8"), [{"n": "8"}], options=FAST)
+    assert both.verdict is Verdict.INCONCLUSIVE and "both versions fail alike" in both.comparisons[0].output.summary
+
+
 def test_bare_samplers_are_compared_at_the_given_parameters(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["diff", "_diff_samplers:uniform_one_draw", "_diff_samplers:uniform_off_by_one", "--param", "n=3"])
     out = capsys.readouterr().out

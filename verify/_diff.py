@@ -445,12 +445,24 @@ def _diff_at(frame: Spec, old: Side, new: Side, p: Mapping[str, Any], label: str
     results = []
     for q in inputs:
         laws: list[Enumeration] = []
+        failures: list[tuple[str, BaseException]] = []
         for name, version in zip(("old", "new"), versions):
             try:
                 laws.append(version.law(q))
             except _ENGINE_FAILURES as error:
-                results.append(ParameterDiff(label, source, p, q, _crash_result("output_distribution", name, error), None))
-                break
+                failures.append((name, error))
+        if len(failures) == 2:
+            # Both versions fail here (say, both refuse the parameters): no difference shown.
+            (_, old_error), (_, new_error) = failures
+            same = (type(old_error), str(old_error)) == (type(new_error), str(new_error))
+            reason = f"both versions fail{' alike' if same else ''}: {type(new_error).__name__}: {elided(str(new_error), 200)}"
+            verdict = Verdict.INCONCLUSIVE if same else Verdict.VIOLATED
+            results.append(ParameterDiff(label, source, p, q, CheckResult(
+                "output_distribution", verdict, reason, reason=reason if same else None,
+                evidence={"side": "new", "error": type(new_error).__name__, "message": elided(str(new_error), 300)}), None))
+        elif failures:
+            name, error = failures[0]
+            results.append(ParameterDiff(label, source, p, q, _crash_result("output_distribution", name, error), None))
         else:
             output = compare_outputs(laws[0], laws[1], max_tv=options.max_tv)
             try:
