@@ -105,8 +105,8 @@ def _attribute(module: Any, path: str, reference: str) -> Any:
     value = module
     for part in path.split("."):
         if not hasattr(value, part):
-            raise InvalidArgument(f"reference {shown(reference)} names no attribute {part!r} in "
-                                  f"{getattr(value, '__name__', shown(value))}; a reference is module:attribute.")
+            raise InvalidArgument(f"reference {shown(reference)} names no attribute {elided(repr(part), 60)} in "
+                                  f"{elided(str(getattr(value, '__name__', '?')), 60)}; a reference is module:attribute.")
         value = getattr(value, part)
     return value
 
@@ -153,7 +153,7 @@ def resolve_reference(reference: str, base: Any = None) -> Side:
             (found,) = discover((), names=[reference])
         except SpecError as error:
             raise InvalidArgument(f"reference {shown(reference)} is no module:attribute, and as a spec name: "
-                                  f"{error}") from None
+                                  f"{elided(str(error), 150)}") from None
         new = _side(found.spec, label)
         return new if base is None else old_of(new, base, label)
     module_name, _, path = reference.partition(":")
@@ -165,8 +165,8 @@ def resolve_reference(reference: str, base: Any = None) -> Side:
         try:
             module = importlib.import_module(module_name)
         except Exception as error:  # noqa: BLE001 - the user's module: whatever stops its import is reported
-            raise InvalidArgument(f"reference {shown(reference)}: module {module_name!r} does not import: "
-                                  f"{type(error).__name__}: {elided(str(error), 160)}") from None
+            raise InvalidArgument(f"reference {shown(reference)}: module {elided(repr(module_name), 60)} does not "
+                                  f"import: {type(error).__name__}: {elided(str(error), 80)}") from None
     return _side(_attribute(module, path, reference), label)
 
 
@@ -621,9 +621,9 @@ def diff_sides(old: Side, new: Side, parameter_sets: Sequence[Mapping[str, str]]
     base = dict(frame.cases[0].parameters) if (new.spec is not None or old.spec is not None) else {}
     for given in parameter_sets:
         try:
-            p = frame.bind({**base, **given}, where=f"--param {_label(given)}")
+            p = frame.bind({**base, **given}, where=f"--param {elided(_label(given), 60)}")
         except SpecError as error:
-            raise InvalidArgument(str(error)) from None
+            raise InvalidArgument(elided(str(error), 280)) from None
         work.append((p, _label(p), "param"))
     comparisons: list[ParameterDiff] = []
     for p, label, source in work:

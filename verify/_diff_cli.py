@@ -18,7 +18,7 @@ from typing import Any
 
 from dpverify.samplers import InvalidArgument, as_fraction, fresh_seed
 from dpverify.samplers._rational import shown
-from dpverify.verify._arguments import DEFAULT_TIME_LIMIT
+from dpverify.verify._arguments import DEFAULT_TIME_LIMIT, elided
 from dpverify.verify._output import add_json_option, emit_json, human_stream
 from dpverify.verify._results import Verdict
 
@@ -150,6 +150,6 @@ def run_check_base(args: argparse.Namespace, found: Sequence[Any]) -> int:
     if args.junit or args.json:
         option = "--junit" if args.junit else "--json"
         raise InvalidArgument(f"check --base writes no {option} document of check's; for JSON run "
-                              f"dpverify diff --base {args.base} --json (the same comparison, schema dpverify.diff/1).")
+                              f"dpverify diff --base {elided(args.base, 60)} --json (the same comparison, schema dpverify.diff/1).")
     with BaseRevision(args.base) as base:
         return _changed(args, base, _options(args, 0), found)
