@@ -98,6 +98,17 @@ def test_a_refactor_of_the_discrete_laplace_is_proved_to_sample_the_same_law() -
         assert c.timing is not None and c.timing.verdict is not Verdict.VIOLATED  # the same draws, in the same order
 
 
+def test_a_rejection_sampler_whose_draw_count_moves_is_reported_with_exact_probabilities() -> None:
+    # the sign drawn first: an attempt rejected by its Bernoulli(exp(-U/t)) coin costs one more draw
+    diff = diff_sides(resolve_reference("dlaplace"), resolve_reference("_diff_samplers:dlaplace_sign_first"),
+                      [{"scale": "3/2"}], options=FAST, cases=False)
+    (only,) = diff.comparisons
+    assert diff.verdict is Verdict.PROVED and only.timing_changed
+    assert only.timing is not None and only.timing.evidence["exact"] is True
+    old, new = Fraction(only.timing.evidence["old"]), Fraction(only.timing.evidence["new"])
+    assert old != new and only.timing.evidence["at"]["draws"] <= only.timing.evidence["depth"]
+
+
 def test_a_one_unit_error_in_the_discrete_laplace_is_found_with_the_parameters_and_output() -> None:
     diff = diff_sides(resolve_reference("dlaplace"), resolve_reference("_diff_samplers:dlaplace_off_by_one"),
                       options=FAST)

@@ -427,6 +427,14 @@ class _Version:
         return enumerate_outputs(lambda rng: run(q, rng), min_mass=enumeration.min_mass,
                                  max_paths=enumeration.max_paths, summarise=True)
 
+    def short_paths(self, q: Hashable | None, depth: int) -> Enumeration | None:
+        """Every path of at most ``depth`` draws, walked as the code runs, with no mass budget:
+        its ``joint[(o, d)]`` is then *exactly* ``P(output = o, draws = d)`` for every ``d <= depth``
+        (a longer path is cut when it asks for draw ``depth + 1``).  None past the path budget."""
+        found = enumerate_outputs(lambda rng: self.instance.run(q, rng), max_depth=depth, min_mass=0,
+                                  max_paths=SHORT_PATHS, summarise=False)
+        return None if found.stopped == "max_paths" else found
+
     def draws(self, q: Hashable | None, law: Enumeration) -> Enumeration:
         """The joint law of (output, draws): the law itself when it was walked as the code runs."""
         if isinstance(self.enumeration, (Exhaustive, Bisection)):
@@ -434,6 +442,34 @@ class _Version:
         min_mass = max(self.enumeration.min_mass, TIMING_MIN_MASS)
         return enumerate_outputs(lambda rng: self.instance.run(q, rng), min_mass=min_mass,
                                  max_paths=self.enumeration.max_paths, summarise=False)
+
+
+#: Depths at which every short path is walked to compare exact draw counts (deeper while the
+#: walk stays within :data:`SHORT_PATHS` executions).
+SHORT_DEPTHS = (4, 8, 12, 16, 20, 24)
+SHORT_PATHS = 50_000
+
+
+def _short_paths_difference(versions: Sequence[_Version], q: Hashable | None) -> CheckResult | None:
+    """The first ``(output, draws)`` whose exact probability differs between the versions, from
+    every path of at most ``depth`` draws (:meth:`_Version.short_paths`), or None."""
+    for depth in SHORT_DEPTHS:
+        walks = [version.short_paths(q, depth) for version in versions]
+        if walks[0] is None or walks[1] is None:
+            return None
+        old, new = walks[0].joint, walks[1].joint
+        for key in _union(old, new):
+            a, b = old.get(key, Fraction(0)), new.get(key, Fraction(0))
+            if a != b:
+                output, draws = key
+                return CheckResult("timing_channel", Verdict.VIOLATED,
+                                   f"the number of draws changed: P(output={shown(output, 40)}, draws={draws}): old "
+                                   f"{fraction_text(a)} (~{decimal_text(a, 6)}) vs new {fraction_text(b)} "
+                                   f"(~{decimal_text(b, 6)}), exact (every path of at most {depth} draws walked)",
+                                   evidence={"at": {"output": json_value(output), "draws": draws},
+                                             "old": fraction_text(a), "new": fraction_text(b), "exact": True,
+                                             "depth": depth})
+    return None
 
 
 def _crash_result(check: str, side: str, error: BaseException) -> CheckResult:
@@ -476,6 +512,8 @@ def _diff_at(frame: Spec, old: Side, new: Side, p: Mapping[str, Any], label: str
             try:
                 joint = [version.draws(q, law) for version, law in zip(versions, laws)]
                 timing: CheckResult | None = compare_draws(joint[0], joint[1], max_tv=options.max_tv)
+                if timing.verdict is Verdict.INCONCLUSIVE:
+                    timing = _short_paths_difference(versions, q) or timing
             except _ENGINE_FAILURES as error:
                 timing = CheckResult("timing_channel", Verdict.INCONCLUSIVE, f"not compared: {error}", reason=str(error))
             results.append(ParameterDiff(label, source, p, q, output, timing))
