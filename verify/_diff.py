@@ -37,8 +37,12 @@ Canonne, Kamath, Steinke 2020, Algorithms 1-3, run a geometric number of times, 
 of draws depends on the output; :mod:`dpverify.verify._timing` measures that channel).  It is a
 finding: it never decides the verdict.  For rejection samplers the unexplored mass ``U`` of a
 walk without summaries is large (about 0.02 at ``min_mass = 1e-6`` for the discrete Laplace at
-scale 3), so only changes that move more mass than that are separated; the rest stay
-``inconclusive``, with the bound stated.
+scale 3), so the intervals rarely separate; then every path of at most ``k`` draws is walked
+with no mass budget (``k`` in :data:`SHORT_DEPTHS`, while the walk stays within
+:data:`SHORT_PATHS` executions).  A path is cut exactly when it asks for draw ``k + 1``, so that
+walk gives ``P(output = o, draws = d)`` *exactly* for every ``d <= k``, and a difference there
+is a certain one, with both exact probabilities.  Otherwise the comparison stays
+``inconclusive``, with its bound stated.
 
 Parameter sets: the spec's cases, the caller's own, and a Hypothesis search of the declared
 domain (:func:`dpverify.verify._search.parameter_strategy`) for a set where the laws differ,
