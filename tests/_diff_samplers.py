@@ -112,3 +112,28 @@ def uniform_fails_at_8(n: int, rng: RandomSource) -> int:
     if n == 8:
         raise ZeroDivisionError("a port that breaks at n = 8")
     return rng.randbelow(n)
+
+
+def _until_accepted_twice(attempt):  # type: ignore[no-untyped-def]
+    """A marked loop whose own code is wrong: after two rejections it returns 0.  Summarised, it
+    is enumerated by its attempt, so only the walk as the code runs sees the bug."""
+
+    def loop(*args: object) -> object:
+        summarise = args[-1]._summarise  # type: ignore[attr-defined]
+        if summarise is not None:
+            return summarise(attempt, args, True)
+        for _ in range(2):
+            z = attempt(*args)
+            if z is not None:
+                return z
+        return 0
+
+    return loop
+
+
+_loop_twice = _until_accepted_twice(_attempt_refactored)
+
+
+def dlaplace_loop_gives_up(scale: object, rng: RandomSource) -> int:
+    b = as_fraction("scale", scale)
+    return _loop_twice(b.denominator, b.numerator, rng)

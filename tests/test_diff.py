@@ -98,6 +98,14 @@ def test_a_refactor_of_the_discrete_laplace_is_proved_to_sample_the_same_law() -
         assert c.timing is not None and c.timing.verdict is not Verdict.VIOLATED  # the same draws, in the same order
 
 
+def test_a_bug_in_a_summarised_loop_is_found_by_the_walk_as_the_code_runs() -> None:
+    diff = diff_sides(resolve_reference("dlaplace"), resolve_reference("_diff_samplers:dlaplace_loop_gives_up"),
+                      [{"scale": "3"}], options=FAST, cases=False)
+    first = diff.first_difference
+    assert diff.verdict is Verdict.VIOLATED and first is not None
+    assert "walked as the code runs" in first.output.summary
+
+
 def test_a_rejection_sampler_whose_draw_count_moves_is_reported_with_exact_probabilities() -> None:
     # the sign drawn first: an attempt rejected by its Bernoulli(exp(-U/t)) coin costs one more draw
     diff = diff_sides(resolve_reference("dlaplace"), resolve_reference("_diff_samplers:dlaplace_sign_first"),
