@@ -451,16 +451,21 @@ class _Version:
 #: Depths at which every short path is walked to compare exact draw counts (deeper while the
 #: walk stays within :data:`SHORT_PATHS` executions).
 SHORT_DEPTHS = (4, 8, 12, 16, 20, 24)
-SHORT_PATHS = 50_000
+SHORT_PATHS = 20_000
 
 
-def _short_paths_difference(versions: Sequence[_Version], q: Hashable | None) -> CheckResult | None:
+def _short_paths_difference(versions: Sequence[_Version], q: Hashable | None, max_tv: Fraction) -> CheckResult | None:
     """The first ``(output, draws)`` whose exact probability differs between the versions, from
-    every path of at most ``depth`` draws (:meth:`_Version.short_paths`), or None."""
+    every path of at most ``depth`` draws (:meth:`_Version.short_paths`); else, when they agree
+    on every such pair at the deepest depth walked, the proved bound that follows: the two joint
+    laws differ only on paths of more draws, whose mass ``tail`` is then the same in both, so
+    ``TV <= tail`` (an inconclusive result stating it when ``tail > max_tv``); None if no depth
+    could be walked."""
+    agreed: tuple[int, Fraction] | None = None
     for depth in SHORT_DEPTHS:
         walks = [version.short_paths(q, depth) for version in versions]
         if walks[0] is None or walks[1] is None:
-            return None
+            break
         old, new = walks[0].joint, walks[1].joint
         for key in _union(old, new):
             a, b = old.get(key, Fraction(0)), new.get(key, Fraction(0))
@@ -473,7 +478,17 @@ def _short_paths_difference(versions: Sequence[_Version], q: Hashable | None) ->
                                    evidence={"at": {"output": json_value(output), "draws": draws},
                                              "old": fraction_text(a), "new": fraction_text(b), "exact": True,
                                              "depth": depth})
-    return None
+        agreed = (depth, walks[0].unexplored)
+    if agreed is None:
+        return None
+    depth, tail = agreed
+    summary = (f"equal exact P(output, draws) on every path of at most {depth} draws; the rest weighs "
+               f"{decimal_text(tail, 6)}, so TV <= {decimal_text(tail, 6)}")
+    evidence = {"exact": False, "depth": depth, "tv_bound": fraction_text(tail), "tv_bound_decimal": decimal_text(tail, 8)}
+    if tail <= max_tv:
+        return CheckResult("timing_channel", Verdict.PROVED, summary, evidence=evidence)
+    reason = f"the paths of more than {depth} draws weigh more than max_tv={fraction_text(max_tv)}"
+    return CheckResult("timing_channel", Verdict.INCONCLUSIVE, f"{summary}; {reason}", reason=reason, evidence=evidence)
 
 
 def _crash_result(check: str, side: str, error: BaseException) -> CheckResult:
@@ -541,7 +556,10 @@ def _compare_versions(versions: Sequence[_Version], laws: Sequence[Enumeration],
     timing = compare_draws(joint[0], joint[1], max_tv=options.max_tv)
     if timing.verdict is Verdict.INCONCLUSIVE:
         try:
-            timing = _short_paths_difference(versions, q) or timing
+            short = _short_paths_difference(versions, q, options.max_tv)
+            if short is not None and (short.verdict is not Verdict.INCONCLUSIVE or Fraction(
+                    short.evidence["tv_bound"]) < Fraction(timing.evidence.get("tv_bound", "1"))):
+                timing = short  # a certain difference, a proof, or a tighter bound
         except _ENGINE_FAILURES as error:
             timing = replace(timing, summary=f"{timing.summary}; the short paths were not walked: {elided(str(error), 120)}")
     return output, timing
