@@ -41,8 +41,10 @@ scale 3), so the intervals rarely separate; then every path of at most ``k`` dra
 with no mass budget (``k`` in :data:`SHORT_DEPTHS`, while the walk stays within
 :data:`SHORT_PATHS` executions).  A path is cut exactly when it asks for draw ``k + 1``, so that
 walk gives ``P(output = o, draws = d)`` *exactly* for every ``d <= k``, and a difference there
-is a certain one, with both exact probabilities.  Otherwise the comparison stays
-``inconclusive``, with its bound stated.
+is a certain one, with both exact probabilities.  When they agree on every such pair, the two
+joint laws differ only on the longer paths, whose mass ``tail`` is then the same in both, so
+``TV <= tail``: ``proved`` when ``tail <= max_tv``, else ``inconclusive`` with the tighter of
+the two bounds stated.
 
 Parameter sets: the spec's cases, the caller's own, and a Hypothesis search of the declared
 domain (:func:`dpverify.verify._search.parameter_strategy`) for a set where the laws differ,
