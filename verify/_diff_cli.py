@@ -22,13 +22,15 @@ from dpverify.verify._arguments import DEFAULT_TIME_LIMIT, elided
 from dpverify.verify._output import add_json_option, emit_json, human_stream
 from dpverify.verify._results import Verdict
 
-__all__ = ["add_diff_parser", "run_check_base", "run_diff"]
+__all__ = ["add_diff_options", "add_diff_parser", "run_check_base", "run_diff"]
 
 #: The schema name, repeated here so that building the parser loads no engine code.
 DIFF_SCHEMA = "dpverify.diff/1"
 
 
-def _fraction_option(name: str, low_open: bool = True) -> Any:
+def _fraction_option(name: str) -> Any:
+    """An argparse type: a rational in (0, 1), with the project's one-line message."""
+
     def parse(text: str) -> Fraction:
         try:
             value = as_fraction(name, text)
