@@ -29,6 +29,7 @@ from dpverify.samplers._rational import shown
 from dpverify.specs import ACCOUNT_SCHEMA, GtmSpec
 from dpverify.verify._accounting import PRIVACY_DGAUSS_SCHEMA
 from dpverify.verify._arguments import DEFAULT_TIME_LIMIT
+from dpverify.verify._diff_cli import add_diff_options, add_diff_parser, run_check_base
 from dpverify.verify._exactness import code_distribution
 from dpverify.verify._float_attack import LAPLACE_FLOAT_ATTACK_SCHEMA
 from dpverify.verify._gazeau import PRIVACY_GAZEAU_SCHEMA
@@ -402,6 +403,8 @@ def _check(args: argparse.Namespace) -> int:
     if args.list:
         _print_specs(found)
         return 0
+    if args.base is not None:
+        return run_check_base(args, found)
     if not found:
         raise DpverifyError("no spec found: install a package that registers the dpverify.specs entry point, "
                             "or pass --spec-module MODULE.")
@@ -697,7 +700,13 @@ def build_parser() -> argparse.ArgumentParser:
                             "tcp://10.0.0.5:8786 (pip install 'dpverify[dask]')")
     check.add_argument("--no-stale-proofs", action="store_true",
                        help="skip the stale-proof check of the source tree (dpverify mutate changes covered code on purpose)")
+    check.add_argument("--base", metavar="REV",
+                       help="instead of the checks: compare every spec whose sampler code changed since git revision "
+                            "REV with its old version (dpverify diff --base REV, which also writes JSON)")
+    add_diff_options(check)
     check.set_defaults(run=_check)
+
+    add_diff_parser(commands, _count, MAX_SEED, MAX_TIMEOUT)
 
     mutate = commands.add_parser("mutate", help="run the gate on single-site mutants of sampler modules: what does it catch?")
     mutate.add_argument("modules", nargs="*", metavar="MODULE",
