@@ -230,7 +230,7 @@ def draw(calls: Sequence[Callable[[], object]], samples: int, *, seed: int, time
         running.append((process, receive, [], seed + index))
     results = []
     for process, receive, outputs, worker_seed in running:
-        complete = False
+        complete = died = False
         while True:
             left = deadline - time.monotonic()
             if left <= 0 or not receive.poll(left):
@@ -238,11 +238,14 @@ def draw(calls: Sequence[Callable[[], object]], samples: int, *, seed: int, time
             try:
                 chunk = receive.recv()
             except (EOFError, OSError):  # the process died (a crash in native code)
+                died = True
                 break
             if chunk is None:
                 complete = True
                 break
             outputs.extend(chunk)
+        if died:  # its pipe closes a moment before it can be reaped: wait for its exit code
+            process.join(5)
         timed_out = process.is_alive() and not complete
         if process.is_alive():
             process.join(1 if complete else 0)
