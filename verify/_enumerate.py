@@ -62,6 +62,7 @@ from fractions import Fraction
 from dpverify.samplers import DpverifyError, InvalidArgument, RandomSource, SamplerContractError, as_fraction
 from dpverify.samplers._random_source import _check_bernoulli, _check_randbelow
 from dpverify.samplers._rational import shown
+from dpverify.verify._lazy_uniform import LazyUniform, settled
 
 Sampler = Callable[[RandomSource], Hashable]
 
@@ -244,6 +245,12 @@ class _TreeWalker(RandomSource, trusted=True):
         self._push(n, None, n, 0, 0, self.num[d], self.den[d] * n, mass)
         return 0
 
+    def lazy_randbelow(self, n: int) -> LazyUniform | int:
+        """``randbelow(n)`` for code that may only compare it: a draw branched on per question
+        (:mod:`dpverify.verify._lazy_uniform`), so ``randrange(d) < c`` is two branches, not ``d``."""
+        n = _check_randbelow(n)
+        return LazyUniform(self, n) if n > 1 else self.randbelow(1)
+
     def bernoulli(self, num: int, den: int) -> bool:
         d = self.depth
         if d < self.replay:
@@ -406,6 +413,8 @@ def _enumerate(
         walker.start()
         try:
             output = sampler(walker)
+            if type(output) is LazyUniform or type(output) is tuple:  # hashed below: draw it now
+                output = settled(output)
         except _Cut:
             walker.cut += 1
         except (SamplerCrashed, SamplerContractError, LoopNeverAccepts):
