@@ -102,14 +102,20 @@ class Bounded:
     (:mod:`dpverify.samplers._loops`) are summarised, each enumerated once by its own renewal
     identity, so nested rejection loops stay tight; the code is also walked as it runs.  With
     ``max_unexplored`` the proof must be that sharp (else it is inconclusive).  The default for a
-    spec with an ideal PMF."""
+    spec with an ideal PMF.  ``renewal=True`` also renews unmarked loops (``while True`` with no
+    attempt function, as published code is written): an execution back in a program state it
+    was in earlier on its path is cut there and the renewal identity applied
+    (:mod:`dpverify.verify._program_state` says when two states are taken to be the same)."""
 
     min_mass: Fraction | int | str = Fraction(1, 10**6)
     max_paths: int = 1_000_000
     max_unexplored: Fraction | int | str | None = None
+    renewal: bool = False
 
     def __post_init__(self) -> None:
         _fractions(self)
+        if not isinstance(self.renewal, bool):
+            raise SpecError(f"renewal must be True or False; got renewal={shown(self.renewal)}.")
 
 
 @dataclass(frozen=True, slots=True)

@@ -538,7 +538,8 @@ class _Instance:
                 sampler = lambda rng, q=q: self.run(q, rng)  # noqa: E731
             results.append(check_intervals(sampler, ideal, outputs, min_mass=enumeration.min_mass,
                                            max_paths=enumeration.max_paths, max_unexplored=enumeration.max_unexplored,
-                                           attempt=isinstance(enumeration, Attempt)))
+                                           attempt=isinstance(enumeration, Attempt),
+                                           renew_states=isinstance(enumeration, Bounded) and enumeration.renewal))
             if isinstance(enumeration, Bounded) and self.randomness is Randomness.SOURCE:
                 # (code drawing through random's API marks no loops: the walk above was as it runs)
                 as_run = check_intervals(sampler, ideal, outputs, min_mass=max(enumeration.min_mass, AS_RUN_MIN_MASS),
