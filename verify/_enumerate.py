@@ -46,6 +46,27 @@ shortfall: the intervals stay sound, and a nested rejection loop costs one enume
 its attempt instead of one per restart.  A summarised call counts as one draw, so the
 timing analysis enumerates without summaries.
 
+Renewal.  With ``renewal=True`` the walk also renews loops nobody marked (published code
+writes ``while True: ...`` with no attempt function).  At each new draw (and each lazy
+uniform the code asks for) the walker takes the program's state,
+:func:`dpverify.verify._program_state.program_state`: a value such that two moments of one
+execution with equal values have the same future as functions of the draws to come, or None.
+A path that reaches a state already seen at depth ``d1`` of itself ends there, a "return to
+``d1``" of exact mass ``M``.  Node ``d1`` (all paths sharing its first ``d1`` choices, of exact
+mass ``m``) is then a renewal point: from its state the code either leaves (an output, or a
+return to an earlier node) or comes back to the same state, after which it behaves as from
+the start of the node.  Think of the explored tree, with each return leaf an edge back to its
+node, as a Markov chain in which cut subtrees are lost: every chain trajectory that ends in
+``o`` is one real execution (a draw sequence) with the same probability, so the chain's
+absorption probabilities are lower bounds on the code's.  They are computed bottom up: when node
+``d1``'s subtree is complete, its leaves' masses ``M_e`` (outputs and returns to earlier nodes,
+already renewed inside) become ``M_e * m / (m - r)`` where ``r`` is the mass of its returns to
+itself (``P(e) = A(e) / (1 - R)`` with ``R >= r / m``, the renewal identity of
+:func:`dpverify.verify._intervals.renewal` with the cut mass as remainder), and the returns to
+``d1`` are dropped.  So every ``E(o)`` is still a lower bound, ``sum_o E(o) <= 1``, and
+``E(o) <= P <= E(o) + U`` holds as before; a rejection loop costs one attempt's subtree instead of
+one per restart.  Draw counts have no meaning across a renewal, so ``joint`` is left empty.
+
 Draw counts.  Every valid path also records how many calls it made to the source (every
 ``randbelow`` and every ``bernoulli``, certain ones included, since a production source
 draws for each), so :attr:`Enumeration.joint` is the exact explored part of the joint
