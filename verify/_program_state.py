@@ -233,6 +233,8 @@ def _value(value: Any, seen: dict[int, int], parts: list[object]) -> object:
         return ("tuple", tuple(_value(v, seen, parts) for v in value))
     if kind is frozenset:
         return ("frozenset", frozenset(_value(v, seen, parts) for v in value))
+    if kind is types.BuiltinFunctionType and not isinstance(value.__self__, (types.ModuleType, type(None))):
+        return ("bound", value.__name__, _value(value.__self__, seen, parts))  # say a list's append
     if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, type, types.ModuleType, types.CodeType)):
         return ("id", id(value))
     if kind is types.MethodType:
