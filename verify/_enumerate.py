@@ -243,6 +243,7 @@ class _TreeWalker(RandomSource, trusted=True):
                  renewal: bool = False) -> None:
         self.summaries = summaries
         self.renewal = renewal
+        self.lazy = False  # whether a lazy draw was handed out (outputs are then settled)
         self.states: dict[Hashable, int] = {}  # program state -> the depth it was seen at, this path
         self.state_order: list[tuple[int, Hashable]] = []
         self.log_start: list[int] = [0]  # log_start[d]: the leaf log's length when depth d was reached
@@ -293,6 +294,7 @@ class _TreeWalker(RandomSource, trusted=True):
             return self.randbelow(1)
         if self.renewal and self.depth >= self.replay:
             self._checkpoint(("lazy", n))
+        self.lazy = True
         return LazyUniform(self, n)
 
     def bernoulli(self, num: int, den: int) -> bool:
@@ -509,7 +511,7 @@ def _enumerate(
         walker.start()
         try:
             output = sampler(walker)
-            if type(output) is LazyUniform or type(output) is tuple:  # hashed below: draw it now
+            if walker.lazy:  # a lazy draw in the output is hashed below: draw it now
                 output = settled(output)
         except _Cut:
             walker.cut += 1
