@@ -64,36 +64,29 @@ def patched_rng() -> RandomCompat | None:
     return _current()
 
 
-class _DispatchingRandom(random.Random):
-    """``random._inst``'s class while patched: the primitives go to the thread's RandomCompat."""
+class _Dispatch:
+    """The three primitives every other method of ``random.Random`` draws through, sent to the
+    thread's RandomCompat (or, on a thread with none, to the class's own)."""
 
     def random(self) -> float:
         compat = _current()
-        return super().random() if compat is None else compat.random()
+        return super().random() if compat is None else compat.random()  # type: ignore[misc]
 
     def getrandbits(self, k: int) -> int:
         compat = _current()
-        return super().getrandbits(k) if compat is None else compat.getrandbits(k)
+        return super().getrandbits(k) if compat is None else compat.getrandbits(k)  # type: ignore[misc]
 
-    def _randbelow(self, n: int) -> int:  # type: ignore[override]
+    def _randbelow(self, n: int) -> int:
         compat = _current()
-        return super()._randbelow(n) if compat is None else compat._randbelow(n)
+        return super()._randbelow(n) if compat is None else compat._randbelow(n)  # type: ignore[misc]
 
 
-class _DispatchingSystemRandom(_ORIGINAL_SYSTEM_RANDOM):
-    """``secrets._sysrand``'s class while patched (the same dispatch, plus ``randbytes``)."""
+class _DispatchingRandom(_Dispatch, random.Random):
+    """``random._inst``'s class while patched."""
 
-    def random(self) -> float:
-        compat = _current()
-        return super().random() if compat is None else compat.random()
 
-    def getrandbits(self, k: int) -> int:
-        compat = _current()
-        return super().getrandbits(k) if compat is None else compat.getrandbits(k)
-
-    def _randbelow(self, n: int) -> int:  # type: ignore[override]
-        compat = _current()
-        return super()._randbelow(n) if compat is None else compat._randbelow(n)
+class _DispatchingSystemRandom(_Dispatch, _ORIGINAL_SYSTEM_RANDOM):
+    """``secrets._sysrand``'s class while patched (``randbytes`` does not go through the primitives)."""
 
     def randbytes(self, n: int) -> bytes:
         compat = _current()

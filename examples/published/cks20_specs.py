@@ -93,41 +93,29 @@ MIN_MASS = Fraction(1, 10**6)
 MAX_UNEXPLORED = Fraction(1, 50)
 
 
-def _enclosures(cls: type, key: str) -> dict[str, Any]:
-    return {
-        "ideal": lambda p, output, dps: cls.create(p[key]).ideal_probability(output, dps),
-        "outputs": lambda p: cls.create(p[key]).outputs_for_check(),
-    }
+def _cks20(name: str, sampler: Any, key: str, cls: type, cases: tuple[Case, ...], what: str, citation: str) -> Spec:
+    return Spec(
+        name=name,
+        sampler=sampler,
+        parameters={key: Rational(0, low_open=True, search=(Fraction(1, 2), 2))},
+        claim=SamplesPmf(),
+        ideal=lambda p, output, dps: cls.create(p[key]).ideal_probability(output, dps),
+        outputs=lambda p: cls.create(p[key]).outputs_for_check(),
+        randomness="random",
+        enumeration=Bounded(min_mass=MIN_MASS, renewal=True, max_unexplored=MAX_UNEXPLORED),
+        description=what,
+        citation=f"Canonne, Kamath, Steinke 2020, {citation}; reference implementation discretegauss.py",
+        cases=cases,
+    )
 
 
 def _dlaplace(name: str, module: types.ModuleType, cases: tuple[Case, ...], what: str) -> Spec:
-    return Spec(
-        name=name,
-        sampler=module.sample_dlaplace,
-        parameters={"scale": Rational(0, low_open=True, search=(Fraction(1, 2), 2))},
-        claim=SamplesPmf(),
-        **_enclosures(DiscreteLaplaceSpec, "scale"),
-        randomness="random",
-        enumeration=Bounded(min_mass=MIN_MASS, renewal=True, max_unexplored=MAX_UNEXPLORED),
-        description=what,
-        citation="Canonne, Kamath, Steinke 2020, Algorithm 2; reference implementation discretegauss.py",
-        cases=cases,
-    )
+    return _cks20(name, module.sample_dlaplace, "scale", DiscreteLaplaceSpec, cases, what, "Algorithm 2")
 
 
 def _dgauss(name: str, module: types.ModuleType, cases: tuple[Case, ...], what: str) -> Spec:
-    return Spec(
-        name=name,
-        sampler=module.sample_dgauss,
-        parameters={"sigma2": Rational(0, low_open=True, search=(Fraction(1, 2), 2))},
-        claim=SamplesPmf(),
-        **_enclosures(DiscreteGaussianSpec, "sigma2"),
-        randomness="random",
-        enumeration=Bounded(min_mass=MIN_MASS, renewal=True, max_unexplored=MAX_UNEXPLORED),
-        description=what,
-        citation="Canonne, Kamath, Steinke 2020, Definition 1 and Algorithm 3; reference implementation discretegauss.py",
-        cases=cases,
-    )
+    return _cks20(name, module.sample_dgauss, "sigma2", DiscreteGaussianSpec, cases, what,
+                  "Definition 1 and Algorithm 3")
 
 
 REFERENCE_DLAPLACE = _dlaplace(
