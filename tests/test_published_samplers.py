@@ -234,6 +234,32 @@ def test_renewal_never_merges_states_that_differ(sampler) -> None:
     assert renewed.masses == as_run.masses and renewed.unexplored == as_run.unexplored
 
 
+@settings(max_examples=25, deadline=None)
+@given(st.integers(2, 9), st.integers(1, 8), st.integers(1, 4), st.sampled_from(["1/100", "1/2000"]))
+def test_renewed_nested_loops_enclose_the_exact_law(n: int, a: int, b: int, min_mass: str) -> None:
+    """An inner rejection loop (x uniform on [0, a)) inside an outer one (accept x with probability
+    (x % b + 1) / b): P(x) is proportional to x % b + 1, and every renewed interval contains it."""
+    a = min(a, n)
+
+    def sampler(rng):
+        r = RandomCompat(rng)
+        while True:
+            while True:
+                x = r.randrange(n)
+                if x < a:
+                    break
+            if r.randrange(b) <= x % b:
+                return int(x)
+
+    weights = {x: Fraction(x % b + 1) for x in range(a)}
+    total = sum(weights.values())
+    found = enumerate_outputs(sampler, min_mass=min_mass, renewal=True)
+    assert set(found.masses) <= set(weights)
+    for x, weight in weights.items():
+        explored = found.masses.get(x, Fraction(0))
+        assert explored <= weight / total <= explored + found.unexplored
+
+
 def test_renewal_is_sound_on_the_cks20_reference() -> None:
     """Renewed lower bounds never exceed the ideal probabilities, and the width shrinks."""
     spec = DiscreteGaussianSpec.create(1)
