@@ -217,6 +217,14 @@ def _global(frame: types.FrameType, name: str) -> object:
     return found
 
 
+def _filled(cell: types.CellType) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018 - an empty cell raises
+    except ValueError:
+        return False
+    return True
+
+
 class _Unknown(Exception):
     """A value the state cannot be compared by."""
 
@@ -235,10 +243,10 @@ def _value(value: Any, seen: dict[int, int], parts: list[object]) -> object:
         return ("frozenset", frozenset(_value(v, seen, parts) for v in value))
     if kind is types.BuiltinFunctionType and not isinstance(value.__self__, (types.ModuleType, type(None))):
         return ("bound", value.__name__, _value(value.__self__, seen, parts))  # say a list's append
-    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, type, types.ModuleType, types.CodeType)):
+    if isinstance(value, (types.BuiltinFunctionType, type, types.ModuleType, types.CodeType)):
         return ("id", id(value))
     if kind is types.MethodType:
-        return ("method", id(value.__func__), _value(value.__self__, seen, parts))
+        return ("method", _value(value.__func__, seen, parts), _value(value.__self__, seen, parts))
     # Objects with identity: numbered by first appearance, their content recorded once.
     key = id(value)
     if key in seen:
@@ -248,8 +256,12 @@ def _value(value: Any, seen: dict[int, int], parts: list[object]) -> object:
     from dpverify.verify._lazy_uniform import LazyUniform, _Draw
     from dpverify.verify._random_compat import RandomCompat
 
-    if isinstance(value, _TreeWalker):
-        content: object = "source"
+    if kind is types.FunctionType:  # made anew in a loop, its id may be reused: compare what it runs on
+        cells = tuple(_value(c.cell_contents, seen, parts) if _filled(c) else ("empty",) for c in value.__closure__ or ())
+        content: object = ("function", id(value.__code__), id(value.__globals__), _value(value.__defaults__, seen, parts),
+                           _value(tuple(sorted((value.__kwdefaults__ or {}).items())), seen, parts), cells)
+    elif isinstance(value, _TreeWalker):
+        content = "source"
     elif kind is RandomCompat:
         content = ("RandomCompat", value.float_bits, _value(value.gauss_next, seen, parts),
                    _value(value.source, seen, parts))
@@ -294,13 +306,13 @@ def program_state(frame: types.FrameType, callee: types.FrameType, draw: Hashabl
             ins = info.instructions[i]
             if ins.opname != "CALL" or _call_base(info, i) != 0:
                 return None  # something besides this call's operands is on the stack
-            if callee.f_code not in _callee_codes(_resolve(frame, info, i)):
+            if not any(c is callee.f_code for c in _callee_codes(_resolve(frame, info, i))):
                 return None
             local = frame.f_locals
             values = tuple(_value(local[name], seen, parts) if name in local else ("unbound",)
                            for name in (*info.live[i], *info.cells))
             frames.append((id(code), ins.offset, values))
             frame, callee = frame.f_back, frame
-    except _Unknown:
+    except (_Unknown, RecursionError):
         return None
     return None
