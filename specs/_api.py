@@ -64,8 +64,14 @@ class Randomness(str, Enum):
     #: ``rng`` is a :class:`~dpverify.samplers.RandomSource`: exact draws the engine enumerates.
     SOURCE = "source"
     #: ``rng`` is a ``random.Random``-like object (exact integer methods, ``random()`` on a
-    #: 53-bit grid) presented over a RandomSource, so the same engine enumerates it.
+    #: grid of ``Spec.float_bits`` bits, 53 as in CPython) presented over a RandomSource, so the
+    #: same engine enumerates it.
     RANDOM = "random"
+    #: The sampler takes no ``rng`` and calls ``random``'s or ``secrets``' module-level functions
+    #: (or creates a ``random.SystemRandom()``): for each execution they are redirected to the
+    #: engine's source (:func:`dpverify.verify._patched_random.patched_random`), so the same
+    #: engine enumerates it.
+    MODULE = "module"
     #: A black box that draws its own randomness: only statistical checks apply.
     NONE = "none"
 
@@ -96,14 +102,20 @@ class Bounded:
     (:mod:`dpverify.samplers._loops`) are summarised, each enumerated once by its own renewal
     identity, so nested rejection loops stay tight; the code is also walked as it runs.  With
     ``max_unexplored`` the proof must be that sharp (else it is inconclusive).  The default for a
-    spec with an ideal PMF."""
+    spec with an ideal PMF.  ``renewal=True`` also renews unmarked loops (``while True`` with no
+    attempt function, as published code is written): an execution back in a program state it
+    was in earlier on its path is cut there and the renewal identity applied
+    (:mod:`dpverify.verify._program_state` says when two states are taken to be the same)."""
 
     min_mass: Fraction | int | str = Fraction(1, 10**6)
     max_paths: int = 1_000_000
     max_unexplored: Fraction | int | str | None = None
+    renewal: bool = False
 
     def __post_init__(self) -> None:
         _fractions(self)
+        if not isinstance(self.renewal, bool):
+            raise SpecError(f"renewal must be True or False; got renewal={shown(self.renewal)}.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,6 +246,11 @@ class Spec:
         paying for a whole draw at the edge (a GTM at the largest ``n``).
     ``timing``
         also report the draw-count timing channel (a finding; it never gates).
+    ``float_bits``
+        for ``randomness="random"`` or ``"module"``: ``random()`` returns ``j / 2**float_bits``
+        for a uniform ``j`` (CPython's grid is 53 bits, the default).  Fewer bits make float code
+        enumerable, exactly, at reduced precision: every check of such a spec says the precision
+        its verdict holds for.
     """
 
     name: str
@@ -254,6 +271,7 @@ class Spec:
     refuses: Sequence[Mapping[str, Any]] = ()
     accepts: Sequence[Mapping[str, Any]] = ()
     timing: bool = False
+    float_bits: int = 53
     description: str = ""
     citation: str = ""
     _sampler_arguments: frozenset[str] | None = field(default=None, init=False, repr=False, compare=False)
@@ -305,7 +323,13 @@ class Spec:
             return ("enumeration must be Exhaustive(), Bisection(), Bounded(...), Attempt(...) or None; "
                     f"got enumeration={shown(self.enumeration)}.")
         if self.randomness not in {r.value for r in Randomness}:
-            return f"randomness must be one of 'source', 'random', 'none'; got randomness={shown(self.randomness)}."
+            return ("randomness must be one of 'source', 'random', 'module', 'none'; "
+                    f"got randomness={shown(self.randomness)}.")
+        if isinstance(self.float_bits, bool) or not isinstance(self.float_bits, int) or not 1 <= self.float_bits <= 53:
+            return f"float_bits must be an int in [1, 53]; got float_bits={shown(self.float_bits)}."
+        if self.float_bits != 53 and Randomness(self.randomness) not in (Randomness.RANDOM, Randomness.MODULE):
+            return ("float_bits applies only to randomness='random' or 'module' (random() on a grid); "
+                    f"got float_bits={shown(self.float_bits)} with randomness={shown(Randomness(self.randomness).value)}.")
         for name in ("pmf", "ideal", "outputs"):
             value = getattr(self, name)
             if value is not None and not callable(value):
@@ -340,7 +364,7 @@ class Spec:
         names = _keyword_names(self.sampler)
         if names is None:  # **kwargs, or no signature to read: trust the author
             return None
-        wants_rng = Randomness(self.randomness) is not Randomness.NONE
+        wants_rng = Randomness(self.randomness) in (Randomness.SOURCE, Randomness.RANDOM)
         if wants_rng and "rng" not in names:
             return "the sampler takes no argument named rng; name it rng, or wrap the sampler."
         if self.input is not None and self.input.name not in names:

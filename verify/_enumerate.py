@@ -46,6 +46,27 @@ shortfall: the intervals stay sound, and a nested rejection loop costs one enume
 its attempt instead of one per restart.  A summarised call counts as one draw, so the
 timing analysis enumerates without summaries.
 
+Renewal.  With ``renewal=True`` the walk also renews loops nobody marked (published code
+writes ``while True: ...`` with no attempt function).  At each new draw (and each lazy
+uniform the code asks for) the walker takes the program's state,
+:func:`dpverify.verify._program_state.program_state`: a value such that two moments of one
+execution with equal values have the same future as functions of the draws to come, or None.
+A path that reaches a state already seen at depth ``d1`` of itself ends there, a "return to
+``d1``" of exact mass ``M``.  Node ``d1`` (all paths sharing its first ``d1`` choices, of exact
+mass ``m``) is then a renewal point: from its state the code either leaves (an output, or a
+return to an earlier node) or comes back to the same state, after which it behaves as from
+the start of the node.  Think of the explored tree, with each return leaf an edge back to its
+node, as a Markov chain in which cut subtrees are lost: every chain trajectory that ends in
+``o`` is one real execution (a draw sequence) with the same probability, so the chain's
+absorption probabilities are lower bounds on the code's.  They are computed bottom up: when node
+``d1``'s subtree is complete, its leaves' masses ``M_e`` (outputs and returns to earlier nodes,
+already renewed inside) become ``M_e * m / (m - r)`` where ``r`` is the mass of its returns to
+itself (``P(e) = A(e) / (1 - R)`` with ``R >= r / m``, the renewal identity of
+:func:`dpverify.verify._intervals.renewal` with the cut mass as remainder), and the returns to
+``d1`` are dropped.  So every ``E(o)`` is still a lower bound, ``sum_o E(o) <= 1``, and
+``E(o) <= P <= E(o) + U`` holds as before; a rejection loop costs one attempt's subtree instead of
+one per restart.  Draw counts have no meaning across a renewal, so ``joint`` is left empty.
+
 Draw counts.  Every valid path also records how many calls it made to the source (every
 ``randbelow`` and every ``bernoulli``, certain ones included, since a production source
 draws for each), so :attr:`Enumeration.joint` is the exact explored part of the joint
@@ -55,6 +76,7 @@ distribution of ``(output, draws)``: the input of the timing analysis in
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -62,6 +84,8 @@ from fractions import Fraction
 from dpverify.samplers import DpverifyError, InvalidArgument, RandomSource, SamplerContractError, as_fraction
 from dpverify.samplers._random_source import _check_bernoulli, _check_randbelow
 from dpverify.samplers._rational import shown
+from dpverify.verify._lazy_uniform import LazyUniform, settled
+from dpverify.verify._program_state import program_state
 
 Sampler = Callable[[RandomSource], Hashable]
 
@@ -116,6 +140,14 @@ class _Cut(BaseException):
 
     A BaseException, so that a sampler's own ``except Exception`` cannot swallow it.
     """
+
+
+class _Return(BaseException):
+    """Raised inside the sampler when the execution is back in the state it was in at an earlier
+    depth of the same path (see "Renewal" in the module docstring)."""
+
+    def __init__(self, target: int) -> None:
+        self.target = target
 
 
 _CHANGED = (
@@ -207,8 +239,16 @@ class _TreeWalker(RandomSource, trusted=True):
     only their arguments are re-checked: the hot path is a comparison and a list lookup.
     """
 
-    def __init__(self, max_depth: int, min_mass: float, summaries: _Summaries | None = None) -> None:
+    def __init__(self, max_depth: int, min_mass: float, summaries: _Summaries | None = None,
+                 renewal: bool = False) -> None:
         self.summaries = summaries
+        self.renewal = renewal
+        self.lazy = False  # whether a lazy draw was handed out (outputs are then settled)
+        self.states: dict[Hashable, int] = {}  # program state -> the depth it was seen at, this path
+        self.state_order: list[tuple[int, Hashable]] = []
+        self.log_start: list[int] = [0]  # log_start[d]: the leaf log's length when depth d was reached
+        self.log: list[tuple[tuple[str, Hashable], int, int]] = []  # (exit, num, den), renewal only
+        self.targets: set[int] = set()
         if summaries is not None:
             self._summarise = self._summary_choice
         self.max_depth = max_depth
@@ -236,6 +276,8 @@ class _TreeWalker(RandomSource, trusted=True):
             self.depth = d + 1
             return self.value[d]  # type: ignore[return-value]
         n = _check_randbelow(n)
+        if self.renewal:
+            self._checkpoint(("randbelow", n))
         if d >= self.max_depth:
             raise _Cut
         mass = self.mass[d] * (1 / n)  # int true division: no overflow for n > 1e308
@@ -243,6 +285,17 @@ class _TreeWalker(RandomSource, trusted=True):
             raise _Cut
         self._push(n, None, n, 0, 0, self.num[d], self.den[d] * n, mass)
         return 0
+
+    def lazy_randbelow(self, n: int) -> LazyUniform | int:
+        """``randbelow(n)`` for code that may only compare it: a draw branched on per question
+        (:mod:`dpverify.verify._lazy_uniform`), so ``randrange(d) < c`` is two branches, not ``d``."""
+        n = _check_randbelow(n)
+        if n == 1:
+            return self.randbelow(1)
+        if self.renewal and self.depth >= self.replay:
+            self._checkpoint(("lazy", n))
+        self.lazy = True
+        return LazyUniform(self, n)
 
     def bernoulli(self, num: int, den: int) -> bool:
         d = self.depth
@@ -252,6 +305,8 @@ class _TreeWalker(RandomSource, trusted=True):
             self.depth = d + 1
             return self.value[d]  # type: ignore[return-value]
         num, den = _check_bernoulli(num, den)
+        if self.renewal:
+            self._checkpoint(("bernoulli", num, den))
         if d >= self.max_depth:
             raise _Cut
         if num == 0 or num == den:  # a certain outcome is a choice of arity 1
@@ -294,6 +349,45 @@ class _TreeWalker(RandomSource, trusted=True):
                    self.num[d] * summary.nums[0], self.den[d] * summary.dens[0], mass)
         return summary.outputs[0]
 
+    # -- renewal ---------------------------------------------------------------------------
+
+    def _checkpoint(self, draw: Hashable) -> None:
+        """Register the program state at this new point of the path, or end the path if the
+        same state was seen at an earlier depth of it."""
+        key = program_state(sys._getframe(2), sys._getframe(1), draw)
+        if key is None:
+            return
+        target = self.states.get(key)
+        if target is not None:
+            raise _Return(target)
+        self.states[key] = self.depth
+        self.state_order.append((self.depth, key))
+
+    def finish(self, depth: int) -> None:
+        """The nodes at depths ``>= depth`` are complete: apply renewal at those returned to."""
+        for d in sorted((t for t in self.targets if t >= depth), reverse=True):
+            self.targets.discard(d)
+            self._renew(d)
+        order = self.state_order
+        while order and order[-1][0] >= depth:
+            del self.states[order.pop()[1]]
+
+    def _renew(self, d: int) -> None:
+        """Node ``d``'s leaves: drop the returns to it (mass ``r``) and scale the rest by
+        ``m / (m - r)``, ``m`` the node's exact prefix mass (module docstring, "Renewal")."""
+        begin = self.log_start[d]
+        exits: dict[tuple[str, Hashable], Fraction] = {}
+        for exit_, num, den in self.log[begin:]:
+            exits[exit_] = exits.get(exit_, Fraction(0)) + Fraction(num, den)
+        returned = exits.pop(("ret", d), Fraction(0))
+        mass = Fraction(self.num[d], self.den[d])
+        if returned >= mass:  # every explored path comes back: nothing is known to leave
+            exits = {}
+        elif returned:
+            factor = mass / (mass - returned)
+            exits = {e: m * factor for e, m in exits.items()}
+        self.log[begin:] = [(e, m.numerator, m.denominator) for e, m in exits.items()]
+
     # -- the walk -------------------------------------------------------------------------
 
     def _push(
@@ -309,11 +403,12 @@ class _TreeWalker(RandomSource, trusted=True):
         self.den.append(den)
         self.mass.append(mass)
         self.depth += 1
+        self.log_start.append(len(self.log))
 
     def _truncate(self, depth: int) -> None:
         del self.first[depth:], self.second[depth:], self.arity[depth:]
         del self.taken[depth:], self.value[depth:]
-        del self.num[depth + 1 :], self.den[depth + 1 :], self.mass[depth + 1 :]
+        del self.num[depth + 1 :], self.den[depth + 1 :], self.mass[depth + 1 :], self.log_start[depth + 1 :]
 
     def advance(self) -> bool:
         """Move to the next unvisited, heavy enough sibling (the odometer step of DFS).
@@ -344,7 +439,10 @@ class _TreeWalker(RandomSource, trusted=True):
                 weight_num, weight_den, value = den - num, den, False
             else:  # randbelow(n): branch i returns i
                 mass, weight_num, weight_den, value = self.mass[d + 1], 1, self.first[d], index
+            if self.renewal:
+                self.finish(d + 1)
             self._truncate(d + 1)
+            self.log_start[d + 1] = len(self.log)
             self.taken[d] = index
             self.value[d] = value
             self.num[d + 1] = self.num[d] * weight_num
@@ -353,6 +451,8 @@ class _TreeWalker(RandomSource, trusted=True):
             self.replay = d + 1
             self.depth = 0
             return True
+        if self.renewal:
+            self.finish(0)
         return False
 
     def start(self) -> None:
@@ -366,6 +466,7 @@ def enumerate_outputs(
     max_depth: int = 10_000,
     min_mass: Fraction | int | str = 0,
     summarise: bool = False,
+    renewal: bool = False,
 ) -> Enumeration:
     """Run ``sampler`` on every path of its choice tree, within the budgets.
 
@@ -373,7 +474,8 @@ def enumerate_outputs(
     ``max_paths`` bounds the executions, ``max_depth`` the draws per path, and ``min_mass``
     (a rational in [0, 1); 0 disables it) the smallest prefix probability a branch may have
     to be entered.  Cut and unvisited mass is reported exactly as ``unexplored``.  With
-    ``summarise``, marked loops and subroutines are summarised (module docstring).
+    ``summarise``, marked loops and subroutines are summarised; with ``renewal``, an execution
+    back in a program state it was in earlier on its path is renewed there (module docstring).
     """
     from dpverify.verify._arguments import need_callable, need_count
 
@@ -388,15 +490,18 @@ def enumerate_outputs(
         )
     if not isinstance(summarise, bool):
         raise InvalidArgument(f"summarise must be True or False; got summarise={shown(summarise)}.")
+    if not isinstance(renewal, bool):
+        raise InvalidArgument(f"renewal must be True or False; got renewal={shown(renewal)}.")
     summaries = _Summaries(max_paths, max_depth) if summarise else None
-    return _enumerate(sampler, max_paths, max_depth, threshold, summaries)
+    return _enumerate(sampler, max_paths, max_depth, threshold, summaries, renewal)
 
 
 def _enumerate(
-    sampler: Sampler, max_paths: int, max_depth: int, threshold: Fraction, summaries: _Summaries | None
+    sampler: Sampler, max_paths: int, max_depth: int, threshold: Fraction, summaries: _Summaries | None,
+    renewal: bool = False,
 ) -> Enumeration:
     # Only *which* branches are entered depends on this float; masses stay exact (see above).
-    walker = _TreeWalker(max_depth, float(threshold), summaries)
+    walker = _TreeWalker(max_depth, float(threshold), summaries, renewal)
     # Per (output, draws), exact masses grouped by their unreduced denominator, so the hot
     # loop adds integers; Fractions are formed once per group at the end.
     groups: dict[tuple[Hashable, int], dict[int, int]] = {}
@@ -406,8 +511,13 @@ def _enumerate(
         walker.start()
         try:
             output = sampler(walker)
+            if walker.lazy:  # a lazy draw in the output is hashed below: draw it now
+                output = settled(output)
         except _Cut:
             walker.cut += 1
+        except _Return as back:
+            walker.log.append((("ret", back.target), walker.num[walker.depth], walker.den[walker.depth]))
+            walker.targets.add(back.target)
         except (SamplerCrashed, SamplerContractError, LoopNeverAccepts):
             raise
         except Exception as error:  # a refused draw (say randbelow(0)) is the code's fault too
@@ -416,6 +526,11 @@ def _enumerate(
             depth = walker.depth
             if depth < walker.replay:
                 raise SamplerContractError(_CHANGED)
+            if renewal:
+                walker.log.append((("out", output), walker.num[depth], walker.den[depth]))
+                paths += 1
+                more = walker.advance()
+                continue
             by_den = groups.setdefault((output, depth), {})
             den = walker.den[depth]
             by_den[den] = by_den.get(den, 0) + walker.num[depth]
@@ -427,6 +542,12 @@ def _enumerate(
     masses: dict[Hashable, Fraction] = {}
     for (output, _), mass in joint.items():
         masses[output] = masses.get(output, Fraction(0)) + mass
+    if renewal:
+        if more:  # stopped by max_paths: the open nodes are complete as far as they go
+            walker.finish(0)
+        for (kind, output), num, den in walker.log:
+            assert kind == "out"
+            masses[output] = masses.get(output, Fraction(0)) + Fraction(num, den)
     unexplored = 1 - sum(masses.values(), Fraction(0))
     stopped = "max_paths" if more else ("budget" if walker.cut else "exhausted")
     return Enumeration(masses, unexplored, paths, paths, "exhaustive", joint, walker.cut, stopped)

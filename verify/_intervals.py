@@ -319,6 +319,7 @@ def check_intervals(
     max_unexplored: Fraction | None = None,
     attempt: bool = False,
     summarise: bool = True,
+    renew_states: bool = False,
 ) -> CheckResult:
     """Enumerate ``sampler`` within the budgets and judge it against ``ideal`` on ``outputs``.
 
@@ -327,7 +328,8 @@ def check_intervals(
     With ``attempt=True``, ``sampler`` is one attempt of a rejection loop (None = reject)
     and the loop's intervals come from :func:`renewal`.  ``summarise`` summarises the loops and
     subroutines the samplers mark (:mod:`dpverify.verify._enumerate`, "Summaries"); without it the
-    code is walked exactly as it runs, restart by restart.
+    code is walked exactly as it runs, restart by restart.  ``renew_states`` renews unmarked loops where
+    the execution comes back to an earlier program state (:mod:`dpverify.verify._enumerate`, "Renewal").
     """
     need_callable("sampler", sampler, "a callable taking a RandomSource, e.g. lambda rng: sample(rng)")
     _need_interval_arguments(ideal, outputs, dps, max_unexplored)
@@ -338,11 +340,12 @@ def check_intervals(
         "max_paths": need_count("max_paths", max_paths, low=1),
         "max_depth": need_count("max_depth", max_depth, low=1),
         "method": ("renewal over one attempt" if attempt else "whole sampler")
-        + (", marked loops and subroutines summarised" if summarise else ", as it runs"),
+        + (", marked loops and subroutines summarised" if summarise else ", as it runs")
+        + (", repeated program states renewed" if renew_states else ""),
     }
     try:
         found = enumerate_outputs(sampler, min_mass=min_mass, max_paths=max_paths, max_depth=max_depth,
-                                  summarise=summarise)
+                                  summarise=summarise, renewal=renew_states)
         if attempt:
             if not any(z is not None for z in found.masses) and found.exhausted:
                 return CheckResult("intervals", Verdict.VIOLATED,

@@ -10,7 +10,9 @@ the draws the sampler makes.
   ``shuffle`` and ``sample`` in Python on top of ``_randbelow(n)``; that one method is
   replaced by a single ``randbelow(n)`` of the source (instead of CPython's rejection loop
   over ``getrandbits``), so each integer is one choice of the right arity with no float in
-  between, and the order of the draws is CPython's own.  ``getrandbits(k)`` is one
+  between, and the order of the draws is CPython's own.  Under the enumerating source that
+  draw is a :class:`~dpverify.verify._lazy_uniform.LazyUniform`, branched on only by the
+  comparisons the code makes (same law, far fewer paths).  ``getrandbits(k)`` is one
   ``randbelow(2**k)`` and ``randbytes(n)`` one ``getrandbits(8 * n)``.
 - ``random()`` is ``j / 2**k`` with ``j = randbelow(2**k)``, exactly uniform on the grid of
   ``k``-bit dyadic floats in ``[0, 1)``.  CPython's grid is ``k = 53``; a smaller ``float_bits``
@@ -55,7 +57,9 @@ class RandomCompat(random.SystemRandom):
         self.float_bits = float_bits
 
     def _randbelow(self, n: int) -> int:  # type: ignore[override]
-        return self.source.randbelow(n)
+        # The enumerating source answers with a draw it branches on lazily (same law, fewer paths).
+        lazy = getattr(self.source, "lazy_randbelow", None)
+        return self.source.randbelow(n) if lazy is None else lazy(n)
 
     def getrandbits(self, k: int) -> int:
         if isinstance(k, bool) or not isinstance(k, int) or k < 0:

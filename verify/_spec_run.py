@@ -67,7 +67,8 @@ from dpverify.verify._enumerate import SamplerCrashed
 from dpverify.verify._exactness import check_exactness, code_distribution
 from dpverify.verify._intervals import check_intervals, enclosure_bound
 from dpverify.verify._privacy import check_pure_dp, tightest_alpha
-from dpverify.verify._random_compat import RandomCompat
+from dpverify.verify._patched_random import patched_random
+from dpverify.verify._random_compat import CPYTHON_FLOAT_BITS, RandomCompat
 from dpverify.verify._results import CheckResult, Verdict, fraction_text
 from dpverify.verify._smt import check_ratio_bound_z3
 from dpverify.verify._statistics import check_empirical, check_empirical_ideal
@@ -378,9 +379,19 @@ def _run(
     outcome = _combined([*claims, *soundness] if claims else soundness)
     alpha = claim.alpha if isinstance(claim, PureDp) else None
     return CaseOutcome(
-        spec, case, origin, outcome.value, (*soundness, *claims, *findings), tuple(problems),
+        spec, case, origin, outcome.value, _at_precision(spec, (*soundness, *claims, *findings)), tuple(problems),
         claim.describe(), None if alpha is None else fraction_text(alpha),  # type: ignore[arg-type]
     )
+
+
+def _at_precision(spec: Spec, checks: tuple[CheckResult, ...]) -> tuple[CheckResult, ...]:
+    """Each check of a spec whose ``random()`` is on a coarser grid than CPython's, saying so: its
+    verdict is exact for the code with ``random()`` uniform on ``{j / 2**k}``, not for 53 bits."""
+    bits = spec.float_bits
+    if bits == CPYTHON_FLOAT_BITS or Randomness(spec.randomness) not in (Randomness.RANDOM, Randomness.MODULE):
+        return checks
+    note = f" [at reduced precision: random() on a 2^-{bits} grid (float_bits={bits}), not CPython's 53 bits]"
+    return tuple(replace(c, summary=c.summary + note, evidence={**c.evidence, "float_bits": bits}) for c in checks)
 
 
 def _combined(checks: list[CheckResult]) -> Verdict:
@@ -434,8 +445,12 @@ class _Instance:
                 return function(**kwargs) if _defaults_rng(function) else function(**kwargs, rng=SystemRandomSource())
             return function(**kwargs, rng=rng)
         if self.randomness is Randomness.RANDOM:
-            return function(**kwargs, rng=RandomCompat(SystemRandomSource() if rng is USERS_DEFAULT else rng))
-        return function(**kwargs)
+            source = SystemRandomSource() if rng is USERS_DEFAULT else rng
+            return function(**kwargs, rng=RandomCompat(source, float_bits=self.spec.float_bits))
+        if self.randomness is Randomness.MODULE and rng is not USERS_DEFAULT:
+            with patched_random(rng, float_bits=self.spec.float_bits):
+                return function(**kwargs)
+        return function(**kwargs)  # a black box, or the user's call: CPython's own generators
 
     def smoke(self, seed: int) -> list[CheckResult]:
         """One run per input (up to :data:`SMOKE_INPUTS`) on the seeded source: a sampler that
@@ -523,8 +538,10 @@ class _Instance:
                 sampler = lambda rng, q=q: self.run(q, rng)  # noqa: E731
             results.append(check_intervals(sampler, ideal, outputs, min_mass=enumeration.min_mass,
                                            max_paths=enumeration.max_paths, max_unexplored=enumeration.max_unexplored,
-                                           attempt=isinstance(enumeration, Attempt)))
-            if isinstance(enumeration, Bounded):
+                                           attempt=isinstance(enumeration, Attempt),
+                                           renew_states=isinstance(enumeration, Bounded) and enumeration.renewal))
+            if isinstance(enumeration, Bounded) and self.randomness is Randomness.SOURCE:
+                # (code drawing through random's API marks no loops: the walk above was as it runs)
                 as_run = check_intervals(sampler, ideal, outputs, min_mass=max(enumeration.min_mass, AS_RUN_MIN_MASS),
                                          max_paths=enumeration.max_paths, summarise=False)
                 results.append(replace(as_run, check="intervals_as_run"))
