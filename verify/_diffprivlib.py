@@ -1,0 +1,585 @@
+"""IBM's diffprivlib mechanisms, run unmodified, with their exact output PMF at ``k`` bits.
+
+The code under audit is the installed ``diffprivlib`` (0.6.x, MIT; ``pip install
+'dpverify[diffprivlib]'``), imported and called through its public API, never copied or
+patched.  Its mechanisms take ``random_state=``, and ``check_random_state(random_state,
+secure=True)`` hands back any ``secrets.SystemRandom`` unchanged; a
+:class:`~dpverify.verify._random_compat.RandomCompat` is one.  Its ``random()`` returns
+``j / 2^k`` for one draw ``j = randbelow(2^k)`` of the source underneath, so with
+:func:`~dpverify.verify._enumerate.enumerate_outputs` as that source every execution of the
+mechanism (every tuple of ``k``-bit draws) is run once, with exact probability ``2^-(k d)``
+for ``d`` draws, and the output PMF at ``k`` bits is exact.
+
+What is reduced and what is not.  Only the uniform draw is on a coarser grid: CPython's
+``random()`` (``SystemRandom`` included) returns ``j / 2^53``; here ``j / 2^k``.  Everything
+after the draw is the library's own IEEE-754 arithmetic (``np.exp``, ``np.log``, ``np.floor``,
+``np.round``, ``np.cos``, products and sums of doubles), on this platform's numpy.  The
+mechanisms read (diffprivlib 0.6.6, ``diffprivlib/mechanisms/geometric.py``, ``laplace.py``):
+
+- ``Geometric(epsilon, sensitivity)`` (Ghosh, Roughgarden, Sundararajan 2009, "Universally
+  utility-maximizing privacy mechanisms"): one draw ``u``; ``v = (u - 0.5) * (1 + exp(-eps/s))``;
+  ``sgn = -1 if v < 0 else 1``; returns ``int(round(q + sgn * floor(log(sgn * v) / (-eps/s))))``.
+  Claimed: ``eps``-DP for integers with ``|q - q'| <= s``.
+- ``GeometricTruncated(epsilon, sensitivity, lower, upper)``: the same, then clamped to
+  ``[lower, upper]``.  Its ideal is the truncated geometric mechanism that
+  :mod:`dpverify.samplers.gtm` samples exactly (ratio ``alpha = e^-eps``); here ``alpha`` is
+  irrational and the noise is a float computation.
+- ``Laplace(epsilon, delta=0, sensitivity)`` (Holohan, Braghin 2021, "Secure random sampling in
+  differential privacy", arXiv:2107.10138): four draws ``u1..u4``;
+  ``L = log(1 - u1) cos(pi u2) + log(1 - u3) cos(pi u4)``; returns ``q - (s / eps) * L``.
+  Claimed: ``eps``-DP for reals with ``|q - q'| <= s``.  Four draws make ``2^(4k)`` executions,
+  so ``k <= 5`` is what an enumeration affords (``2^20`` executions, about 10 s).
+
+The exact epsilon at ``k`` bits is ``max_y |ln P_k(y | q) - ln P_k(y | q')|`` over the outputs
+``y`` of both inputs (:func:`~dpverify.verify._privacy.tightest_alpha`), infinite where an
+output is possible under one input only; it is compared with the claimed epsilon by
+:func:`~dpverify.verify._claim_checks.check_pure_epsilon` (``e^-eps`` as an ``mpmath`` interval).
+The claimed epsilon is the double diffprivlib receives: asking for ``epsilon="0.1"`` audits the
+claim ``Fraction(0.1)``, the exact value of the double ``0.1``.
+
+A call that raises is an output too (``"raised OverflowError"``): diffprivlib's ``Geometric``
+computes ``log(0) = -inf`` when ``random()`` returns exactly ``0.5``, and ``int(round(inf))``
+raises.  That happens with probability ``2^-k`` here and ``2^-53`` in production, for every
+input alike, so it changes no ratio; it is reported in the evidence.  numpy's warnings (divide
+by zero) are silenced around the calls; that changes no value.
+
+What a verdict at ``k`` bits says about ``k = 53``.  Each verdict holds for the ``k`` it names.
+A violation at ``k`` bits is a property of the code fed a ``k``-bit ``random()``; it is not by
+itself a violation at 53 bits.  For ``Geometric`` the cause does carry over: the support of
+``q + noise`` is a finite interval at every ``k`` (the largest noise comes from the smallest
+``|v|``, about ``k ln 2 / eps``), and a finite support that moves with ``q`` has an output of
+``q'`` that ``q`` never gives; :func:`geometric_support_edge` computes that output at 53 bits
+(see its docstring for the one assumption it makes, that ``np.log`` is monotone).  For the
+truncated and Laplace mechanisms the trend over ``k`` is evidence, not proof, about 53 bits.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any
+
+from dpverify.samplers import InvalidArgument, RandomSource, as_fraction, as_int
+from dpverify.samplers._rational import shown
+from dpverify.specs import Case, Integer, Params, PureDp, Randomness, Rational, Spec
+from dpverify.specs import ExactPmf
+from dpverify.verify._claim_checks import check_pure_epsilon
+from dpverify.verify._enumerate import enumerate_outputs
+from dpverify.verify._random_compat import CPYTHON_FLOAT_BITS, RandomCompat
+from dpverify.verify._results import CheckResult, Verdict, fraction_text, json_number
+
+__all__ = [
+    "MAX_BITS",
+    "MECHANISMS",
+    "SPECS",
+    "DiffprivlibMechanism",
+    "SupportEdge",
+    "check_diffprivlib",
+    "diffprivlib_mechanism",
+    "geometric_support_edge",
+    "output_pmf",
+    "sweep_diffprivlib",
+    "sweep_table",
+]
+
+#: The mechanisms audited, by the name used here.
+MECHANISMS = ("geometric", "geometric-truncated", "laplace")
+
+#: The largest ``k`` each mechanism is enumerated at: ``2^k`` executions per input for the
+#: geometric ones (``k = 24`` is about two minutes), ``2^(4k)`` for Laplace.
+MAX_BITS = {"geometric": 24, "geometric-truncated": 24, "laplace": 6}
+
+#: Executions an enumeration may make before its verdict is inconclusive.
+MAX_PATHS = 1 << 24
+
+_RAISES = (OverflowError, ValueError, ZeroDivisionError, FloatingPointError)
+
+
+def _diffprivlib() -> Any:
+    try:
+        import diffprivlib.mechanisms as mechanisms
+    except ImportError as error:  # the optional extra
+        raise InvalidArgument("the diffprivlib audit needs diffprivlib; install it with "
+                              f"pip install 'dpverify[diffprivlib]' ({error}).") from None
+    return mechanisms
+
+
+def _exact_double(name: str, value: Fraction) -> float:
+    double = float(value)
+    if not math.isfinite(double) or Fraction(double) != value:
+        raise InvalidArgument(f"{name} must be exactly a double, since the mechanism runs on doubles; "
+                              f"got {name}={shown(value)}.")
+    return double
+
+
+def _integer(name: str, value: object) -> int:
+    number = as_fraction(name, value)
+    if number.denominator != 1:
+        raise InvalidArgument(f"{name} must be an integer; got {name}={shown(value)}.")
+    return number.numerator
+
+
+@dataclass(frozen=True, slots=True)
+class DiffprivlibMechanism:
+    """One diffprivlib mechanism with its parameters, as the library receives them.
+
+    ``epsilon`` is the exact value of the double passed to diffprivlib (and the claim audited);
+    ``sensitivity`` is an int for the geometric mechanisms and an exact double for Laplace;
+    ``lower`` and ``upper`` are the truncated mechanism's bounds (None otherwise).
+    """
+
+    name: str
+    epsilon: Fraction
+    sensitivity: Fraction
+    lower: int | None = None
+    upper: int | None = None
+
+    def build(self, rng: RandomCompat) -> Any:
+        """The diffprivlib object, drawing from ``rng`` (its public constructor, unmodified)."""
+        mechanisms = _diffprivlib()
+        epsilon = float(self.epsilon)
+        if self.name == "geometric":
+            return mechanisms.Geometric(epsilon=epsilon, sensitivity=int(self.sensitivity), random_state=rng)
+        if self.name == "geometric-truncated":
+            return mechanisms.GeometricTruncated(epsilon=epsilon, sensitivity=int(self.sensitivity),
+                                                 lower=self.lower, upper=self.upper, random_state=rng)
+        return mechanisms.Laplace(epsilon=epsilon, delta=0.0, sensitivity=float(self.sensitivity), random_state=rng)
+
+    def argument(self, q: Fraction | int) -> int | float:
+        """The value handed to ``randomise``: an int for the geometric mechanisms, a double for Laplace."""
+        return float(q) if self.name == "laplace" else int(q)
+
+    def check_input(self, name: str, value: object) -> Fraction:
+        """``value`` parsed and checked against the mechanism's input domain."""
+        if self.name == "laplace":
+            q = as_fraction(name, value)
+            _exact_double(name, q)
+            return q
+        q = Fraction(_integer(name, value))
+        if self.lower is not None and not self.lower <= q <= self.upper:  # type: ignore[operator]
+            raise InvalidArgument(f"{name} must be an integer in [lower, upper] = [{self.lower}, {self.upper}]; "
+                                  f"got {name}={shown(value)}.")
+        return q
+
+    def describe(self) -> str:
+        eps = fraction_text(self.epsilon)
+        if self.name == "geometric":
+            return f"Geometric(epsilon={eps}, sensitivity={self.sensitivity})"
+        if self.name == "geometric-truncated":
+            return (f"GeometricTruncated(epsilon={eps}, sensitivity={self.sensitivity}, "
+                    f"lower={self.lower}, upper={self.upper})")
+        return f"Laplace(epsilon={eps}, sensitivity={fraction_text(self.sensitivity)})"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"mechanism": self.name, "epsilon": fraction_text(self.epsilon),
+                "sensitivity": fraction_text(self.sensitivity), "lower": self.lower, "upper": self.upper}
+
+
+def diffprivlib_mechanism(
+    name: str,
+    *,
+    epsilon: object,
+    sensitivity: object = 1,
+    lower: object = None,
+    upper: object = None,
+) -> DiffprivlibMechanism:
+    """Parse a mechanism's parameters (exact rationals or their strings; no floats).
+
+    ``epsilon > 0`` (the double nearest to it is what diffprivlib receives and what the claim
+    is about); ``sensitivity``: an integer ``>= 1`` for the geometric mechanisms, a rational
+    ``> 0`` that is exactly a double for Laplace; ``lower < upper`` integers for
+    ``geometric-truncated`` only.
+    """
+    if name not in MECHANISMS:
+        raise InvalidArgument(f"mechanism must be one of {', '.join(MECHANISMS)}; got mechanism={shown(name)}.")
+    eps = as_fraction("epsilon", epsilon)
+    double = float(eps) if eps > 0 else 0.0
+    if not (eps > 0 and math.isfinite(double) and double > 0):
+        raise InvalidArgument(f"epsilon must be a rational > 0 whose nearest double is finite and > 0; "
+                              f"got epsilon={shown(epsilon)}.")
+    if name == "laplace":
+        s = as_fraction("sensitivity", sensitivity)
+        if s <= 0:
+            raise InvalidArgument(f"sensitivity must be a rational > 0; got sensitivity={shown(sensitivity)}.")
+        _exact_double("sensitivity", s)
+    else:
+        s = Fraction(as_int("sensitivity", sensitivity, low=1))
+    low = high = None
+    if name == "geometric-truncated":
+        if lower is None or upper is None:
+            raise InvalidArgument("geometric-truncated needs lower and upper (integers, lower < upper); "
+                                  f"got lower={shown(lower)}, upper={shown(upper)}.")
+        low, high = _integer("lower", lower), _integer("upper", upper)
+        if not low < high:
+            raise InvalidArgument(f"lower must be < upper; got lower={low}, upper={high}.")
+    elif lower is not None or upper is not None:
+        raise InvalidArgument(f"lower and upper are parameters of geometric-truncated only; got lower={shown(lower)}, "
+                              f"upper={shown(upper)} for mechanism={name}.")
+    return DiffprivlibMechanism(name, Fraction(double), s, low, high)
+
+
+def _bits(mechanism: DiffprivlibMechanism, bits: object) -> int:
+    high = MAX_BITS[mechanism.name]
+    if isinstance(bits, bool) or not isinstance(bits, int) or not 1 <= bits <= high:
+        raise InvalidArgument(f"bits must be an integer in [1, {high}] for {mechanism.name}; got bits={shown(bits)}.")
+    return bits
+
+
+def _output(value: object) -> Hashable:
+    # numpy scalars hash and compare like Python numbers; plain ones keep the evidence readable.
+    return value if isinstance(value, int) else float(value)  # type: ignore[arg-type]
+
+
+def runner(mechanism: DiffprivlibMechanism, q: Fraction | int, bits: int) -> Callable[[RandomSource], Hashable]:
+    """``source -> output``: the diffprivlib object built once per source (the enumeration hands
+    the same enumerating source to every execution) and ``randomise(q)`` called on it."""
+    argument = mechanism.argument(q)
+    state: dict[str, Any] = {}
+
+    def run(source: RandomSource) -> Hashable:
+        if state.get("source") is not source:
+            state["source"] = source
+            state["object"] = mechanism.build(RandomCompat(source, float_bits=bits))
+        try:
+            return _output(state["object"].randomise(argument))
+        except _RAISES as error:
+            return f"raised {type(error).__name__}"
+
+    return run
+
+
+def output_pmf(mechanism: DiffprivlibMechanism, q: object, bits: int, *, max_paths: int = MAX_PATHS) -> Any:
+    """The exact output distribution of diffprivlib's code on input ``q`` with a ``bits``-bit
+    ``random()``: an :class:`~dpverify.verify._enumerate.Enumeration` (``masses``, exact)."""
+    import numpy as np
+
+    q_ = mechanism.check_input("q", q)
+    k = _bits(mechanism, bits)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return enumerate_outputs(runner(mechanism, q_, k), max_paths=max_paths)
+
+
+def check_diffprivlib(
+    mechanism: DiffprivlibMechanism, q: object, q_prime: object, bits: int, *, max_paths: int = MAX_PATHS
+) -> CheckResult:
+    """The exact epsilon of ``mechanism`` between neighbours ``q, q'`` at ``bits`` bits, against its claim.
+
+    ``proved``: ``max_y |ln P(y|q) - ln P(y|q')| <= epsilon`` at ``bits`` bits; ``violated``:
+    above it (or infinite), at the witness output with both exact probabilities;
+    ``inconclusive``: the enumeration hit ``max_paths``, or the comparison with ``e^-eps``
+    stayed undecided.  Every summary names the precision.
+    """
+    q_, q2 = mechanism.check_input("q", q), mechanism.check_input("q_prime", q_prime)
+    if q_ == q2 or abs(q_ - q2) > mechanism.sensitivity:
+        raise InvalidArgument(f"q and q_prime must be distinct neighbours, 0 < |q - q_prime| <= sensitivity = "
+                              f"{fraction_text(mechanism.sensitivity)}; got q={shown(q)}, q_prime={shown(q_prime)}.")
+    k = _bits(mechanism, bits)
+    found = {q_: output_pmf(mechanism, q_, k, max_paths=max_paths), q2: output_pmf(mechanism, q2, k, max_paths=max_paths)}
+    where = f"diffprivlib {mechanism.describe()} at {k} bits"
+    evidence: dict[str, Any] = {
+        "bits": k, **mechanism.to_json(), "q": fraction_text(q_), "q_prime": fraction_text(q2),
+        "executions": {fraction_text(x): e.paths for x, e in found.items()},
+        "outputs": {fraction_text(x): len(e.masses) for x, e in found.items()},
+        "raised": {fraction_text(x): {o: fraction_text(m) for o, m in e.masses.items() if isinstance(o, str)}
+                   for x, e in found.items()},
+    }
+    unfinished = [x for x, e in found.items() if not e.exhausted]
+    if unfinished:
+        reason = (f"{where}: the enumeration of q={fraction_text(unfinished[0])} stopped at max_paths={max_paths} "
+                  f"with mass {fraction_text(found[unfinished[0]].unexplored)} unexplored")
+        return CheckResult("privacy", Verdict.INCONCLUSIVE, reason, reason=reason, evidence=evidence)
+    table = {x: ExactPmf.from_fractions(e.masses) for x, e in found.items()}
+    result = check_pure_epsilon(table, [(q_, q2)], PureDp(epsilon=mechanism.epsilon))
+    alpha = Fraction(result.evidence["alpha_exact"])
+    evidence.update(result.evidence)
+    evidence["epsilon_exact"] = json_number(math.inf if alpha == 0 else math.log(alpha.denominator) - math.log(alpha.numerator))
+    witness = evidence.get("witness")
+    if witness is not None and isinstance(witness.get("output"), float):
+        witness["output_hex"] = float(witness["output"]).hex()
+    reason = f"{where}: {result.reason}" if result.reason else None
+    return CheckResult("privacy", result.verdict, f"{where}: {result.summary}", reason=reason, evidence=evidence)
+
+
+def _check_task(name: str, parameters: tuple[Any, ...], q: object, q_prime: object, bits: int) -> CheckResult:
+    epsilon, sensitivity, lower, upper = parameters
+    mechanism = diffprivlib_mechanism(name, epsilon=epsilon, sensitivity=sensitivity, lower=lower, upper=upper)
+    return check_diffprivlib(mechanism, q, q_prime, bits)
+
+
+def sweep_diffprivlib(
+    mechanism: DiffprivlibMechanism, q: object, q_prime: object, bits: Sequence[int], *, jobs: int | None = 1
+) -> list[CheckResult]:
+    """:func:`check_diffprivlib` at each precision in ``bits`` (in worker processes with ``jobs``)."""
+    from dpverify.verify._sweep import sweep
+
+    parameters = (fraction_text(mechanism.epsilon), fraction_text(mechanism.sensitivity), mechanism.lower, mechanism.upper)
+    for k in bits:
+        _bits(mechanism, k)
+    return sweep(_check_task, [(mechanism.name, parameters, fraction_text(Fraction(q)), fraction_text(Fraction(q_prime)), k)
+                               for k in bits], jobs=jobs)
+
+
+def sweep_table(results: Sequence[CheckResult]) -> str:
+    """A Markdown table of sweep results: mechanism, parameters, k, exact epsilon, claim, verdict, witness."""
+    rows = ["| mechanism | q, q' | k | exact epsilon at k bits | claimed | verdict | witness: output, P(.|q), P(.|q') |",
+            "|---|---|---|---|---|---|---|"]
+    for result in results:
+        e = result.evidence
+        w = e.get("witness")
+        eps = e.get("epsilon_exact", "-")
+        eps_text = "∞" if eps == "Infinity" else (f"{eps:.6f}" if isinstance(eps, float) else str(eps))
+        where = result.summary.split(" at ", 1)[0].removeprefix("diffprivlib ")
+        witness = "-" if w is None else (f"{w.get('output_hex', w['output'])}: {w['p']} vs {w['p_prime']}"
+                                         f" (q={w['q']}, q'={w['q_prime']})")
+        rows.append(f"| {where} | {e['q']}, {e['q_prime']} | {e['bits']} | {eps_text} | {e['claim_epsilon']} "
+                    f"| {result.verdict.value} | {witness} |")
+    return "\n".join(rows)
+
+
+# --- Geometric at 53 bits: the edge of the support ------------------------------------------------
+
+
+class _OneDraw(RandomSource, trusted=True):
+    """Answers the single ``randbelow(2^k)`` of one ``random()`` with ``value``."""
+
+    def __init__(self, n: int, value: int) -> None:
+        self.n, self.value, self.draws = n, value, 0
+
+    def randbelow(self, n: int) -> int:
+        self.draws += 1
+        if self.draws > 1 or n != self.n:
+            raise InvalidArgument(f"the geometric mechanism was expected to draw once, randbelow({self.n}); "
+                                  f"it asked for randbelow({n}) as draw {self.draws}.")
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class SupportEdge:
+    """An output of ``q'`` that ``q`` never produces, for diffprivlib's ``Geometric`` at ``bits`` bits.
+
+    ``output`` is the largest output of ``from_input`` (``q'`` when ``q' > q``, else the
+    smallest), produced by ``count`` draws starting at ``draw``: ``P(output | from_input) =
+    count / 2^bits`` exactly (the draws are run).  ``other_edge`` is the other input's most
+    extreme output on the same side, so every draw of it gives an output strictly inside
+    ``output``: ``P(output | other) = 0``, infinite privacy loss.  That last step rests on
+    assumption L (module docstring of this section, :func:`geometric_support_edge`);
+    ``window`` is the draws scanned exhaustively around each edge to check it at run time.
+    """
+
+    mechanism: DiffprivlibMechanism
+    q: Fraction
+    q_prime: Fraction
+    bits: int
+    output: int
+    from_input: str
+    draw: int
+    count: int
+    other_edge: int
+    window: int
+
+    @property
+    def probability(self) -> Fraction:
+        return Fraction(self.count, 1 << self.bits)
+
+    def check(self) -> CheckResult:
+        """``violated`` at ``bits`` bits, under assumption L, with the witness."""
+        source, other = (self.q_prime, self.q) if self.from_input == "q_prime" else (self.q, self.q_prime)
+        where = f"diffprivlib {self.mechanism.describe()} at {self.bits} bits"
+        summary = (f"{where}: infinite privacy loss (under assumption L, np.log monotone): output {self.output} "
+                   f"has P={fraction_text(self.probability)} from q={fraction_text(source)} (draws {self.draw}.."
+                   f"{self.draw + self.count - 1}) and P=0 from q={fraction_text(other)}, whose outputs stop at "
+                   f"{self.other_edge}")
+        evidence = {"bits": self.bits, **self.mechanism.to_json(), "q": fraction_text(self.q),
+                    "q_prime": fraction_text(self.q_prime), "claim_epsilon": fraction_text(self.mechanism.epsilon),
+                    "epsilon_exact": "Infinity", "assumption": ASSUMPTION_L, "window": self.window,
+                    "witness": {"q": fraction_text(source), "q_prime": fraction_text(other), "output": self.output,
+                                "p": fraction_text(self.probability), "p_prime": "0", "ratio": "Infinity",
+                                "draw": self.draw, "count": self.count, "other_edge": self.other_edge}}
+        return CheckResult("privacy", Verdict.VIOLATED, summary, evidence=evidence)
+
+
+#: The one assumption :func:`geometric_support_edge` makes beyond running the code.
+ASSUMPTION_L = ("np.log is non-decreasing on the positive doubles it is given (true of a correctly or "
+                "faithfully rounded logarithm away from ties; checked at run time around each edge)")
+
+
+def geometric_support_edge(
+    mechanism: DiffprivlibMechanism, q: object, q_prime: object, bits: int = CPYTHON_FLOAT_BITS, *, guard: int = 64
+) -> SupportEdge:
+    """The output of the larger (or smaller) input that the other never gives, at ``bits`` bits, 53 included.
+
+    Write ``h = 2^(bits-1)``.  In ``Geometric.randomise`` the draw ``j`` gives ``u = j / 2^bits``
+    and ``v = fl(fl(u - 0.5) * c)``, ``c = fl(1 + exp(-eps/s)) > 0``, where ``u - 0.5`` is exact,
+    so ``v`` is non-decreasing in ``j`` (rounding is monotone), ``< 0`` for ``j < h``, ``0`` at
+    ``j = h`` (the draw that raises) and ``> 0`` for ``j > h``.  **Assumption L**: ``np.log`` is
+    non-decreasing on the positive doubles.  Then on ``j > h`` the output ``int(round(q +
+    floor(log(v) / (-eps/s))))`` is non-increasing in ``j`` (division by a negative double, floor
+    and the sum are monotone), so the largest output of ``q`` is the one at ``j = h + 1``; on
+    ``j < h``, ``-v`` falls as ``j`` grows and the output ``q - floor(log(-v) / (-eps/s))`` is
+    non-increasing too, so the smallest output is the one at ``j = h - 1``.  For ``q < q'`` the
+    largest output of ``q'`` exceeds that of ``q`` (it is ``q' - q`` more, unless rounding of the
+    double sum intervenes, which the code run decides): ``P = 0`` from ``q``.  Its exact
+    probability from ``q'`` is the number of draws from ``h + 1`` on that give it, found by
+    bisection on the monotone run; ``guard`` draws on each side of every edge are run to check L
+    where it matters, and a decrease seen there is refused (InvalidArgument) rather than trusted.
+    Runs ``O(bits + guard)`` executions; at ``bits <= 20`` the tests compare it with the exhaustive PMF.
+    """
+    import numpy as np
+
+    if mechanism.name != "geometric":
+        raise InvalidArgument(f"mechanism must be geometric (the unbounded one); got mechanism={mechanism.name}.")
+    if isinstance(bits, bool) or not isinstance(bits, int) or not 2 <= bits <= CPYTHON_FLOAT_BITS:
+        raise InvalidArgument(f"bits must be an integer in [2, {CPYTHON_FLOAT_BITS}]; got bits={shown(bits)}.")
+    q_, q2 = mechanism.check_input("q", q), mechanism.check_input("q_prime", q_prime)
+    if q_ == q2:
+        raise InvalidArgument(f"q and q_prime must differ; got q={shown(q)}, q_prime={shown(q_prime)}.")
+    n, h = 1 << bits, 1 << (bits - 1)
+    draw = _OneDraw(n, 0)
+    objects = {x: mechanism.build(RandomCompat(draw, float_bits=bits)) for x in (q_, q2)}
+
+    def output(x: Fraction, j: int) -> int:
+        draw.value, draw.draws = j, 0
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return int(objects[x].randomise(mechanism.argument(x)))
+
+    up = q2 > q_  # the side on which q' sticks out: above a smaller q, below a larger one
+    source, other = q2, q_
+    edge, step = (h + 1, 1) if up else (h - 1, -1)
+    length = n - 1 - h if up else h  # draws h+1 .. n-1, or h-1 .. 0
+
+    def at(i: int) -> int:  # the i-th draw away from the edge; away from it the output moves towards x
+        return edge + step * i
+
+    def beyond(y: int, bound: int) -> bool:
+        return y > bound if up else y < bound
+
+    target, other_edge = output(source, edge), output(other, edge)
+    low, high = 0, length - 1  # the largest i with output(at(i)) == target
+    while low < high:
+        middle = (low + high + 1) // 2
+        if output(source, at(middle)) == target:
+            low = middle
+        else:
+            high = middle - 1
+    count = low + 1
+    # Assumption L checked where it carries weight, on every draw near the edge and near the end
+    # of the witness's run: nothing beyond the edge, the run exactly where bisection put it.
+    near = sorted({*range(min(guard, length)), *range(max(0, count - guard), min(length, count + guard))})
+    for i in near:
+        y, y_other = output(source, at(i)), output(other, at(i))
+        if beyond(y, target) or (y == target) != (i < count) or beyond(y_other, other_edge):
+            raise InvalidArgument(f"assumption L fails at draw {at(i)} (outputs {y} of q={fraction_text(source)}, "
+                                  f"{y_other} of q={fraction_text(other)}); the witness at {bits} bits cannot be "
+                                  "certified on this platform.")
+    if (other_edge >= target) if up else (other_edge <= target):
+        raise InvalidArgument(f"the supports' edges do not differ at {bits} bits: q={fraction_text(other)} reaches "
+                              f"{other_edge}, q'={fraction_text(source)} reaches {target}.")
+    first = edge if up else at(count - 1)  # the smallest draw of the run
+    return SupportEdge(mechanism, q_, q2, bits, target, "q_prime", first, count,
+                       other_edge, guard)
+
+
+# --- the specs: ``dpverify check --spec-module dpverify.verify._diffprivlib`` -----------------------
+
+
+def _mechanism_of(name: str) -> Callable[[Params], DiffprivlibMechanism]:
+    def of(p: Params) -> DiffprivlibMechanism:
+        return diffprivlib_mechanism(name, epsilon=p["epsilon"], sensitivity=p.get("sensitivity", 1),
+                                     lower=p.get("lower"), upper=p.get("upper"))
+    return of
+
+
+def _sampler(name: str) -> Callable[..., Hashable]:
+    """The production call at full precision: the engine hands it a 53-bit RandomCompat."""
+    of = _mechanism_of(name)
+
+    def sample(rng: RandomCompat, **p: Any) -> Hashable:
+        mechanism = of(p)
+        return _output(mechanism.build(rng).randomise(mechanism.argument(p["q"])))
+
+    return sample
+
+
+def _geometric_sampler(q: Fraction, epsilon: Fraction, sensitivity: int, rng: RandomCompat) -> Hashable:
+    return _sampler("geometric")(rng, q=q, epsilon=epsilon, sensitivity=sensitivity)
+
+
+def _truncated_sampler(q: Fraction, epsilon: Fraction, sensitivity: int, lower: int, upper: int,
+                       rng: RandomCompat) -> Hashable:
+    return _sampler("geometric-truncated")(rng, q=q, epsilon=epsilon, sensitivity=sensitivity, lower=lower, upper=upper)
+
+
+def _laplace_sampler(q: Fraction, epsilon: Fraction, sensitivity: Fraction, rng: RandomCompat) -> Hashable:
+    return _sampler("laplace")(rng, q=q, epsilon=epsilon, sensitivity=sensitivity)
+
+
+def _at_bits(name: str) -> Callable[[Params], CheckResult]:
+    of = _mechanism_of(name)
+
+    def exact_epsilon_at_k_bits(p: Params) -> CheckResult:
+        return check_diffprivlib(of(p), p["q"], p["q_prime"], p["bits"])
+
+    return exact_epsilon_at_k_bits
+
+
+def support_edge_at_53_bits(p: Params) -> CheckResult:
+    """The Geometric's support edge at CPython's 53 bits (:func:`geometric_support_edge`)."""
+    return replace(geometric_support_edge(_mechanism_of("geometric")(p), p["q"], p["q_prime"]).check(),
+                   check="privacy_53_bits")
+
+
+def _claim(p: Params) -> PureDp:
+    return PureDp(epsilon=Fraction(float(p["epsilon"])))
+
+
+_COMMON = {"q": Integer(-1000, 1000, search=(-3, 3)), "q_prime": Integer(-1000, 1000, search=(-3, 3)),
+           "epsilon": Rational(0, 20, low_open=True, search=(Fraction(1, 4), 2)),
+           "sensitivity": Integer(1, 10, search=(1, 1))}
+
+SPECS: tuple[Spec, ...] = (
+    Spec(
+        name="diffprivlib-geometric",
+        sampler=_geometric_sampler,
+        randomness=Randomness.RANDOM,
+        parameters={**_COMMON, "bits": Integer(1, MAX_BITS["geometric"], search=(4, 12))},
+        claim=_claim,
+        checks=(_at_bits("geometric"), support_edge_at_53_bits),
+        citation="diffprivlib 0.6 Geometric (Ghosh, Roughgarden, Sundararajan 2009), run unmodified",
+        description="diffprivlib's Geometric: exact PMF at k bits; its support edge at 53 bits",
+        cases=(Case({"q": 0, "q_prime": 1, "epsilon": 1, "sensitivity": 1, "bits": 12}, "violated",
+                    "the float geometric's support is finite at every precision and moves with q: an output of "
+                    "q' that q never gives, at 12 bits and at 53", label="eps=1,k=12"),),
+    ),
+    Spec(
+        name="diffprivlib-geometric-truncated",
+        sampler=_truncated_sampler,
+        randomness=Randomness.RANDOM,
+        parameters={**_COMMON, "lower": Integer(-1000, 1000, search=(0, 0)), "upper": Integer(-1000, 1000, search=(4, 8)),
+                    "bits": Integer(1, MAX_BITS["geometric-truncated"], search=(4, 12))},
+        claim=_claim,
+        checks=(_at_bits("geometric-truncated"),),
+        citation="diffprivlib 0.6 GeometricTruncated, run unmodified; the exact GTM is samplers/gtm.py",
+        description="diffprivlib's GeometricTruncated: exact PMF at k bits against its epsilon",
+        cases=(Case({"q": 1, "q_prime": 2, "epsilon": 1, "sensitivity": 1, "lower": 0, "upper": 4, "bits": 12},
+                    "violated", "every output is possible from both inputs, but the k-bit grid rounds the "
+                    "probabilities: exact epsilon 1.000568 > 1 at 12 bits", label="eps=1,[0,4],k=12"),),
+    ),
+    Spec(
+        name="diffprivlib-laplace",
+        sampler=_laplace_sampler,
+        randomness=Randomness.RANDOM,
+        parameters={**_COMMON, "q": Rational(-1000, 1000, search=(-3, 3)),
+                    "q_prime": Rational(-1000, 1000, search=(-3, 3)),
+                    "sensitivity": Rational(0, 10, low_open=True, search=(1, 1)),
+                    "bits": Integer(1, MAX_BITS["laplace"], search=(1, 3))},
+        claim=_claim,
+        checks=(_at_bits("laplace"),),
+        citation="diffprivlib 0.6 Laplace (Holohan, Braghin 2021: four uniforms), run unmodified",
+        description="diffprivlib's Laplace: exact PMF at k bits (4 draws, 2^(4k) executions)",
+        cases=(Case({"q": 0, "q_prime": 1, "epsilon": 1, "sensitivity": 1, "bits": 3}, "violated",
+                    "of the 2^12 executions, 78 give q = 0 the output 0.0, which none of q' = 1 gives",
+                    label="eps=1,k=3"),),
+    ),
+)
