@@ -262,11 +262,13 @@ def output_pmf(mechanism: DiffprivlibMechanism, q: object, bits: int, *, max_pat
 
 
 def check_diffprivlib(
-    mechanism: DiffprivlibMechanism, q: object, q_prime: object, bits: int, *, max_paths: int = MAX_PATHS
+    mechanism: DiffprivlibMechanism, q: object, q_prime: object, bits: int, *, claim_epsilon: object = None,
+    max_paths: int = MAX_PATHS,
 ) -> CheckResult:
     """The exact epsilon of ``mechanism`` between neighbours ``q, q'`` at ``bits`` bits, against its claim.
 
-    ``proved``: ``max_y |ln P(y|q) - ln P(y|q')| <= epsilon`` at ``bits`` bits; ``violated``:
+    The claim is the mechanism's own epsilon (the double diffprivlib holds), or ``claim_epsilon``
+    (a rational > 0) to ask whether a looser epsilon holds at ``bits`` bits.  ``proved``: ``max_y |ln P(y|q) - ln P(y|q')| <= epsilon`` at ``bits`` bits; ``violated``:
     above it (or infinite), at the witness output with both exact probabilities;
     ``inconclusive``: the enumeration hit ``max_paths``, or the comparison with ``e^-eps``
     stayed undecided.  Every summary names the precision.
@@ -276,6 +278,9 @@ def check_diffprivlib(
         raise InvalidArgument(f"q and q_prime must be distinct neighbours, 0 < |q - q_prime| <= sensitivity = "
                               f"{fraction_text(mechanism.sensitivity)}; got q={shown(q)}, q_prime={shown(q_prime)}.")
     k = _bits(mechanism, bits)
+    claimed = mechanism.epsilon if claim_epsilon is None else as_fraction("claim_epsilon", claim_epsilon)
+    if claimed <= 0:
+        raise InvalidArgument(f"claim_epsilon must be a rational > 0; got claim_epsilon={shown(claim_epsilon)}.")
     found = {q_: output_pmf(mechanism, q_, k, max_paths=max_paths), q2: output_pmf(mechanism, q2, k, max_paths=max_paths)}
     where = f"diffprivlib {mechanism.describe()} at {k} bits"
     evidence: dict[str, Any] = {
@@ -291,15 +296,46 @@ def check_diffprivlib(
                   f"with mass {fraction_text(found[unfinished[0]].unexplored)} unexplored")
         return CheckResult("privacy", Verdict.INCONCLUSIVE, reason, reason=reason, evidence=evidence)
     table = {x: ExactPmf.from_fractions(e.masses) for x, e in found.items()}
-    result = check_pure_epsilon(table, [(q_, q2)], PureDp(epsilon=mechanism.epsilon))
+    result = check_pure_epsilon(table, [(q_, q2)], PureDp(epsilon=claimed))
     alpha = Fraction(result.evidence["alpha_exact"])
     evidence.update(result.evidence)
     evidence["epsilon_exact"] = json_number(math.inf if alpha == 0 else math.log(alpha.denominator) - math.log(alpha.numerator))
+    deltas = [delta_at(found[a].masses, found[b].masses, claimed) for a, b in ((q_, q2), (q2, q_))]
+    low, high = max(d[0] for d in deltas), max(d[1] for d in deltas)
+    evidence["delta_at_claimed_epsilon"] = {"low": fraction_text(low), "high": fraction_text(high),
+                                            "approx": float(high)}
     witness = evidence.get("witness")
     if witness is not None and isinstance(witness.get("output"), float):
         witness["output_hex"] = float(witness["output"]).hex()
     reason = f"{where}: {result.reason}" if result.reason else None
     return CheckResult("privacy", result.verdict, f"{where}: {result.summary}", reason=reason, evidence=evidence)
+
+
+def delta_at(first: dict[Hashable, Fraction], second: dict[Hashable, Fraction], epsilon: Fraction) -> tuple[Fraction, Fraction]:
+    """An enclosure ``[low, high]`` of ``delta = sum_y max(0, P(y|q) - e^eps P(y|q'))``, the
+    smallest ``delta`` for which ``(eps, delta)``-DP holds from ``q`` to ``q'`` (the hockey-stick
+    divergence; :func:`~dpverify.verify._claim_checks.check_approx_dp`).  Outputs impossible from
+    ``q'`` add their exact mass; a term is skipped only when ``P/P' <= low(e^eps)``, an exact
+    rational comparison; the rest are summed in ``mpmath.iv`` at 128 bits, rounding outward.
+    """
+    from mpmath import iv
+
+    from dpverify.specs._enclosure import interval_precision, iv_rational
+    from dpverify.verify._claim_checks import _positive_part
+    from dpverify.verify._intervals import enclosure_bound
+
+    with interval_precision(128):
+        e = iv.exp(iv_rational(epsilon))
+        floor = enclosure_bound(e, upper=False)
+        exact, total = Fraction(0), iv.mpf(0)
+        for y, p in first.items():
+            p2 = second.get(y, Fraction(0))
+            if p2 == 0:
+                exact += p
+            elif p > floor * p2:
+                total += _positive_part(iv_rational(p) - e * iv_rational(p2))
+        total += iv_rational(exact)
+        return enclosure_bound(total, upper=False), enclosure_bound(total, upper=True)
 
 
 def _check_task(name: str, parameters: tuple[Any, ...], q: object, q_prime: object, bits: int) -> CheckResult:
@@ -321,10 +357,16 @@ def sweep_diffprivlib(
                                for k in bits], jobs=jobs)
 
 
+def _delta_text(evidence: dict[str, Any]) -> str:
+    delta = evidence.get("delta_at_claimed_epsilon")
+    return "-" if delta is None else f"{delta['approx']:.3g}"
+
+
 def sweep_table(results: Sequence[CheckResult]) -> str:
     """A Markdown table of sweep results: mechanism, parameters, k, exact epsilon, claim, verdict, witness."""
-    rows = ["| mechanism | q, q' | k | exact epsilon at k bits | claimed | verdict | witness: output, P(.|q), P(.|q') |",
-            "|---|---|---|---|---|---|---|"]
+    rows = ["| mechanism | q, q' | k | exact epsilon at k bits | claimed | verdict | witness: output, P(.|q), P(.|q') "
+            "| delta at the claimed epsilon |",
+            "|---|---|---|---|---|---|---|---|"]
     for result in results:
         e = result.evidence
         w = e.get("witness")
@@ -334,7 +376,7 @@ def sweep_table(results: Sequence[CheckResult]) -> str:
         witness = "-" if w is None else (f"{w.get('output_hex', w['output'])}: {w['p']} vs {w['p_prime']}"
                                          f" (q={w['q']}, q'={w['q_prime']})")
         rows.append(f"| {where} | {e['q']}, {e['q_prime']} | {e['bits']} | {eps_text} | {e['claim_epsilon']} "
-                    f"| {result.verdict.value} | {witness} |")
+                    f"| {result.verdict.value} | {witness} | {_delta_text(e)} |")
     return "\n".join(rows)
 
 
