@@ -165,6 +165,29 @@ def test_support_edge_at_53_bits_reproduces() -> None:
     assert Fraction(result.evidence["witness"]["p"]) == Fraction(edge.count, 2**53)
 
 
+@pytest.mark.parametrize("k", [1, 2, 7, 13])
+@pytest.mark.parametrize(("name", "parameters", "q"), [
+    ("geometric", {"epsilon": "5/4", "sensitivity": 3}, -2),
+    ("geometric-truncated", {"epsilon": "1/2", "lower": -2, "upper": 5}, 1),
+])
+def test_bisection_is_the_exhaustive_pmf(k: int, name: str, parameters: dict[str, object], q: int) -> None:
+    mechanism = diffprivlib_mechanism(name, **parameters)
+    bisected = output_pmf(mechanism, q, k, method="bisect")
+    assert bisected.masses == output_pmf(mechanism, q, k, method="enumerate").masses
+    assert bisected.executions < 2**k or k < 8
+
+
+def test_truncated_at_53_bits_by_bisection() -> None:
+    mechanism = diffprivlib_mechanism("geometric-truncated", epsilon=1, lower=0, upper=4)
+    pmf = output_pmf(mechanism, 2, 53).masses
+    assert sum(pmf.values()) == 1 and set(pmf) == {0, 1, 2, 3, 4, "raised OverflowError"}
+    result = check_diffprivlib(mechanism, 1, 2, 53)
+    assert result.evidence["method"] == "bisect" and "assumption L" in result.summary and "at 53 bits" in result.summary
+    w = result.evidence["witness"]
+    assert Fraction(w["p"]) > 0 and Fraction(w["p_prime"]) > 0  # finite loss: both supports are [0, 4]
+    assert 0 < result.evidence["epsilon_excess"] < 1e-9
+
+
 def test_sweep_table_names_every_precision() -> None:
     mechanism = diffprivlib_mechanism("geometric", epsilon=2)
     results = sweep_diffprivlib(mechanism, 0, 1, [3, 5])
@@ -182,9 +205,13 @@ def test_sweep_table_names_every_precision() -> None:
     (lambda: diffprivlib_mechanism("geometric", epsilon=1, lower=0, upper=3), "geometric-truncated only"),
     (lambda: check_diffprivlib(diffprivlib_mechanism("geometric", epsilon=1), 0, 0, 4), "distinct neighbours"),
     (lambda: check_diffprivlib(diffprivlib_mechanism("geometric", epsilon=1), 0, 2, 4), "distinct neighbours"),
-    (lambda: check_diffprivlib(diffprivlib_mechanism("geometric", epsilon=1), 0, 1, 25), "bits must be an integer"),
+    (lambda: check_diffprivlib(diffprivlib_mechanism("geometric", epsilon=1), 0, 1, 54), "bits must be an integer"),
     (lambda: check_diffprivlib(diffprivlib_mechanism("laplace", epsilon=1), 0, 1, 7), "bits must be an integer"),
     (lambda: output_pmf(diffprivlib_mechanism("laplace", epsilon=1), "1/3", 2), "q must be exactly a double"),
+    (lambda: output_pmf(diffprivlib_mechanism("laplace", epsilon=1), 0, 2, method="bisect"), "geometric mechanisms only"),
+    (lambda: output_pmf(diffprivlib_mechanism("geometric", epsilon=1), 0, 54), "bits must be an integer in [1, 53]"),
+    (lambda: output_pmf(diffprivlib_mechanism("geometric", epsilon=1), 0, 30, method="enumerate"), "[1, 24]"),
+    (lambda: output_pmf(diffprivlib_mechanism("geometric", epsilon=1), 0, 3, method="walk"), "method must be one of"),
     (lambda: output_pmf(diffprivlib_mechanism("geometric-truncated", epsilon=1, lower=0, upper=2), 3, 2), "[lower, upper]"),
 ])
 def test_bad_parameters_are_refused_in_one_line(call, message: str) -> None:  # type: ignore[no-untyped-def]

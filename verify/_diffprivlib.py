@@ -71,8 +71,10 @@ from dpverify.verify._random_compat import CPYTHON_FLOAT_BITS, RandomCompat
 from dpverify.verify._results import CheckResult, Verdict, fraction_text, json_number
 
 __all__ = [
+    "ASSUMPTION_L",
     "MAX_BITS",
     "MECHANISMS",
+    "METHODS",
     "SPECS",
     "DiffprivlibMechanism",
     "SupportEdge",
@@ -165,6 +167,7 @@ class DiffprivlibMechanism:
 
     def describe(self) -> str:
         eps = fraction_text(self.epsilon)
+        eps = eps if len(eps) <= 12 else repr(float(self.epsilon))  # the double as Python writes it
         if self.name == "geometric":
             return f"Geometric(epsilon={eps}, sensitivity={self.sensitivity})"
         if self.name == "geometric-truncated":
@@ -220,11 +223,24 @@ def diffprivlib_mechanism(
     return DiffprivlibMechanism(name, Fraction(double), s, low, high)
 
 
-def _bits(mechanism: DiffprivlibMechanism, bits: object) -> int:
-    high = MAX_BITS[mechanism.name]
+#: How an output PMF is derived: ``"enumerate"`` runs every execution (no assumption);
+#: ``"bisect"`` (the geometric mechanisms, up to 53 bits) finds each output's run of draws.
+METHODS = ("enumerate", "bisect")
+
+
+def _bits(mechanism: DiffprivlibMechanism, bits: object, method: object = None) -> tuple[int, str]:
+    if method is not None and method not in METHODS:
+        raise InvalidArgument(f"method must be one of {', '.join(METHODS)} or None; got method={shown(method)}.")
+    if method == "bisect" and mechanism.name == "laplace":
+        raise InvalidArgument("method=bisect applies to the geometric mechanisms only (one draw, monotone on each "
+                              "half); Laplace's four draws are enumerated: use method=enumerate.")
+    if method is None and isinstance(bits, int) and not isinstance(bits, bool) and mechanism.name != "laplace":
+        method = "enumerate" if bits <= MAX_BITS[mechanism.name] else "bisect"
+    high = CPYTHON_FLOAT_BITS if method == "bisect" else MAX_BITS[mechanism.name]
     if isinstance(bits, bool) or not isinstance(bits, int) or not 1 <= bits <= high:
-        raise InvalidArgument(f"bits must be an integer in [1, {high}] for {mechanism.name}; got bits={shown(bits)}.")
-    return bits
+        raise InvalidArgument(f"bits must be an integer in [1, {high}] for {mechanism.name} (method "
+                              f"{method or 'enumerate'}); got bits={shown(bits)}.")
+    return bits, method or "enumerate"
 
 
 def _output(value: object) -> Hashable:
@@ -250,25 +266,66 @@ def runner(mechanism: DiffprivlibMechanism, q: Fraction | int, bits: int) -> Cal
     return run
 
 
-def output_pmf(mechanism: DiffprivlibMechanism, q: object, bits: int, *, max_paths: int = MAX_PATHS) -> Any:
+def output_pmf(
+    mechanism: DiffprivlibMechanism, q: object, bits: int, *, method: str | None = None, max_paths: int = MAX_PATHS
+) -> Any:
     """The exact output distribution of diffprivlib's code on input ``q`` with a ``bits``-bit
-    ``random()``: an :class:`~dpverify.verify._enumerate.Enumeration` (``masses``, exact)."""
+    ``random()``: an :class:`~dpverify.verify._enumerate.Enumeration` (``masses``, exact).
+
+    ``method="enumerate"`` (the default up to :data:`MAX_BITS`) runs every execution through
+    :func:`~dpverify.verify._enumerate.enumerate_outputs`.  ``method="bisect"`` (the default
+    above, geometric mechanisms only, up to 53 bits) rests on assumption L
+    (:data:`ASSUMPTION_L`): with ``h = 2^(bits-1)``, the output is non-increasing in the draw on
+    ``0 .. h-1`` and on ``h+1 .. 2^bits - 1`` (:func:`geometric_support_edge` derives this), so
+    on each half every output's draws are one run, found by
+    :func:`~dpverify.verify._enumerate.bisect_outputs` in ``O(outputs * bits)`` executions; the
+    draw ``h`` is run on its own.
+    """
     import numpy as np
 
     q_ = mechanism.check_input("q", q)
-    k = _bits(mechanism, bits)
+    k, how = _bits(mechanism, bits, method)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if how == "bisect":
+            return _bisected(mechanism, q_, k)
         return enumerate_outputs(runner(mechanism, q_, k), max_paths=max_paths)
+
+
+def _bisected(mechanism: DiffprivlibMechanism, q: Fraction, bits: int) -> Any:
+    from dpverify.verify._enumerate import Enumeration, bisect_outputs
+
+    n, h = 1 << bits, 1 << (bits - 1)
+    draw = _OneDraw(n, 0)
+    run = runner(mechanism, q, bits)
+
+    def at(j: int) -> Hashable:
+        draw.value, draw.draws = j, 0
+        return run(draw)
+
+    masses: dict[Hashable, Fraction] = {}
+    executions = 1
+    middle = at(h)
+    masses[middle] = Fraction(1, n)
+    for offset, size in ((0, h), (h + 1, h - 1)):
+        if size == 0:
+            continue
+        found = bisect_outputs(lambda source, offset=offset, size=size: at(offset + source.randbelow(size)), size)
+        executions += found.executions
+        for y, mass in found.masses.items():
+            masses[y] = masses.get(y, Fraction(0)) + mass * Fraction(size, n)
+    return Enumeration(masses, Fraction(0), len(masses), executions, "bisection", {(y, 1): m for y, m in masses.items()})
 
 
 def check_diffprivlib(
     mechanism: DiffprivlibMechanism, q: object, q_prime: object, bits: int, *, claim_epsilon: object = None,
-    max_paths: int = MAX_PATHS,
+    method: str | None = None, max_paths: int = MAX_PATHS,
 ) -> CheckResult:
     """The exact epsilon of ``mechanism`` between neighbours ``q, q'`` at ``bits`` bits, against its claim.
 
     The claim is the mechanism's own epsilon (the double diffprivlib holds), or ``claim_epsilon``
-    (a rational > 0) to ask whether a looser epsilon holds at ``bits`` bits.  ``proved``: ``max_y |ln P(y|q) - ln P(y|q')| <= epsilon`` at ``bits`` bits; ``violated``:
+    (a rational > 0) to ask whether a looser epsilon holds at ``bits`` bits.  ``method`` is
+    :func:`output_pmf`'s (bisection, above :data:`MAX_BITS`, says so and its assumption in the
+    summary and evidence).  ``proved``: ``max_y |ln P(y|q) - ln P(y|q')| <= epsilon`` at ``bits`` bits; ``violated``:
     above it (or infinite), at the witness output with both exact probabilities;
     ``inconclusive``: the enumeration hit ``max_paths``, or the comparison with ``e^-eps``
     stayed undecided.  Every summary names the precision.
@@ -277,15 +334,18 @@ def check_diffprivlib(
     if q_ == q2 or abs(q_ - q2) > mechanism.sensitivity:
         raise InvalidArgument(f"q and q_prime must be distinct neighbours, 0 < |q - q_prime| <= sensitivity = "
                               f"{fraction_text(mechanism.sensitivity)}; got q={shown(q)}, q_prime={shown(q_prime)}.")
-    k = _bits(mechanism, bits)
+    k, how = _bits(mechanism, bits, method)
     claimed = mechanism.epsilon if claim_epsilon is None else as_fraction("claim_epsilon", claim_epsilon)
     if claimed <= 0:
         raise InvalidArgument(f"claim_epsilon must be a rational > 0; got claim_epsilon={shown(claim_epsilon)}.")
-    found = {q_: output_pmf(mechanism, q_, k, max_paths=max_paths), q2: output_pmf(mechanism, q2, k, max_paths=max_paths)}
+    found = {x: output_pmf(mechanism, x, k, method=how, max_paths=max_paths) for x in (q_, q2)}
     where = f"diffprivlib {mechanism.describe()} at {k} bits"
+    if how == "bisect":
+        where += " (bisection, under assumption L: np.log monotone)"
     evidence: dict[str, Any] = {
-        "bits": k, **mechanism.to_json(), "q": fraction_text(q_), "q_prime": fraction_text(q2),
-        "executions": {fraction_text(x): e.paths for x, e in found.items()},
+        "bits": k, "method": how, **({"assumption": ASSUMPTION_L} if how == "bisect" else {}),
+        **mechanism.to_json(), "q": fraction_text(q_), "q_prime": fraction_text(q2),
+        "executions": {fraction_text(x): e.executions for x, e in found.items()},
         "outputs": {fraction_text(x): len(e.masses) for x, e in found.items()},
         "raised": {fraction_text(x): {o: fraction_text(m) for o, m in e.masses.items() if isinstance(o, str)}
                    for x, e in found.items()},
@@ -300,6 +360,7 @@ def check_diffprivlib(
     alpha = Fraction(result.evidence["alpha_exact"])
     evidence.update(result.evidence)
     evidence["epsilon_exact"] = json_number(math.inf if alpha == 0 else math.log(alpha.denominator) - math.log(alpha.numerator))
+    evidence["epsilon_excess"] = json_number(_excess(alpha, claimed))
     deltas = [delta_at(found[a].masses, found[b].masses, claimed) for a, b in ((q_, q2), (q2, q_))]
     low, high = max(d[0] for d in deltas), max(d[1] for d in deltas)
     evidence["delta_at_claimed_epsilon"] = {"low": fraction_text(low), "high": fraction_text(high),
@@ -309,6 +370,17 @@ def check_diffprivlib(
         witness["output_hex"] = float(witness["output"]).hex()
     reason = f"{where}: {result.reason}" if result.reason else None
     return CheckResult("privacy", result.verdict, f"{where}: {result.summary}", reason=reason, evidence=evidence)
+
+
+def _excess(alpha: Fraction, claimed: Fraction) -> float:
+    """``ln(1/alpha) - claimed`` for the report (60 digits, then a float); the verdict is decided
+    by intervals in :func:`~dpverify.verify._claim_checks.check_pure_epsilon`, not by this."""
+    import mpmath
+
+    if alpha == 0:
+        return math.inf
+    with mpmath.workdps(60):
+        return float(mpmath.log(mpmath.mpf(alpha.denominator) / alpha.numerator) - mpmath.mpf(claimed.numerator) / claimed.denominator)
 
 
 def delta_at(first: dict[Hashable, Fraction], second: dict[Hashable, Fraction], epsilon: Fraction) -> tuple[Fraction, Fraction]:
@@ -352,7 +424,7 @@ def sweep_diffprivlib(
 
     parameters = (fraction_text(mechanism.epsilon), fraction_text(mechanism.sensitivity), mechanism.lower, mechanism.upper)
     for k in bits:
-        _bits(mechanism, k)
+        _bits(mechanism, k)  # refused here, before any work starts
     return sweep(_check_task, [(mechanism.name, parameters, fraction_text(Fraction(q)), fraction_text(Fraction(q_prime)), k)
                                for k in bits], jobs=jobs)
 
@@ -364,9 +436,9 @@ def _delta_text(evidence: dict[str, Any]) -> str:
 
 def sweep_table(results: Sequence[CheckResult]) -> str:
     """A Markdown table of sweep results: mechanism, parameters, k, exact epsilon, claim, verdict, witness."""
-    rows = ["| mechanism | q, q' | k | exact epsilon at k bits | claimed | verdict | witness: output, P(.|q), P(.|q') "
-            "| delta at the claimed epsilon |",
-            "|---|---|---|---|---|---|---|---|"]
+    rows = ["| mechanism | q, q' | k | exact epsilon at k bits | minus claimed | claimed | verdict "
+            "| witness: output, P(.|q), P(.|q') | delta at the claimed epsilon |",
+            "|---|---|---|---|---|---|---|---|---|"]
     for result in results:
         e = result.evidence
         w = e.get("witness")
@@ -375,7 +447,10 @@ def sweep_table(results: Sequence[CheckResult]) -> str:
         where = result.summary.split(" at ", 1)[0].removeprefix("diffprivlib ")
         witness = "-" if w is None else (f"{w.get('output_hex', w['output'])}: {w['p']} vs {w['p_prime']}"
                                          f" (q={w['q']}, q'={w['q_prime']})")
-        rows.append(f"| {where} | {e['q']}, {e['q_prime']} | {e['bits']} | {eps_text} | {e['claim_epsilon']} "
+        excess = e.get("epsilon_excess", "-")
+        excess_text = "∞" if excess == "Infinity" else (f"{excess:.3g}" if isinstance(excess, float) else str(excess))
+        claim = e["claim_epsilon"] if len(e["claim_epsilon"]) <= 12 else f"{float(Fraction(e['claim_epsilon'])):.17g}"
+        rows.append(f"| {where} | {e['q']}, {e['q_prime']} | {e['bits']} | {eps_text} | {excess_text} | {claim} "
                     f"| {result.verdict.value} | {witness} | {_delta_text(e)} |")
     return "\n".join(rows)
 
