@@ -242,3 +242,11 @@ def test_check_on_the_spec_module_meets_every_expectation() -> None:
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "3 of 3 cases met their expectation: PASS" in done.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "parameters"), [("geometric", {"epsilon": 1}),
+                                                  ("geometric-truncated", {"epsilon": "0.1", "lower": 0, "upper": 100})])
+def test_bisection_is_the_exhaustive_pmf_at_20_bits(name: str, parameters: dict[str, object]) -> None:
+    mechanism = diffprivlib_mechanism(name, **parameters)
+    assert output_pmf(mechanism, 0, 20, method="bisect").masses == output_pmf(mechanism, 0, 20, method="enumerate").masses

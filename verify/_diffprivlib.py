@@ -61,7 +61,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
-from dpverify.samplers import InvalidArgument, RandomSource, as_fraction, as_int
+from dpverify.samplers import InvalidArgument, RandomSource, SamplerContractError, as_fraction, as_int
 from dpverify.samplers._rational import shown
 from dpverify.specs import Case, Integer, Params, PureDp, Randomness, Rational, Spec
 from dpverify.specs import ExactPmf
@@ -72,6 +72,7 @@ from dpverify.verify._results import CheckResult, Verdict, fraction_text, json_n
 
 __all__ = [
     "ASSUMPTION_L",
+    "AUTO_ENUMERATE_BITS",
     "MAX_BITS",
     "MECHANISMS",
     "METHODS",
@@ -81,7 +82,9 @@ __all__ = [
     "check_diffprivlib",
     "diffprivlib_mechanism",
     "geometric_support_edge",
+    "main",
     "output_pmf",
+    "readme_sweep",
     "sweep_diffprivlib",
     "sweep_table",
 ]
@@ -90,8 +93,15 @@ __all__ = [
 MECHANISMS = ("geometric", "geometric-truncated", "laplace")
 
 #: The largest ``k`` each mechanism is enumerated at: ``2^k`` executions per input for the
-#: geometric ones (``k = 24`` is about two minutes), ``2^(4k)`` for Laplace.
+#: geometric ones (about 8 s per input at ``k = 20`` on one core, 16 times that at 24), ``2^(4k)``
+#: for Laplace (about 15 s per input at ``k = 5``, 16 times that at 6).
 MAX_BITS = {"geometric": 24, "geometric-truncated": 24, "laplace": 6}
+
+#: Above this ``k`` the geometric mechanisms are bisected unless ``method="enumerate"`` is asked for.
+AUTO_ENUMERATE_BITS = 20
+
+#: Draws run on each side of every run boundary found by bisection, to check assumption L there.
+GUARD = 8
 
 #: Executions an enumeration may make before its verdict is inconclusive.
 MAX_PATHS = 1 << 24
@@ -235,7 +245,7 @@ def _bits(mechanism: DiffprivlibMechanism, bits: object, method: object = None) 
         raise InvalidArgument("method=bisect applies to the geometric mechanisms only (one draw, monotone on each "
                               "half); Laplace's four draws are enumerated: use method=enumerate.")
     if method is None and isinstance(bits, int) and not isinstance(bits, bool) and mechanism.name != "laplace":
-        method = "enumerate" if bits <= MAX_BITS[mechanism.name] else "bisect"
+        method = "enumerate" if bits <= AUTO_ENUMERATE_BITS else "bisect"
     high = CPYTHON_FLOAT_BITS if method == "bisect" else MAX_BITS[mechanism.name]
     if isinstance(bits, bool) or not isinstance(bits, int) or not 1 <= bits <= high:
         raise InvalidArgument(f"bits must be an integer in [1, {high}] for {mechanism.name} (method "
@@ -272,7 +282,8 @@ def output_pmf(
     """The exact output distribution of diffprivlib's code on input ``q`` with a ``bits``-bit
     ``random()``: an :class:`~dpverify.verify._enumerate.Enumeration` (``masses``, exact).
 
-    ``method="enumerate"`` (the default up to :data:`MAX_BITS`) runs every execution through
+    ``method="enumerate"`` (the default up to :data:`AUTO_ENUMERATE_BITS`, allowed up to
+    :data:`MAX_BITS`) runs every execution through
     :func:`~dpverify.verify._enumerate.enumerate_outputs`.  ``method="bisect"`` (the default
     above, geometric mechanisms only, up to 53 bits) rests on assumption L
     (:data:`ASSUMPTION_L`): with ``h = 2^(bits-1)``, the output is non-increasing in the draw on
@@ -311,8 +322,18 @@ def _bisected(mechanism: DiffprivlibMechanism, q: Fraction, bits: int) -> Any:
             continue
         found = bisect_outputs(lambda source, offset=offset, size=size: at(offset + source.randbelow(size)), size)
         executions += found.executions
-        for y, mass in found.masses.items():
+        start = offset
+        for y, mass in found.masses.items():  # in the order of their runs along the draws
             masses[y] = masses.get(y, Fraction(0)) + mass * Fraction(size, n)
+            end = start + int(mass * size)  # the run is start .. end - 1
+            for j in [*range(start, min(start + GUARD, end)), *range(max(start, end - GUARD), end)]:
+                executions += 1
+                if at(j) != y:
+                    raise SamplerContractError(
+                        f"assumption L fails on this platform: draw {j} gives {shown(at(j))} inside the run "
+                        f"{start}..{end - 1} of output {shown(y)} that bisection found; use bits <= "
+                        f"{MAX_BITS[mechanism.name]} (method=enumerate), which assumes nothing.")
+            start = end
     return Enumeration(masses, Fraction(0), len(masses), executions, "bisection", {(y, 1): m for y, m in masses.items()})
 
 
@@ -324,7 +345,7 @@ def check_diffprivlib(
 
     The claim is the mechanism's own epsilon (the double diffprivlib holds), or ``claim_epsilon``
     (a rational > 0) to ask whether a looser epsilon holds at ``bits`` bits.  ``method`` is
-    :func:`output_pmf`'s (bisection, above :data:`MAX_BITS`, says so and its assumption in the
+    :func:`output_pmf`'s (bisection, above :data:`AUTO_ENUMERATE_BITS`, says so and its assumption in the
     summary and evidence).  ``proved``: ``max_y |ln P(y|q) - ln P(y|q')| <= epsilon`` at ``bits`` bits; ``violated``:
     above it (or infinite), at the witness output with both exact probabilities;
     ``inconclusive``: the enumeration hit ``max_paths``, or the comparison with ``e^-eps``
@@ -434,6 +455,44 @@ def _delta_text(evidence: dict[str, Any]) -> str:
     return "-" if delta is None else f"{delta['approx']:.3g}"
 
 
+#: The sweep behind the README's table: ``(mechanism, (epsilon, sensitivity, lower, upper), q, q', bits)``.
+#: Up to :data:`AUTO_ENUMERATE_BITS` the PMFs are enumerated (no assumption); above, bisected
+#: (assumption L).
+README_SWEEP: tuple[tuple[str, tuple[Any, ...], int, int, int], ...] = (
+    *(("geometric", ("1", "1", None, None), 0, 1, k) for k in (4, 8, 12, 16, 20, 24, 32, 53)),
+    *(("geometric-truncated", ("1", "1", 0, 4), 1, 2, k) for k in (4, 8, 12, 16, 20, 24, 32, 53)),
+    *(("geometric-truncated", ("0.1", "1", 0, 100), 0, 1, k) for k in (12, 16, 20, 24, 32, 53)),
+    *(("geometric-truncated", ("1/2", "1", 0, 10), 0, 1, k) for k in (12, 16, 20, 24, 32, 53)),
+    *(("laplace", ("1", "1", None, None), 0, 1, k) for k in (1, 2, 3, 4)),
+)
+
+
+def readme_sweep(*, jobs: int | None = None, laplace_bits: int = 4) -> list[CheckResult]:
+    """:data:`README_SWEEP` (Laplace up to ``laplace_bits``, at most 6), in ``jobs`` worker processes."""
+    from dpverify.verify._sweep import sweep
+
+    if isinstance(laplace_bits, bool) or not isinstance(laplace_bits, int) or not 1 <= laplace_bits <= MAX_BITS["laplace"]:
+        raise InvalidArgument(f"laplace_bits must be an integer in [1, {MAX_BITS['laplace']}]; "
+                              f"got laplace_bits={shown(laplace_bits)}.")
+    grid = [row for row in README_SWEEP if row[0] != "laplace"]
+    grid += [("laplace", ("1", "1", None, None), 0, 1, k) for k in range(1, laplace_bits + 1)]
+    return sweep(_check_task, grid, jobs=jobs)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m dpverify.verify._diffprivlib [--jobs N] [--laplace-bits K]``: the README's table."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m dpverify.verify._diffprivlib",
+                                     description="diffprivlib's mechanisms, exact epsilon at k bits (the README's table)")
+    parser.add_argument("--jobs", type=int, default=None, help="worker processes (default: one per core)")
+    parser.add_argument("--laplace-bits", type=int, default=4, help="Laplace up to this k (2^(4k) executions; max 6)")
+    args = parser.parse_args(argv)
+    results = readme_sweep(jobs=args.jobs, laplace_bits=args.laplace_bits)
+    print(sweep_table(results))
+    return 0
+
+
 def sweep_table(results: Sequence[CheckResult]) -> str:
     """A Markdown table of sweep results: mechanism, parameters, k, exact epsilon, claim, verdict, witness."""
     rows = ["| mechanism | q, q' | k | exact epsilon at k bits | minus claimed | claimed | verdict "
@@ -518,8 +577,9 @@ class SupportEdge:
 
 
 #: The one assumption :func:`geometric_support_edge` makes beyond running the code.
-ASSUMPTION_L = ("np.log is non-decreasing on the positive doubles it is given (true of a correctly or "
-                "faithfully rounded logarithm away from ties; checked at run time around each edge)")
+ASSUMPTION_L = ("np.log is non-decreasing on the positive doubles it is given (true of a correctly rounded "
+                "logarithm; faithful rounding alone does not imply it for neighbouring doubles); checked at run "
+                "time on every draw near each edge, and against the exhaustive PMF up to 20 bits by the tests")
 
 
 def geometric_support_edge(
@@ -660,7 +720,7 @@ SPECS: tuple[Spec, ...] = (
         name="diffprivlib-geometric",
         sampler=_geometric_sampler,
         randomness=Randomness.RANDOM,
-        parameters={**_COMMON, "bits": Integer(1, MAX_BITS["geometric"], search=(4, 12))},
+        parameters={**_COMMON, "bits": Integer(1, CPYTHON_FLOAT_BITS, search=(4, 12))},
         claim=_claim,
         checks=(_at_bits("geometric"), support_edge_at_53_bits),
         citation="diffprivlib 0.6 Geometric (Ghosh, Roughgarden, Sundararajan 2009), run unmodified",
@@ -674,14 +734,17 @@ SPECS: tuple[Spec, ...] = (
         sampler=_truncated_sampler,
         randomness=Randomness.RANDOM,
         parameters={**_COMMON, "lower": Integer(-1000, 1000, search=(0, 0)), "upper": Integer(-1000, 1000, search=(4, 8)),
-                    "bits": Integer(1, MAX_BITS["geometric-truncated"], search=(4, 12))},
+                    "bits": Integer(1, CPYTHON_FLOAT_BITS, search=(4, 12))},
         claim=_claim,
         checks=(_at_bits("geometric-truncated"),),
         citation="diffprivlib 0.6 GeometricTruncated, run unmodified; the exact GTM is samplers/gtm.py",
         description="diffprivlib's GeometricTruncated: exact PMF at k bits against its epsilon",
         cases=(Case({"q": 1, "q_prime": 2, "epsilon": 1, "sensitivity": 1, "lower": 0, "upper": 4, "bits": 12},
                     "violated", "every output is possible from both inputs, but the k-bit grid rounds the "
-                    "probabilities: exact epsilon 1.000568 > 1 at 12 bits", label="eps=1,[0,4],k=12"),),
+                    "probabilities: exact epsilon 1.000568 > 1 at 12 bits", label="eps=1,[0,4],k=12"),
+               Case({"q": 1, "q_prime": 2, "epsilon": 1, "sensitivity": 1, "lower": 0, "upper": 4, "bits": 53},
+                    "violated", "at CPython's 53 bits, by bisection under assumption L: exact epsilon exceeds 1 "
+                    "by about 1.4e-15", label="eps=1,[0,4],k=53")),
     ),
     Spec(
         name="diffprivlib-laplace",
@@ -700,3 +763,9 @@ SPECS: tuple[Spec, ...] = (
                     label="eps=1,k=3"),),
     ),
 )
+
+
+if __name__ == "__main__":
+    from dpverify.verify._diffprivlib import main as _main  # the package's module, so workers can import its tasks
+
+    raise SystemExit(_main())
