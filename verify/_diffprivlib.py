@@ -10,8 +10,9 @@ secure=True)`` hands back any ``secrets.SystemRandom`` unchanged; a
 mechanism (every tuple of ``k``-bit draws) is run once, with exact probability ``2^-(k d)``
 for ``d`` draws, and the output PMF at ``k`` bits is exact.
 
-What is reduced and what is not.  Only the uniform draw is on a coarser grid: CPython's
-``random()`` (``SystemRandom`` included) returns ``j / 2^53``; here ``j / 2^k``.  Everything
+What is reduced and what is not.  Only the uniform draw is on a coarser grid: with
+``random_state=None`` diffprivlib draws from ``secrets.SystemRandom()``, whose ``random()``
+returns ``j / 2^53`` for 53 uniform bits ``j``; here ``j / 2^k``.  Everything
 after the draw is the library's own IEEE-754 arithmetic (``np.exp``, ``np.log``, ``np.floor``,
 ``np.round``, ``np.cos``, products and sums of doubles), on this platform's numpy.  The
 mechanisms read (diffprivlib 0.6.6, ``diffprivlib/mechanisms/geometric.py``, ``laplace.py``):
@@ -28,7 +29,8 @@ mechanisms read (diffprivlib 0.6.6, ``diffprivlib/mechanisms/geometric.py``, ``l
   differential privacy", arXiv:2107.10138): four draws ``u1..u4``;
   ``L = log(1 - u1) cos(pi u2) + log(1 - u3) cos(pi u4)``; returns ``q - (s / eps) * L``.
   Claimed: ``eps``-DP for reals with ``|q - q'| <= s``.  Four draws make ``2^(4k)`` executions,
-  so ``k <= 5`` is what an enumeration affords (``2^20`` executions, about 10 s).
+  so ``k <= 5`` is what an enumeration affords (``2^20`` executions per input, about 15 s each
+  on one core).
 
 The exact epsilon at ``k`` bits is ``max_y |ln P_k(y | q) - ln P_k(y | q')|`` over the outputs
 ``y`` of both inputs (:func:`~dpverify.verify._privacy.tightest_alpha`), infinite where an
@@ -43,14 +45,24 @@ raises.  That happens with probability ``2^-k`` here and ``2^-53`` in production
 input alike, so it changes no ratio; it is reported in the evidence.  numpy's warnings (divide
 by zero) are silenced around the calls; that changes no value.
 
+Up to 53 bits for the geometric mechanisms.  They draw once, and on each half of the draws
+(``j < 2^(k-1)`` and ``j > 2^(k-1)``) the output is monotone in ``j`` provided ``np.log`` is
+(assumption L, :data:`ASSUMPTION_L`; derivation in :func:`geometric_support_edge`), so each
+output's draws form one run per half and :func:`~dpverify.verify._enumerate.bisect_outputs`
+finds the exact PMF in ``O(outputs * k)`` executions, 53 bits included (about 4,000 executions
+for ``epsilon = 1``).  Every run boundary is re-checked on :data:`GUARD` draws each side, and
+the tests compare bisection with the exhaustive PMF up to 20 bits.  Such verdicts say
+"bisection, under assumption L" in their summary and carry the assumption in their evidence.
+
 What a verdict at ``k`` bits says about ``k = 53``.  Each verdict holds for the ``k`` it names.
-A violation at ``k`` bits is a property of the code fed a ``k``-bit ``random()``; it is not by
-itself a violation at 53 bits.  For ``Geometric`` the cause does carry over: the support of
-``q + noise`` is a finite interval at every ``k`` (the largest noise comes from the smallest
-``|v|``, about ``k ln 2 / eps``), and a finite support that moves with ``q`` has an output of
-``q'`` that ``q`` never gives; :func:`geometric_support_edge` computes that output at 53 bits
-(see its docstring for the one assumption it makes, that ``np.log`` is monotone).  For the
-truncated and Laplace mechanisms the trend over ``k`` is evidence, not proof, about 53 bits.
+An enumerated violation at ``k`` bits is a property of the code fed a ``k``-bit ``random()``,
+not by itself one at 53 bits; the sweep over ``k`` shows the trend.  For the geometric
+mechanisms the 53-bit PMF is exact (under L), so their 53-bit verdicts are about CPython's
+own ``random()``: ``Geometric``'s support is finite at every ``k`` (the largest noise comes
+from the smallest ``|v|``, about ``k ln 2 / eps``) and moves with ``q``, so the loss is
+infinite, at probability ``2^-53`` per edge output; ``GeometricTruncated``'s loss is finite
+and exceeds the claim by a rounding-sized margin (about ``1e-15`` at ``eps = 1``).  For
+``Laplace`` (four draws) only ``k <= 6`` is enumerated and nothing is claimed about 53 bits.
 """
 
 from __future__ import annotations
@@ -504,7 +516,8 @@ def sweep_table(results: Sequence[CheckResult]) -> str:
         eps = e.get("epsilon_exact", "-")
         eps_text = "∞" if eps == "Infinity" else (f"{eps:.6f}" if isinstance(eps, float) else str(eps))
         where = result.summary.split(" at ", 1)[0].removeprefix("diffprivlib ")
-        witness = "-" if w is None else (f"{w.get('output_hex', w['output'])}: {w['p']} vs {w['p_prime']}"
+        shown_output = w and (f"{w['output']!r} ({w['output_hex']})" if "output_hex" in w else str(w["output"]))
+        witness = "-" if w is None else (f"{shown_output}: {w['p']} vs {w['p_prime']}"
                                          f" (q={w['q']}, q'={w['q_prime']})")
         excess = e.get("epsilon_excess", "-")
         excess_text = "∞" if excess == "Infinity" else (f"{excess:.3g}" if isinstance(excess, float) else str(excess))
