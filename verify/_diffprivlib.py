@@ -402,7 +402,9 @@ def check_diffprivlib(
     if witness is not None and isinstance(witness.get("output"), float):
         witness["output_hex"] = float(witness["output"]).hex()
     reason = f"{where}: {result.reason}" if result.reason else None
-    return CheckResult("privacy", result.verdict, f"{where}: {result.summary}", reason=reason, evidence=evidence)
+    excess = evidence["epsilon_excess"]
+    margin = f" (exact epsilon minus claimed: {excess:.3g})" if isinstance(excess, float) else ""
+    return CheckResult("privacy", result.verdict, f"{where}: {result.summary}{margin}", reason=reason, evidence=evidence)
 
 
 def _excess(alpha: Fraction, claimed: Fraction) -> float:
@@ -508,7 +510,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def sweep_table(results: Sequence[CheckResult]) -> str:
     """A Markdown table of sweep results: mechanism, parameters, k, exact epsilon, claim, verdict, witness."""
     rows = ["| mechanism | q, q' | k | exact epsilon at k bits | minus claimed | claimed | verdict "
-            "| witness: output, P(.|q), P(.|q') | delta at the claimed epsilon |",
+            "| witness: output, P(.\\|q), P(.\\|q') | delta at the claimed epsilon |",
             "|---|---|---|---|---|---|---|---|---|"]
     for result in results:
         e = result.evidence
