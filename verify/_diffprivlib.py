@@ -75,10 +75,9 @@ from typing import Any
 
 from dpverify.samplers import InvalidArgument, RandomSource, SamplerContractError, as_fraction, as_int
 from dpverify.samplers._rational import shown
-from dpverify.specs import Case, Integer, Params, PureDp, Randomness, Rational, Spec
-from dpverify.specs import ExactPmf
+from dpverify.specs import Case, ExactPmf, Integer, Params, PureDp, Randomness, Rational, Spec
 from dpverify.verify._claim_checks import check_pure_epsilon
-from dpverify.verify._enumerate import enumerate_outputs
+from dpverify.verify._enumerate import Enumeration, bisect_outputs, enumerate_outputs
 from dpverify.verify._random_compat import CPYTHON_FLOAT_BITS, RandomCompat
 from dpverify.verify._results import CheckResult, Verdict, fraction_text, json_number
 
@@ -92,6 +91,7 @@ __all__ = [
     "DiffprivlibMechanism",
     "SupportEdge",
     "check_diffprivlib",
+    "delta_at",
     "diffprivlib_mechanism",
     "geometric_support_edge",
     "main",
@@ -270,7 +270,7 @@ def _output(value: object) -> Hashable:
     return value if isinstance(value, int) else float(value)  # type: ignore[arg-type]
 
 
-def runner(mechanism: DiffprivlibMechanism, q: Fraction | int, bits: int) -> Callable[[RandomSource], Hashable]:
+def _runner(mechanism: DiffprivlibMechanism, q: Fraction | int, bits: int) -> Callable[[RandomSource], Hashable]:
     """``source -> output``: the diffprivlib object built once per source (the enumeration hands
     the same enumerating source to every execution) and ``randomise(q)`` called on it."""
     argument = mechanism.argument(q)
@@ -290,7 +290,7 @@ def runner(mechanism: DiffprivlibMechanism, q: Fraction | int, bits: int) -> Cal
 
 def output_pmf(
     mechanism: DiffprivlibMechanism, q: object, bits: int, *, method: str | None = None, max_paths: int = MAX_PATHS
-) -> Any:
+) -> Enumeration:
     """The exact output distribution of diffprivlib's code on input ``q`` with a ``bits``-bit
     ``random()``: an :class:`~dpverify.verify._enumerate.Enumeration` (``masses``, exact).
 
@@ -311,15 +311,13 @@ def output_pmf(
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if how == "bisect":
             return _bisected(mechanism, q_, k)
-        return enumerate_outputs(runner(mechanism, q_, k), max_paths=max_paths)
+        return enumerate_outputs(_runner(mechanism, q_, k), max_paths=max_paths)
 
 
-def _bisected(mechanism: DiffprivlibMechanism, q: Fraction, bits: int) -> Any:
-    from dpverify.verify._enumerate import Enumeration, bisect_outputs
-
+def _bisected(mechanism: DiffprivlibMechanism, q: Fraction, bits: int) -> Enumeration:
     n, h = 1 << bits, 1 << (bits - 1)
     draw = _OneDraw(n, 0)
-    run = runner(mechanism, q, bits)
+    run = _runner(mechanism, q, bits)
 
     def at(j: int) -> Hashable:
         draw.value, draw.draws = j, 0
