@@ -24,6 +24,7 @@ from dpverify.verify._diffprivlib import (  # noqa: E402
     delta_at,
     diffprivlib_mechanism,
     geometric_support_edge,
+    gtm_distance,
     output_pmf,
     sweep_diffprivlib,
     sweep_table,
@@ -186,6 +187,16 @@ def test_truncated_at_53_bits_by_bisection() -> None:
     w = result.evidence["witness"]
     assert Fraction(w["p"]) > 0 and Fraction(w["p_prime"]) > 0  # finite loss: both supports are [0, 4]
     assert 0 < result.evidence["epsilon_excess"] < 1e-9
+
+
+@pytest.mark.parametrize(("D", "n", "q", "bits", "bound"), [
+    (2, 6, 2, 12, Fraction(1, 2**11)), (3, 5, 0, 16, Fraction(1, 2**15)),
+    (2, 6, 2, 53, Fraction(1, 2**50)), (3, 10, 5, 53, Fraction(1, 2**50)),
+])
+def test_truncated_is_the_ideal_gtm_up_to_the_grid(D: int, n: int, q: int, bits: int, bound: Fraction) -> None:
+    """The exact PMF (bisected at 53 bits) against an independent closed form, GtmSpec's gtpmf at alpha = 1/D."""
+    distance = gtm_distance(D, n, q, bits)
+    assert 0 < distance.worst < bound and distance.total_variation < n * bound
 
 
 def test_sweep_table_names_every_precision() -> None:

@@ -89,11 +89,13 @@ __all__ = [
     "METHODS",
     "SPECS",
     "DiffprivlibMechanism",
+    "GtmDistance",
     "SupportEdge",
     "check_diffprivlib",
     "delta_at",
     "diffprivlib_mechanism",
     "geometric_support_edge",
+    "gtm_distance",
     "main",
     "output_pmf",
     "readme_sweep",
@@ -525,6 +527,56 @@ def sweep_table(results: Sequence[CheckResult]) -> str:
         rows.append(f"| {where} | {e['q']}, {e['q_prime']} | {e['bits']} | {eps_text} | {excess_text} | {claim} "
                     f"| {result.verdict.value} | {witness} | {_delta_text(e)} |")
     return "\n".join(rows)
+
+
+# --- GeometricTruncated against the exact GTM -----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GtmDistance:
+    """diffprivlib's ``GeometricTruncated`` at ``bits`` bits against the ideal truncated geometric.
+
+    ``epsilon`` is the double nearest ``ln(D)`` (what diffprivlib is given for ``alpha = 1/D``);
+    ``worst`` is ``max_y |P_bits(y | q) - gtpmf(q, y)|`` with ``gtpmf`` at ``alpha = 1/D`` exactly
+    (:meth:`dpverify.specs.GtmSpec.ideal_pmf`, Amorim, Gaboardi, Rindisbacher §2), attained at
+    ``output``; ``total_variation`` is half the sum of the absolute differences.  Both are exact.
+    """
+
+    D: int
+    n: int
+    q: int
+    bits: int
+    epsilon: Fraction
+    worst: Fraction
+    output: int
+    total_variation: Fraction
+
+
+def gtm_distance(D: int, n: int, q: int, bits: int = CPYTHON_FLOAT_BITS) -> GtmDistance:
+    """Compare diffprivlib's float GTM on ``[0, n]`` with the ideal ``gtpmf`` at ``alpha = 1/D``.
+
+    The ideal is irrational for diffprivlib's own ``alpha = e^-eps`` but rational at ``1/D``, so
+    the comparison is exact; it includes the (tiny) difference between ``e^-eps`` for the double
+    ``eps`` nearest ``ln D`` and ``1/D``.  The PMF at ``bits`` is :func:`output_pmf`'s (bisected
+    above 20 bits, under assumption L).  The exact GTM of :mod:`dpverify.samplers.gtm` samples
+    ``gtpmf`` exactly at ``T = (D+1) D^n`` (Theorem 7.1): distance 0.
+    """
+    import mpmath
+
+    from dpverify.specs import GtmSpec
+
+    D_, n_ = as_int("D", D, low=2), as_int("n", n, low=1, high=1000)
+    q_ = as_int("q", q, low=0, high=n_)
+    with mpmath.workprec(53):  # mpmath rounds to nearest at 53 bits: the double nearest ln D
+        epsilon = Fraction(float(mpmath.log(D_)))
+    mechanism = diffprivlib_mechanism("geometric-truncated", epsilon=epsilon, lower=0, upper=n_)
+    found = output_pmf(mechanism, q_, bits).masses
+    ideal = GtmSpec.create(Fraction(1, D_), n_, (D_ + 1) * D_**n_).ideal_pmf(q_).as_dict()
+    raised = sum((m for y, m in found.items() if isinstance(y, str)), Fraction(0))
+    differences = {y: abs(found.get(y, Fraction(0)) - ideal.get(y, Fraction(0))) for y in range(n_ + 1)}
+    output = max(differences, key=lambda y: differences[y])
+    total = (sum(differences.values(), Fraction(0)) + raised) / 2
+    return GtmDistance(D_, n_, q_, bits, epsilon, differences[output], output, total)
 
 
 # --- Geometric at 53 bits: the edge of the support ------------------------------------------------
