@@ -231,6 +231,15 @@ def test_bad_parameters_are_refused_in_one_line(call, message: str) -> None:  # 
     assert message in str(caught.value) and "\n" not in str(caught.value)
 
 
+def test_a_complaint_of_the_source_is_not_taken_for_an_output() -> None:
+    from dpverify.samplers import SamplerContractError
+    from dpverify.verify._diffprivlib import _OneDraw, _runner
+
+    run = _runner(diffprivlib_mechanism("laplace", epsilon=1), Fraction(0), 3)
+    with pytest.raises(SamplerContractError, match="draw once"):
+        run(_OneDraw(8, 1))  # Laplace draws four times
+
+
 def test_the_claim_is_the_double_diffprivlib_receives() -> None:
     mechanism = diffprivlib_mechanism("geometric", epsilon="0.1")
     assert mechanism.epsilon == Fraction(0.1) != Fraction(1, 10)

@@ -73,7 +73,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
-from dpverify.samplers import InvalidArgument, RandomSource, SamplerContractError, as_fraction, as_int
+from dpverify.samplers import DpverifyError, InvalidArgument, RandomSource, SamplerContractError, as_fraction, as_int
 from dpverify.samplers._rational import shown
 from dpverify.specs import Case, ExactPmf, Integer, Params, PureDp, Randomness, Rational, Spec
 from dpverify.verify._claim_checks import check_pure_epsilon
@@ -284,6 +284,8 @@ def _runner(mechanism: DiffprivlibMechanism, q: Fraction | int, bits: int) -> Ca
             state["object"] = mechanism.build(RandomCompat(source, float_bits=bits))
         try:
             return _output(state["object"].randomise(argument))
+        except DpverifyError:  # the engine's or a source's complaint (an InvalidArgument is a ValueError)
+            raise
         except _RAISES as error:
             return f"raised {type(error).__name__}"
 
@@ -591,8 +593,8 @@ class _OneDraw(RandomSource, trusted=True):
     def randbelow(self, n: int) -> int:
         self.draws += 1
         if self.draws > 1 or n != self.n:
-            raise InvalidArgument(f"the geometric mechanism was expected to draw once, randbelow({self.n}); "
-                                  f"it asked for randbelow({n}) as draw {self.draws}.")
+            raise SamplerContractError(f"the geometric mechanism was expected to draw once, randbelow({self.n}); "
+                                       f"it asked for randbelow({n}) as draw {self.draws}.")
         return self.value
 
 
@@ -665,7 +667,7 @@ def geometric_support_edge(
     double sum intervenes, which the code run decides): ``P = 0`` from ``q``.  Its exact
     probability from ``q'`` is the number of draws from ``h + 1`` on that give it, found by
     bisection on the monotone run; ``guard`` draws on each side of every edge are run to check L
-    where it matters, and a decrease seen there is refused (InvalidArgument) rather than trusted.
+    where it matters, and a decrease seen there is refused (SamplerContractError) rather than trusted.
     Runs ``O(bits + guard)`` executions; at ``bits <= 20`` the tests compare it with the exhaustive PMF.
     """
     import numpy as np
@@ -712,7 +714,7 @@ def geometric_support_edge(
     for i in near:
         y, y_other = output(source, at(i)), output(other, at(i))
         if beyond(y, target) or (y == target) != (i < count) or beyond(y_other, other_edge):
-            raise InvalidArgument(f"assumption L fails at draw {at(i)} (outputs {y} of q={fraction_text(source)}, "
+            raise SamplerContractError(f"assumption L fails at draw {at(i)} (outputs {y} of q={fraction_text(source)}, "
                                   f"{y_other} of q={fraction_text(other)}); the witness at {bits} bits cannot be "
                                   "certified on this platform.")
     if (other_edge >= target) if up else (other_edge <= target):
