@@ -715,8 +715,8 @@ def geometric_support_edge(
         y, y_other = output(source, at(i)), output(other, at(i))
         if beyond(y, target) or (y == target) != (i < count) or beyond(y_other, other_edge):
             raise SamplerContractError(f"assumption L fails at draw {at(i)} (outputs {y} of q={fraction_text(source)}, "
-                                  f"{y_other} of q={fraction_text(other)}); the witness at {bits} bits cannot be "
-                                  "certified on this platform.")
+                                       f"{y_other} of q={fraction_text(other)}); the witness at {bits} bits cannot be "
+                                       "certified on this platform.")
     if (other_edge >= target) if up else (other_edge <= target):
         raise InvalidArgument(f"the supports' edges do not differ at {bits} bits: q={fraction_text(other)} reaches "
                               f"{other_edge}, q'={fraction_text(source)} reaches {target}.")
