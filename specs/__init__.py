@@ -18,6 +18,7 @@ from dpverify.specs._accountants import (
     zcdp_epsilon,
 )
 from dpverify.specs._api import (
+    DEFAULT_MAX_UNEXPLORED,
     Attempt,
     Bisection,
     Bounded,
@@ -63,6 +64,7 @@ __all__ = [
     "Bound",
     "Bounded",
     "Case",
+    "DEFAULT_MAX_UNEXPLORED",
     "DiscreteGaussianApproxDpClaim",
     "DiscreteGaussianSpec",
     "DiscreteLaplaceSpec",

@@ -32,6 +32,7 @@ from dpverify.specs._claims import CLAIM_TYPES, Claim
 from dpverify.specs._domains import Domain, is_domain
 
 __all__ = [
+    "DEFAULT_MAX_UNEXPLORED",
     "Attempt",
     "Bisection",
     "Bounded",
@@ -95,21 +96,27 @@ class Bisection:
     The engine refuses a sampler where it sees an output in two intervals."""
 
 
+#: The loosest interval proof a :class:`Bounded` or :class:`Attempt` enumeration accepts unless
+#: the spec says otherwise (``max_unexplored``; None accepts any).
+DEFAULT_MAX_UNEXPLORED = Fraction(1, 100)
+
+
 @dataclass(frozen=True, slots=True)
 class Bounded:
     """The whole sampler is enumerated, leaving unentered the branches lighter than ``min_mass``:
     exact intervals around each output's probability.  Loops and subroutines the code marks
     (:mod:`dpverify.samplers._loops`) are summarised, each enumerated once by its own renewal
     identity, so nested rejection loops stay tight; the code is also walked as it runs.  With
-    ``max_unexplored`` the proof must be that sharp (else it is inconclusive).  The default for a
-    spec with an ideal PMF.  ``renewal=True`` also renews unmarked loops (``while True`` with no
+    ``max_unexplored`` the proof must be that sharp (else it is inconclusive); left out, it is
+    :data:`DEFAULT_MAX_UNEXPLORED`, so a budget that leaves much of the mass unexplored (a loop
+    that rarely or never accepts) cannot pass as a proof; None accepts any.  The default for a spec with an ideal PMF.  ``renewal=True`` also renews unmarked loops (``while True`` with no
     attempt function, as published code is written): an execution back in a program state it
     was in earlier on its path is cut there and the renewal identity applied
     (:mod:`dpverify.verify._program_state` says when two states are taken to be the same)."""
 
     min_mass: Fraction | int | str = Fraction(1, 10**6)
     max_paths: int = 1_000_000
-    max_unexplored: Fraction | int | str | None = None
+    max_unexplored: Fraction | int | str | None = DEFAULT_MAX_UNEXPLORED
     renewal: bool = False
 
     def __post_init__(self) -> None:
@@ -122,12 +129,13 @@ class Bounded:
 class Attempt:
     """The sampler repeats an independent ``attempt`` (returning an output, or None to reject)
     until it accepts: one attempt is enumerated to ``min_mass`` and the loop's intervals follow
-    by renewal, much tighter than enumerating the loop.  ``attempt`` is called like the sampler."""
+    by renewal, much tighter than enumerating the loop.  ``attempt`` is called like the sampler;
+    ``max_unexplored`` as for :class:`Bounded`."""
 
     attempt: Callable[..., Hashable | None]
     min_mass: Fraction | int | str = Fraction(1, 10**6)
     max_paths: int = 1_000_000
-    max_unexplored: Fraction | int | str | None = None
+    max_unexplored: Fraction | int | str | None = DEFAULT_MAX_UNEXPLORED
 
     def __post_init__(self) -> None:
         _fractions(self)

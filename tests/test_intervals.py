@@ -317,3 +317,13 @@ def test_a_crashing_sampler_is_a_violation() -> None:
 
     result = check_intervals(crashes, lambda o, dps: (Fraction(0), Fraction(1)), (1,))
     assert result.verdict.value == "violated" and result.evidence["draws"] == [0]
+
+
+def test_a_sampler_that_never_returns_is_inconclusive_not_vacuously_proved() -> None:
+    def spins(rng: RandomSource) -> int:
+        while True:
+            rng.randbelow(2)
+
+    result = check_intervals(spins, laplace_ideal(Fraction(1)), range(-3, 4), min_mass=Fraction(1, 10**4))
+    assert result.verdict.value == "inconclusive" and "never terminate" in result.summary
+

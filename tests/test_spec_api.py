@@ -16,6 +16,7 @@ import pytest
 from dpverify.samplers import RandomSource
 from dpverify.specs import (
     ApproxDp,
+    DEFAULT_MAX_UNEXPLORED,
     Bounded,
     Case,
     Input,
@@ -157,6 +158,16 @@ UNIFORM3 = Spec(
     enumeration=Bounded(min_mass=Fraction(1, 10**6)),
     cases=(Case({}),),
 )
+
+
+def test_a_proof_looser_than_the_default_tolerance_is_inconclusive() -> None:
+    assert Bounded().max_unexplored == DEFAULT_MAX_UNEXPLORED == Fraction(1, 100)
+    coarse = replace(UNIFORM3, enumeration=Bounded(min_mass=Fraction(1, 50)))  # stops after 3 rejections
+    outcome = run_case(coarse, coarse.cases[0], seed=SEED, samples=1_000)
+    assert outcome.checks[0].check == "intervals" and outcome.checks[0].verdict is Verdict.INCONCLUSIVE
+    assert "max_unexplored=1/100" in outcome.checks[0].summary
+    accepted = replace(UNIFORM3, enumeration=Bounded(min_mass=Fraction(1, 50), max_unexplored=None))
+    assert run_case(accepted, accepted.cases[0], seed=SEED, samples=1_000).checks[0].verdict is Verdict.PROVED
 
 
 def test_a_rejection_loop_with_an_exact_pmf_gets_exact_intervals() -> None:

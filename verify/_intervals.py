@@ -28,7 +28,9 @@ The verdict, over a stated sequence of outputs:
   The evidence names the output, both sides and the gap, the distance between them.
 - ``inconclusive`` otherwise: an enclosure straddles a boundary of the code's interval
   (raise ``dps`` or lower ``min_mass``), the unexplored mass exceeds ``max_unexplored``
-  (lower ``min_mass``), or the sampler broke the enumeration contract.
+  (lower ``min_mass``), no execution returned at all (``U = 1``: a sampler that may never
+  terminate, whose intervals ``[0, 1]`` would make "proved" vacuous), or the sampler broke the
+  enumeration contract.
 
 A violation at the lower end does not depend on ``U``: once the explored mass of an output
 exceeds its ideal probability, no unexplored path can repair it.  This is why a small bias
@@ -245,6 +247,12 @@ def judge_intervals(
                 "violating_outputs": [json_value(row.output) for row in violations],
             },
         )
+    if U >= 1:  # [0, 1] around every output: "proved" would be vacuous
+        reason = (
+            f"no execution returned an output within the budget ({found.paths} paths, stopped: "
+            f"{found.stopped}): the sampler may never terminate; lower min_mass or raise max_paths"
+        )
+        return CheckResult("intervals", Verdict.INCONCLUSIVE, reason, reason=reason, evidence=evidence)
     straddling = [row for row in rows if not row.inside]
     if straddling:
         row = straddling[0]
