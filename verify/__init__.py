@@ -18,6 +18,7 @@ from dpverify.verify._pld import Enclosure, PrivacyLossDistribution, common_base
 from dpverify.verify._pld_worst_case import WorstCase, check_composed_claim, composed_delta, composed_epsilon
 from dpverify.verify._gtm_privacy import gtm_privacy, gtm_table
 from dpverify.verify._privacy import PrivacyLoss, check_pure_dp, tightest_alpha
+from dpverify.verify._patched_random import patched_random
 from dpverify.verify._random_compat import RandomCompat
 from dpverify.verify._reproduce import reproduce, resolve_papers
 from dpverify.verify._results import CheckResult, RatioWitness, Verdict
@@ -80,6 +81,7 @@ __all__ = [
     "laplace_float_attack",
     "mironov_attack",
     "parameter_strategy",
+    "patched_random",
     "planar_report",
     "prove_fixed_point_leak",
     "reachable",
