@@ -304,3 +304,44 @@ def test_the_old_revision_is_imported_apart_and_removed(repo: tuple[Path, str]) 
         directory = base.directory
         assert directory.is_dir()
     assert not directory.exists() and not [m for m in sys.modules if m.startswith(base.token)]
+
+
+CHAIN_SAMPLER = '''
+from fractions import Fraction
+from dpverify.specs import Case, Integer, SamplesPmf, Spec
+from {name}_middle import shifted
+
+
+def sample(n, rng):
+    return shifted(rng.randbelow(n))
+
+
+SPEC = Spec(name="{name}", sampler=sample, parameters={{"n": Integer(1, search=(1, 6))}},
+            cases=[Case({{"n": 3}})], claim=SamplesPmf(), pmf=lambda p: {{i: Fraction(1, p["n"]) for i in range(p["n"])}})
+SPECS = (SPEC,)
+'''
+
+
+def test_an_unchanged_module_over_a_changed_helper_is_read_at_the_base_too(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # sampler -> middle (never edited) -> helpers (edited): sharing the working tree's middle
+    # would run the new helper under the old sampler, and the diff would see no change.
+    name = f"diffchain_{tmp_path.name.replace('-', '_')}"
+    _git(tmp_path, "init", "-q")
+    (tmp_path / f"{name}.py").write_text(CHAIN_SAMPLER.format(name=name))
+    (tmp_path / f"{name}_middle.py").write_text(f"from {name}_helpers import offset\n\n\ndef shifted(x):\n    return x + offset()\n")
+    (tmp_path / f"{name}_helpers.py").write_text("def offset():\n    return 0\n")
+    _git(tmp_path, "add", ".")
+    _git(tmp_path, "commit", "-qm", "a sampler over two modules")
+    (tmp_path / f"{name}_helpers.py").write_text("def offset():\n    return 1\n")
+    _git(tmp_path, "commit", "-qam", "an off-by-one two imports down")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    try:
+        code = main(["diff", f"{name}:SPEC", "--base", "HEAD~1", "--search-examples", "0"])
+        out = capsys.readouterr().out
+        assert code == 1, out
+        assert "the laws differ at output 0: old 1/3" in out
+    finally:
+        _forget(name)

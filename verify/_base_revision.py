@@ -7,13 +7,17 @@ was at REV* under a distinct name, ``_dpverify_base_<commit>.<module>``, so the 
 module of the same name, already imported or not, is never replaced in :data:`sys.modules`.
 
 Which modules the old code sees.  An old module is executed with an ``__import__`` of its own:
-each module it imports whose file lies in the repository and differs at REV is the old copy
-(loaded the same way, recursively); every other module, an unchanged file of the repository,
-the standard library, an installed package, is the one already in use.  So the old code runs
+each module it imports whose file lies in the repository and is *stale* is the old copy
+(loaded the same way, recursively): its file differs at REV, or a module it imports is stale
+(so an unchanged module over a changed helper is old too); every other module, an unchanged
+file of the repository whose imports are unchanged, the standard library, an installed
+package, is the one already in use.  So the old code runs
 against its own changed helpers while sharing every unchanged class (a ``RandomSource``, an
 error type) with the new code.  What the hook cannot redirect is reported as a limit, not
 hidden: ``import a.b`` followed by ``a.b.f()`` reaches the working tree's ``a.b``, since the
-statement binds the package ``a``; ``from a import b`` and ``from a.b import f`` are redirected.
+statement binds the package ``a``; ``from a import b`` and ``from a.b import f`` are redirected;
+a package's ``__init__`` is stale only when its own file changed, so a function it re-exports
+from a changed module (``from a import f`` with ``f`` defined in ``a.b``) is the new one.
 """
 
 from __future__ import annotations
@@ -79,6 +83,7 @@ class BaseRevision:
         self.directory = Path(tempfile.mkdtemp(prefix="dpverify-base-"))
         self._loaded: dict[str, ModuleType] = {}
         self._changed: dict[str, ModuleType | None] = {}
+        self._stale_cache: dict[str, bool] = {}
         try:
             archive = _git(["archive", "--format=tar", self.commit], self.root, text=False)
             if archive.returncode != 0:
@@ -102,6 +107,7 @@ class BaseRevision:
             del sys.modules[name]
         self._loaded.clear()
         self._changed.clear()
+        self._stale_cache.clear()
         shutil.rmtree(self.directory, ignore_errors=True)
 
     # --- files --------------------------------------------------------------------------------
@@ -158,14 +164,36 @@ class BaseRevision:
         return module
 
     def _changed_module(self, name: str) -> ModuleType | None:
-        """The old copy of ``name`` when its file in the repository differs at REV, else None."""
+        """The old copy of ``name`` when it is stale at REV (:meth:`_stale`), else None."""
         if name not in self._changed:
             self._changed[name] = None
-            path = module_file_of(name)
-            old = None if path is None else self.old_file(path)
-            if old is not None and old.read_bytes() != path.read_bytes():  # type: ignore[union-attr]
-                self._changed[name] = self._load(name, old)
+            if self._stale(name, set()):
+                path = module_file_of(name)
+                self._changed[name] = self._load(name, self.old_file(path))  # type: ignore[arg-type]
         return self._changed[name]
+
+    def _stale(self, name: str, visiting: set[str]) -> bool:
+        """Whether the old code must get its own copy of ``name``: its file in the repository
+        differs at REV, or (for a module, not a package) one it imports at REV is stale.  Sharing
+        an unchanged module whose imports changed would run the *new* helpers under the old name
+        (an unchanged ``discrete_gaussian`` over a changed ``discrete_laplace``), and the diff
+        would compare the new code with itself.  A package's ``__init__`` counts only by its own
+        file, since it mostly re-exports: see the module docstring's limits."""
+        if name in self._stale_cache:
+            return self._stale_cache[name]
+        path = module_file_of(name)
+        old = None if path is None else self.old_file(path)
+        if old is None:
+            return False
+        if name in visiting:  # an import cycle: decided by the other modules on it
+            return False
+        visiting.add(name)
+        stale = old.read_bytes() != path.read_bytes()  # type: ignore[union-attr]
+        if not stale and old.name != "__init__.py":
+            stale = any(self._stale(imported, visiting) for imported in _imports(old, name))
+        visiting.discard(name)
+        self._stale_cache[name] = stale
+        return stale
 
     def _importer(self, own: str, package: bool) -> Any:
         """The ``__import__`` of the old module ``own``."""
@@ -197,6 +225,31 @@ class BaseRevision:
             return builtins.__import__(absolute, globals, locals, fromlist, 0)
 
         return old_import
+
+
+def _imports(path: Path, name: str) -> set[str]:
+    """The absolute names of the modules the file ``path`` (module ``name``) imports: each
+    ``import a.b`` and ``from a import b`` names ``a.b``; ``from a import f`` names ``a``."""
+    import ast
+
+    package = name.rpartition(".")[0]
+    found: set[str] = set()
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, SyntaxError):
+        return found
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            try:
+                base = importlib.util.resolve_name("." * node.level + (node.module or ""), package) if node.level \
+                    else node.module or ""
+            except ImportError:
+                continue
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names if alias.name != "*")
+    return {module for module in found if module and module_file_of(module) is not None}
 
 
 def module_file_of(name: str) -> Path | None:
