@@ -230,18 +230,26 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Path
     """A git repository with a sampler module (and a helper module it imports) committed twice:
     HEAD~1 adds 0, HEAD adds 1 in the helper (a one-unit error), both under a unique module name."""
     name = f"diffsampler_{tmp_path.name.replace('-', '_')}"
-    _git(tmp_path, "init", "-q")
-    (tmp_path / f"{name}.py").write_text(SAMPLER.format(name=name))
-    (tmp_path / f"{name}_helpers.py").write_text("def offset():\n    return 0\n")
-    _git(tmp_path, "add", ".")
-    _git(tmp_path, "commit", "-qm", "a sampler")
-    (tmp_path / f"{name}_helpers.py").write_text("def offset():\n    return 1\n")
-    _git(tmp_path, "commit", "-qam", "an off-by-one")
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(sys, "path", list(sys.path))
-    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    _commit_twice(tmp_path, monkeypatch, {f"{name}.py": SAMPLER.format(name=name),
+                                          f"{name}_helpers.py": "def offset():\n    return 0\n"},
+                  f"{name}_helpers.py", "def offset():\n    return 1\n")
     yield tmp_path, name
     _forget(name)
+
+
+def _commit_twice(repo: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str], changed: str, text: str) -> None:
+    """A git repository in ``repo`` holding ``files`` (first commit), then ``changed`` rewritten
+    to ``text`` (second commit), entered as the current directory with a restorable sys.path."""
+    _git(repo, "init", "-q")
+    for file, content in files.items():
+        (repo / file).write_text(content)
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "a sampler")
+    (repo / changed).write_text(text)
+    _git(repo, "commit", "-qam", "a change")
+    monkeypatch.chdir(repo)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
 
 
 def _forget(name: str) -> None:
@@ -327,17 +335,10 @@ def test_an_unchanged_module_over_a_changed_helper_is_read_at_the_base_too(
     # sampler -> middle (never edited) -> helpers (edited): sharing the working tree's middle
     # would run the new helper under the old sampler, and the diff would see no change.
     name = f"diffchain_{tmp_path.name.replace('-', '_')}"
-    _git(tmp_path, "init", "-q")
-    (tmp_path / f"{name}.py").write_text(CHAIN_SAMPLER.format(name=name))
-    (tmp_path / f"{name}_middle.py").write_text(f"from {name}_helpers import offset\n\n\ndef shifted(x):\n    return x + offset()\n")
-    (tmp_path / f"{name}_helpers.py").write_text("def offset():\n    return 0\n")
-    _git(tmp_path, "add", ".")
-    _git(tmp_path, "commit", "-qm", "a sampler over two modules")
-    (tmp_path / f"{name}_helpers.py").write_text("def offset():\n    return 1\n")
-    _git(tmp_path, "commit", "-qam", "an off-by-one two imports down")
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(sys, "path", list(sys.path))
-    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    _commit_twice(tmp_path, monkeypatch, {
+        f"{name}.py": CHAIN_SAMPLER.format(name=name),
+        f"{name}_middle.py": f"from {name}_helpers import offset\n\n\ndef shifted(x):\n    return x + offset()\n",
+        f"{name}_helpers.py": "def offset():\n    return 0\n"}, f"{name}_helpers.py", "def offset():\n    return 1\n")
     try:
         code = main(["diff", f"{name}:SPEC", "--base", "HEAD~1", "--search-examples", "0"])
         out = capsys.readouterr().out
