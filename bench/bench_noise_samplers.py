@@ -12,8 +12,8 @@ mean anything), in samples per second:
 - measured: ``dpverify.samplers.discrete_gaussian.sample_many(sigma2, k)`` and
   ``dpverify.samplers.discrete_laplace.sample_many(scale, k)`` with the default
   ``SystemRandomSource``;
-- baseline: :func:`paper_sample_dgauss` / :func:`paper_sample_dlaplace` below, a
-  straightforward transcription of the paper's published reference code, Algorithms 1-3 over
+- baseline: ``sample_dgauss`` / ``sample_dlaplace`` of the paper's published reference code
+  (``examples/published/cks20/discretegauss.py``, vendored unmodified), Algorithms 1-3 over
   ``Fraction`` with one shared ``random.SystemRandom()``;
 - OpenDP (optional; skipped cleanly when ``opendp`` is not installed): ``make_gaussian`` /
   ``make_laplace`` over ``vector_domain(atom_domain(T=...))`` called on a vector of 10,000
@@ -39,6 +39,7 @@ Usage: ``python bench/bench_noise_samplers.py [--k 10000] [--baseline-k 2000] [-
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import math
 import os
 import platform
@@ -48,6 +49,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 from dpverify.samplers import discrete_gaussian, discrete_laplace
@@ -57,115 +59,19 @@ OPENDP_BATCH = 10_000
 
 
 # ---------------------------------------------------------------------------------------------
-# The paper's baseline: CKS20 Algorithms 1-3, transcribed as the paper's reference code does
-# them (Fraction arithmetic, all randomness from rng.randrange of a random.SystemRandom()).
-# Deliberately not optimised: it is the yardstick the issue names.
+# The paper's baseline: CKS20's own reference code (Fraction arithmetic, all randomness from
+# rng.randrange of a random.SystemRandom()), vendored unmodified in examples/published/cks20/.
 # ---------------------------------------------------------------------------------------------
 
 
-def paper_sample_uniform(m: int, rng: random.SystemRandom) -> int:
-    """Uniform on {0, ..., m-1}: all randomness comes from here."""
-    assert isinstance(m, int) and m > 0
-    return rng.randrange(m)
-
-
-def paper_sample_bernoulli(p: Fraction, rng: random.SystemRandom) -> int:
-    """Bernoulli(p) for a rational p in [0, 1]."""
-    assert isinstance(p, Fraction) and 0 <= p <= 1
-    m = paper_sample_uniform(p.denominator, rng)
-    return 1 if m < p.numerator else 0
-
-
-def paper_sample_bernoulli_exp1(x: Fraction, rng: random.SystemRandom) -> int:
-    """Algorithm 1, gamma = x in [0, 1]: A_k ~ Bernoulli(x/k) until the first 0; 1 iff k odd."""
-    assert isinstance(x, Fraction) and 0 <= x <= 1
-    k = 1
-    while True:
-        if paper_sample_bernoulli(x / k, rng) == 1:
-            k = k + 1
-        else:
-            break
-    return k % 2
-
-
-def paper_sample_bernoulli_exp(x: Fraction, rng: random.SystemRandom) -> int:
-    """Algorithm 1, gamma = x >= 0: floor(x) Bernoulli(exp(-1)) must all be 1, then the rest."""
-    assert isinstance(x, Fraction) and x >= 0
-    while x > 1:
-        if paper_sample_bernoulli_exp1(Fraction(1, 1), rng) == 1:
-            x = x - 1
-        else:
-            return 0
-    return paper_sample_bernoulli_exp1(x, rng)
-
-
-def paper_sample_geometric_exp_slow(x: Fraction, rng: random.SystemRandom) -> int:
-    """Geometric(1 - exp(-x)): count Bernoulli(exp(-x)) successes before the first failure."""
-    assert isinstance(x, Fraction) and x >= 0
-    k = 0
-    while True:
-        if paper_sample_bernoulli_exp(x, rng) == 1:
-            k = k + 1
-        else:
-            return k
-
-
-def paper_sample_geometric_exp_fast(x: Fraction, rng: random.SystemRandom) -> int:
-    """Algorithm 2, the geometric part, for x = s/t: U, accept w.p. exp(-U/t), V, (U+tV)//s."""
-    assert isinstance(x, Fraction)
-    if x == 0:
-        return 0
-    assert x > 0
-    t = x.denominator
-    while True:
-        u = paper_sample_uniform(t, rng)
-        b = paper_sample_bernoulli_exp(Fraction(u, t), rng)
-        if b == 1:
-            break
-    v = paper_sample_geometric_exp_slow(Fraction(1, 1), rng)
-    value = v * t + u
-    return value // x.numerator
-
-
-def paper_sample_dlaplace(scale: Any, rng: random.SystemRandom) -> int:
-    """Algorithm 2: discrete Laplace with the given scale."""
-    scale = Fraction(scale)
-    assert scale >= 0
-    while True:
-        sign = paper_sample_bernoulli(Fraction(1, 2), rng)
-        magnitude = paper_sample_geometric_exp_fast(1 / scale, rng)
-        if sign == 1 and magnitude == 0:
-            continue
-        return magnitude * (1 - 2 * sign)
-
-
-def paper_floorsqrt(x: Fraction) -> int:
-    """floor(sqrt(x)) by doubling then bisection, comparisons only."""
-    assert x >= 0
-    a, b = 0, 1  # a^2 <= x < b^2
-    while b * b <= x:
-        b = 2 * b
-    while a + 1 < b:
-        c = (a + b) // 2
-        if c * c <= x:
-            a = c
-        else:
-            b = c
-    return a
-
-
-def paper_sample_dgauss(sigma2: Any, rng: random.SystemRandom) -> int:
-    """Algorithm 3: discrete Gaussian N_Z(0, sigma2) by rejection from Laplace(t)."""
-    sigma2 = Fraction(sigma2)
-    if sigma2 == 0:
-        return 0
-    assert sigma2 > 0
-    t = paper_floorsqrt(sigma2) + 1
-    while True:
-        candidate = paper_sample_dlaplace(t, rng)
-        bias = ((abs(candidate) - sigma2 / t) ** 2) / (2 * sigma2)
-        if paper_sample_bernoulli_exp(bias, rng) == 1:
-            return candidate
+def _reference() -> Any:
+    """The vendored ``discretegauss.py``, imported by path (it is not part of the package)."""
+    path = Path(__file__).resolve().parent.parent / "examples" / "published" / "cks20" / "discretegauss.py"
+    spec = importlib.util.spec_from_file_location("cks20_discretegauss", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 # ---------------------------------------------------------------------------------------------
@@ -204,7 +110,8 @@ class Point:
 
     def baseline(self) -> Callable[[int], list[int]]:
         rng = random.SystemRandom()
-        one = paper_sample_dgauss if self.kind == "gaussian" else paper_sample_dlaplace
+        reference = _reference()
+        one = reference.sample_dgauss if self.kind == "gaussian" else reference.sample_dlaplace
         return lambda k: [one(self.parameter, rng) for _ in range(k)]
 
 
