@@ -8,7 +8,7 @@ that its output *set* depends on ``q``, so some outputs prove the input.  At ``k
 
 - **first_violation** (measured, exact, no assumption on libm): enumerate all ``2^k - 1``
   draws of ``q'`` into a set, run draws of ``q`` until one leaves it;
-- **search** (exact under assumption A of ``verify/_mironov.py``, libm ``log`` within 1 ulp):
+- **search** (exact under assumption A of ``verify/precision/_mironov.py``, libm ``log`` within 1 ulp):
   run draws of ``q`` and decide each output's reachability from ``q'`` by monotone search;
 - **full epsilon**: both exact PMFs (``2 * (2^k - 1)`` executions) and the exact loss;
 - **baseline** (same run, statistical): draw ``--baseline-samples`` outputs from each input
@@ -41,8 +41,8 @@ from typing import TypeVar
 
 from dpverify.samplers import DpverifyError, SeededRandomSource, fresh_seed
 from dpverify.samplers.laplace_float_unsafe import mechanism_unsafe, sample_unsafe
-from dpverify.verify._float_attack import first_violation, laplace_float_attack
-from dpverify.verify._mironov import reachable
+from dpverify.verify.precision._float_attack import first_violation, laplace_float_attack
+from dpverify.verify.precision._mironov import reachable
 
 R = TypeVar("R")
 TARGET_SECONDS = 10.0

@@ -49,7 +49,7 @@ from typing import Any, TypeVar
 
 from dpverify import specs, verify
 from dpverify.samplers import DpverifyError, as_fraction
-from dpverify.verify import _convolution
+from dpverify.verify.privacy import _convolution
 
 R = TypeVar("R")
 ALPHA, N = "1/2", 10
@@ -134,9 +134,9 @@ def epsilon_series(k_max: int, delta: Fraction) -> dict[str, list[Any]]:
 
 def accountant_series(k_max: int, delta: Fraction) -> dict[str, dict[str, list[Any]]]:
     """Each accountant's guarantee ``eps'`` for ``k = 1..k_max`` from the Theorem 7.1 GTM's per-step
-    pure ``eps_bar``-DP (``eps_bar >= ln 2``, see :mod:`dpverify.verify._looseness`); a bound that
+    pure ``eps_bar``-DP (``eps_bar >= ln 2``, see :mod:`dpverify.verify.privacy._looseness`); a bound that
     does not apply or is vacuous is left out at that ``k`` (NaN)."""
-    from dpverify.verify._looseness import epsilon_upper_bound
+    from dpverify.verify.privacy._looseness import epsilon_upper_bound
 
     eps_bar = epsilon_upper_bound(Fraction(1, 2))
     out: dict[str, dict[str, list[Any]]] = {}

@@ -21,9 +21,9 @@ from fractions import Fraction
 from pathlib import Path
 
 from dpverify.specs import DiscreteGaussianSpec, DiscreteLaplaceSpec
-from dpverify.verify._enumerate import enumerate_outputs
-from dpverify.verify._intervals import decimal_text, judge_intervals
-from dpverify.verify._random_compat import RandomCompat
+from dpverify.verify.engine._enumerate import enumerate_outputs
+from dpverify.verify.engine._intervals import decimal_text, judge_intervals
+from dpverify.verify.engine._random_compat import RandomCompat
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -47,10 +47,10 @@ from typing import Any
 import z3
 
 from dpverify.proofs._fingerprint import FINGERPRINT_SCHEME, FingerprintError, fingerprint
-from dpverify.proofs._theorem import Theorem
+from dpverify.proofs._theorem import Theorem, theorem_smtlib
 from dpverify.samplers._errors import DpverifyError
 from dpverify.samplers._rational import shown
-from dpverify.verify._results import CheckResult, Verdict
+from dpverify.verify.engine._results import CheckResult, Verdict
 
 __all__ = [
     "CERTIFICATE_DIR",
@@ -159,71 +159,15 @@ def theorem_obligation(theorem: Theorem) -> Obligation:
     )
 
 
-def theorem_smtlib(theorem: Theorem) -> str:
-    """The script of :func:`dpverify.proofs._theorem.smtlib`, made reproducible byte for byte, with the
-    theorem's ``(set-logic ...)`` so any SMT-LIB 2.6 solver reads it as it stands.
-
-    Z3's printer is not a function of the formula alone: it ``let``-binds a subterm when the
-    subterm has more than one reference *in the process* (so a term some other object also
-    holds is bound, and otherwise inlined), and names the binding ``?x<id>`` after an internal
-    id that counts every term built before.  Printing the same theorem twice in one process
-    was measured to differ in both.  Here the assertions are first copied into a fresh Z3
-    context, where the only references are the formula's own, and the ``let`` names are then
-    renumbered in order of appearance (:func:`_canonical_lets`).  The assertions are the same
-    formula, so the script means exactly what ``smtlib`` prints.
-    """
-    context = z3.Context()
-    solver = z3.Solver(ctx=context)
-    solver.add(*(assertion.translate(context) for assertion in theorem.obligation()))
-    header = [
-        f"dpverify certificate: {theorem.name}",
-        f"source: {theorem.source}",
-        f"theorem: {theorem.statement}",
-        *([f"bounded: {theorem.bounded}"] if theorem.bounded else []),
-        f"covers: {', '.join(theorem.covers) or '(none)'}",
-        "the assertions are the negated theorem: unsat means it holds",
-    ]
-    comments = "".join(f"; {line}\n" for text in header for line in text.splitlines())
-    return comments + _canonical_lets(_with_logic(solver.to_smt2(), theorem.logic))
-
-
-def _with_logic(text: str, logic: str) -> str:
-    """``text`` with ``(set-logic logic)`` before its first command, unless it has one."""
-    if re.search(r"^\s*\(set-logic\b", text, re.MULTILINE):
-        return text
-    lines = text.splitlines(keepends=True)
-    first = next((i for i, line in enumerate(lines) if line.lstrip().startswith("(")), len(lines))
-    return "".join([*lines[:first], f"(set-logic {logic})\n", *lines[first:]])
-
-
-# A let-bound name Z3's printer makes up, ``?x<id>`` or ``$x<id>``, as a whole token.
-_LET_NAME = re.compile(r"(?<![^\s()])([?$]x)(\d+)(?![^\s()])")
-
-
-def _canonical_lets(text: str) -> str:
-    """Z3 names a shared subterm ``?x<id>`` after its internal id, which depends on the terms
-    built before; the names are renumbered ``1, 2, ...`` in order of first appearance
-    (outside comments).  The renaming is injective and applied to every occurrence, so the
-    script means exactly the same."""
-    numbers: dict[str, int] = {}
-
-    def rename(match: re.Match[str]) -> str:
-        numbers.setdefault(match.group(0), len(numbers) + 1)
-        return f"{match.group(1)}{numbers[match.group(0)]}"
-
-    return "".join(line if line.lstrip().startswith(";") else _LET_NAME.sub(rename, line)
-                   for line in text.splitlines(keepends=True))
-
-
 def instance_obligations(max_table: int = MAX_INSTANCE_TABLE) -> list[Obligation]:
     """The ratio-bound obligation of every GTM catalogue entry with at most ``max_table``
-    table entries: :func:`dpverify.verify._smt.smtlib_obligation` over ``{q: spec.pmf(q)}``, the
+    table entries: :func:`dpverify.verify.privacy._smt.smtlib_obligation` over ``{q: spec.pmf(q)}``, the
     spec's neighbours and the entry's claim, covering :data:`GTM_COVERS`.  Expected verdict:
     the entry's (a known violation is certified as violated)."""
     # Imported here: building the catalogue pulls in the whole engine.
     from dpverify.specs import GtmSpec, PureDpClaim
-    from dpverify.verify._catalogue import GTM
-    from dpverify.verify._smt import smtlib_obligation
+    from dpverify.verify.gate._catalogue import GTM
+    from dpverify.verify.privacy._smt import smtlib_obligation
 
     found = []
     for case in GTM.cases:

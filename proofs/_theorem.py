@@ -8,14 +8,15 @@ when the theorem holds.  The same assertions are written as SMT-LIB 2 for a seco
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import z3
 
-from dpverify.verify._results import CheckResult, Verdict
+from dpverify.verify.engine._results import CheckResult, Verdict
 
-__all__ = ["Theorem", "discharge", "smtlib"]
+__all__ = ["Theorem", "discharge", "smtlib", "theorem_smtlib"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,8 +47,6 @@ def discharge(theorem: Theorem, *, timeout_ms: int = 60_000) -> CheckResult:
     second solver see it: Z3's nonlinear search depends on the terms a process has already
     built, so the same obligation can take 0.1 s in a fresh context and time out in a used one.
     """
-    from dpverify.proofs._certificates import theorem_smtlib  # the canonical, reproducible text
-
     solver = z3.Solver(ctx=z3.Context())
     solver.set("timeout", timeout_ms)
     solver.from_string(theorem_smtlib(theorem))
@@ -79,3 +78,59 @@ def smtlib(theorem: Theorem) -> str:
         "the assertions are the negated theorem: unsat means it holds",
     ))
     return header + solver.to_smt2()
+
+
+def theorem_smtlib(theorem: Theorem) -> str:
+    """The script of :func:`dpverify.proofs._theorem.smtlib`, made reproducible byte for byte, with the
+    theorem's ``(set-logic ...)`` so any SMT-LIB 2.6 solver reads it as it stands.
+
+    Z3's printer is not a function of the formula alone: it ``let``-binds a subterm when the
+    subterm has more than one reference *in the process* (so a term some other object also
+    holds is bound, and otherwise inlined), and names the binding ``?x<id>`` after an internal
+    id that counts every term built before.  Printing the same theorem twice in one process
+    was measured to differ in both.  Here the assertions are first copied into a fresh Z3
+    context, where the only references are the formula's own, and the ``let`` names are then
+    renumbered in order of appearance (:func:`_canonical_lets`).  The assertions are the same
+    formula, so the script means exactly what ``smtlib`` prints.
+    """
+    context = z3.Context()
+    solver = z3.Solver(ctx=context)
+    solver.add(*(assertion.translate(context) for assertion in theorem.obligation()))
+    header = [
+        f"dpverify certificate: {theorem.name}",
+        f"source: {theorem.source}",
+        f"theorem: {theorem.statement}",
+        *([f"bounded: {theorem.bounded}"] if theorem.bounded else []),
+        f"covers: {', '.join(theorem.covers) or '(none)'}",
+        "the assertions are the negated theorem: unsat means it holds",
+    ]
+    comments = "".join(f"; {line}\n" for text in header for line in text.splitlines())
+    return comments + _canonical_lets(_with_logic(solver.to_smt2(), theorem.logic))
+
+
+def _with_logic(text: str, logic: str) -> str:
+    """``text`` with ``(set-logic logic)`` before its first command, unless it has one."""
+    if re.search(r"^\s*\(set-logic\b", text, re.MULTILINE):
+        return text
+    lines = text.splitlines(keepends=True)
+    first = next((i for i, line in enumerate(lines) if line.lstrip().startswith("(")), len(lines))
+    return "".join([*lines[:first], f"(set-logic {logic})\n", *lines[first:]])
+
+
+# A let-bound name Z3's printer makes up, ``?x<id>`` or ``$x<id>``, as a whole token.
+_LET_NAME = re.compile(r"(?<![^\s()])([?$]x)(\d+)(?![^\s()])")
+
+
+def _canonical_lets(text: str) -> str:
+    """Z3 names a shared subterm ``?x<id>`` after its internal id, which depends on the terms
+    built before; the names are renumbered ``1, 2, ...`` in order of first appearance
+    (outside comments).  The renaming is injective and applied to every occurrence, so the
+    script means exactly the same."""
+    numbers: dict[str, int] = {}
+
+    def rename(match: re.Match[str]) -> str:
+        numbers.setdefault(match.group(0), len(numbers) + 1)
+        return f"{match.group(1)}{numbers[match.group(0)]}"
+
+    return "".join(line if line.lstrip().startswith(";") else _LET_NAME.sub(rename, line)
+                   for line in text.splitlines(keepends=True))

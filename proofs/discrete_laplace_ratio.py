@@ -20,7 +20,7 @@ in (0, 1), which covers every ``e^(-1/b)`` without evaluating or bounding an exp
 ``r**Delta * P(z) <= P(z')``.  Powers are the uninterpreted ``pw`` of
 ``dpverify.proofs.gtm_ideal_ratio`` (whose docstring gives the soundness argument) with ``alpha = r``;
 ``1/(1+r)`` is a variable ``i`` with ``i*(1+r) = 1`` and the normaliser a variable
-``c = (1-r)*i``; ``|z|`` and ``|z'|`` are integer variables, encoded as in ``dpverify.verify._grid``.
+``c = (1-r)*i``; ``|z|`` and ``|z'|`` are integer variables, encoded as in ``dpverify.verify.precision._grid``.
 
 Why finitely many instances suffice.  Let ``k = |z|``, ``k' = |z'|``; then ``k <= k' + Delta``
 and ``k' <= k + Delta`` (reverse triangle inequality, which the linear part checks).  The lower
@@ -39,7 +39,7 @@ import z3
 from dpverify.proofs import gtm_ideal_ratio
 from dpverify.proofs._theorem import Theorem
 from dpverify.proofs.gtm_ideal_ratio import absolute, antitone, multiplicative, positive, power
-from dpverify.verify._results import CheckResult
+from dpverify.verify.engine._results import CheckResult
 
 __all__ = ["LEMMAS", "REQUIRES", "THEOREM", "negated_theorem", "prove"]
 

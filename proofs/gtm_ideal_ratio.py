@@ -51,7 +51,7 @@ because the exponent is ``q`` or ``n - q``, and in the middle because
 facts needed are the recurrence at ``e`` and ``e'`` (``pw(e+1) = alpha*pw(e)``) and positivity
 at ``e`` and ``e'``; the common factor ``1/(1+alpha)`` or ``(1-alpha)/(1+alpha)`` is positive.
 ``|x - q|`` is an integer variable ``a`` with ``a >= +-(x-q)`` and ``a = +-(x-q)``, as in
-``dpverify.verify._grid`` (Z3's default tactic stalls on ``Abs``).
+``dpverify.verify.precision._grid`` (Z3's default tactic stalls on ``Abs``).
 
 ``1/(1+alpha)`` is a variable ``inverse_of_1_plus_alpha`` with ``inverse * (1+alpha) = 1`` and
 ``(1-alpha)/(1+alpha)`` a variable ``middle_constant`` defined as ``(1-alpha) * inverse`` (no
@@ -72,7 +72,7 @@ from collections.abc import Sequence
 import z3
 
 from dpverify.proofs._theorem import Theorem, discharge
-from dpverify.verify._results import CheckResult, Verdict
+from dpverify.verify.engine._results import CheckResult, Verdict
 
 __all__ = [
     "LEMMAS",

@@ -12,7 +12,7 @@ from types import ModuleType
 
 from dpverify.proofs import discrete_laplace_ratio, gtm_ideal_ratio, theorem_6_1, theorem_6_2, theorem_7_1
 from dpverify.proofs._theorem import Theorem, discharge
-from dpverify.verify._results import CheckResult
+from dpverify.verify.engine._results import CheckResult
 
 __all__ = ["MODULES", "THEOREMS", "prove_all"]
 

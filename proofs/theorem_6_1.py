@@ -33,7 +33,7 @@ import z3
 
 from dpverify.proofs._theorem import Theorem, discharge
 from dpverify.proofs.gtm_ideal_ratio import SOURCE
-from dpverify.verify._results import CheckResult
+from dpverify.verify.engine._results import CheckResult
 
 __all__ = ["LEMMAS", "REQUIRES", "THEOREM", "negated_theorem", "prove"]
 

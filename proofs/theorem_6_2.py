@@ -54,7 +54,7 @@ import z3
 from dpverify.proofs import gtm_ideal_ratio, theorem_6_1
 from dpverify.proofs._theorem import Theorem
 from dpverify.proofs.gtm_ideal_ratio import SOURCE, antitone, gtpmf, positive, power
-from dpverify.verify._results import CheckResult
+from dpverify.verify.engine._results import CheckResult
 
 __all__ = ["LEMMAS", "PMF_MINIMUM", "REQUIRES", "THEOREM", "negated_pmf_minimum", "negated_theorem", "prove"]
 

@@ -69,7 +69,7 @@ import z3
 from dpverify.proofs import gtm_ideal_ratio, theorem_6_1
 from dpverify.proofs._theorem import Theorem
 from dpverify.proofs.gtm_ideal_ratio import SOURCE, gtpmf, power, recurrence, value
-from dpverify.verify._results import CheckResult
+from dpverify.verify.engine._results import CheckResult
 
 __all__ = [
     "CDF_CLOSED_FORM_BASE",

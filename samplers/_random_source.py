@@ -23,7 +23,7 @@ The two sources that ship, :class:`SystemRandomSource` (production) and
 :class:`SeededRandomSource` (replay), are verified on this very code: each can run its
 conversion over an injected supply of words of any width
 (:meth:`SystemRandomSource.from_words`, :meth:`SeededRandomSource.from_blocks`), and
-``dpverify.verify._source_check`` enumerates every word at small widths to prove the draws
+``dpverify.verify.gate._source_check`` enumerates every word at small widths to prove the draws
 exact (the gate entries ``system-source`` and ``seeded-source``).
 """
 
@@ -222,7 +222,7 @@ class SystemRandomSource(RandomSource, trusted=True):
     The conversion never assumes ``w = 64``: every shift and word count is written in terms of
     the width, and its only constants are 0 and 1.  :meth:`from_words` runs these same two
     methods over another supply of words of any width, which is how
-    ``dpverify.verify._source_check`` proves them exact by enumerating every word at small
+    ``dpverify.verify.gate._source_check`` proves them exact by enumerating every word at small
     widths.  ``SystemRandomSource()`` takes nothing and sets nothing: the pool is the class
     default, read once per draw.
     """
@@ -322,7 +322,7 @@ class SeededRandomSource(RandomSource, trusted=True):
     counter 0, 1, ..., appended below the pool's unused bits, which are handed out most
     significant first, each once; bits a draw does not use stay for the next draw.
     :meth:`from_blocks` runs the same pool over another supply of blocks of any width, which
-    is how ``dpverify.verify._source_check`` proves it exact at small block widths.
+    is how ``dpverify.verify.gate._source_check`` proves it exact at small block widths.
     """
 
     #: Bits per block: SHA-256's output.  The pool code is written in terms of it.

@@ -24,12 +24,12 @@ semantics" (QAPL 2013), in one dimension (their §5), built on the textbook floa
 
 Every step runs in IEEE doubles, as a naive implementation would: the cell index is
 ``floor(fl(fl(x - lower) / step))``, which may misplace ``x`` lying within a few ulps of a
-cell boundary (``dpverify.verify._gazeau`` charges that to ``delta_n``).  The released value is the
+cell boundary (``dpverify.verify.precision._gazeau`` charges that to ``delta_n``).  The released value is the
 double ``fl(lower + fl((i + 0.5) * step))``; :func:`grid_unsafe` lists them.
 
 Over the reals, with the scale ``b = Delta_f / eps``, this is ``eps``-DP (truncation and
 rounding are post-processing).  In doubles, Theorem 4.5 claims it is ``eps'``-DP when the
-rounding step ``L`` exceeds twice the total error ``delta_t`` (eq. (3)); ``dpverify.verify._gazeau``
+rounding step ``L`` exceeds twice the total error ``delta_t`` (eq. (3)); ``dpverify.verify.precision._gazeau``
 computes the exact privacy loss over every ``k``-bit draw and compares it with ``eps'``.
 
 Contract: :func:`mechanism_unsafe` returns a double of :func:`grid_unsafe` or

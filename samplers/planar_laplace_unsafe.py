@@ -31,7 +31,7 @@ values rounding to one output is a square of side ``L``.
 Over the reals the planar Laplace is ``eps``-geo-indistinguishable: ``P(S|a) <= e^{eps d(a,b)}
 P(S|b)``.  In doubles from finitely many draws it is not: the released points from ``a`` and
 from ``b`` are two finite sets that almost never overlap, so nearly every output is possible
-from one location only (infinite loss).  :mod:`dpverify.verify._planar` enumerates every draw pair.
+from one location only (infinite loss).  :mod:`dpverify.verify.precision._planar` enumerates every draw pair.
 
 Contract: ``sample_unsafe`` returns a pair of floats, ``sample_truncated_rounded_unsafe`` a
 pair of floats on the grid or ``None``.  Checked at run time: ``x, y`` finite, ``eps`` finite

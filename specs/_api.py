@@ -5,7 +5,7 @@ domain and, for a mechanism, its input and neighbour relation), what it claims (
 or zero-concentrated DP, or only that it samples a stated PMF), and what it samples (an exact
 PMF in closed form, or certified enclosures of an irrational ideal PMF).  The engine reads the
 declaration and chooses the checks; it never dispatches on a spec's class.  The built-in
-catalogue (:mod:`dpverify.verify._catalogue`) is declared through this same API.
+catalogue (:mod:`dpverify.verify.gate._catalogue`) is declared through this same API.
 
 How the engine calls the code.  ``sampler`` is called with keyword arguments: every declared
 parameter its signature names (a parameter it does not name, such as a sensitivity that only
@@ -70,7 +70,7 @@ class Randomness(str, Enum):
     RANDOM = "random"
     #: The sampler takes no ``rng`` and calls ``random``'s or ``secrets``' module-level functions
     #: (or creates a ``random.SystemRandom()``): for each execution they are redirected to the
-    #: engine's source (:func:`dpverify.verify._patched_random.patched_random`), so the same
+    #: engine's source (:func:`dpverify.verify.engine._patched_random.patched_random`), so the same
     #: engine enumerates it.
     MODULE = "module"
     #: A black box that draws its own randomness: only statistical checks apply.
@@ -112,7 +112,7 @@ class Bounded:
     that rarely or never accepts) cannot pass as a proof; None accepts any.  The default for a spec with an ideal PMF.  ``renewal=True`` also renews unmarked loops (``while True`` with no
     attempt function, as published code is written): an execution back in a program state it
     was in earlier on its path is cut there and the renewal identity applied
-    (:mod:`dpverify.verify._program_state` says when two states are taken to be the same)."""
+    (:mod:`dpverify.verify.engine._program_state` says when two states are taken to be the same)."""
 
     min_mass: Fraction | int | str = Fraction(1, 10**6)
     max_paths: int = 1_000_000

@@ -381,7 +381,7 @@ class DiscreteGaussianSpec(NoiseSpec):
     Mechanism ``M(q) = q + Y`` on integers, neighbours ``|q - q'| <= sensitivity = D``.
     Claims: ``rho``-zCDP with ``rho = D^2 / (2 sigma2)`` (CKS20 Theorem 4, exact rational,
     :meth:`zcdp_claim`), and ``(eps, delta(eps))``-DP for every ``eps >= 0`` with Theorem 7's
-    tight ``delta`` (:meth:`approx_dp_claim`; evaluated by ``dpverify.verify._accounting.dgauss_delta``).
+    tight ``delta`` (:meth:`approx_dp_claim`; evaluated by ``dpverify.verify.privacy._accounting.dgauss_delta``).
     ``N`` is enclosed by :func:`dgauss_normaliser_interval` (direct sum with a tail bound for
     ``sigma2 <= 1``, Poisson summation for ``sigma2 > 1``).
 

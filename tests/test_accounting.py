@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 from dpverify.samplers import InvalidArgument
 from dpverify.specs._enclosure import interval_precision
-from dpverify.verify import _accounting
-from dpverify.verify._accounting import (
+from dpverify.verify.privacy import _accounting
+from dpverify.verify.privacy._accounting import (
     decimal_enclosure,
     dgauss_delta,
     dgauss_delta_hockey_stick,

@@ -298,7 +298,7 @@ def test_without_parameters_every_case_is_audited_and_json_alone_goes_to_stdout(
 
 
 def test_the_report_renders_without_matplotlib(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from dpverify.verify import _audit_report
+    from dpverify.verify.reports import _audit_report
 
     monkeypatch.setattr(_audit_report, "matplotlib_missing", lambda: "the plots need matplotlib, which is not installed")
     monkeypatch.setattr(_audit_report, "draw_case", lambda series, salt, failed=None: [])

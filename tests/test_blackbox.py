@@ -22,7 +22,7 @@ from dpverify.samplers import InvalidArgument
 from dpverify.specs import Rational
 from dpverify.specs._api import Case, Input, Spec
 from dpverify.specs._claims import PureDp, Zcdp
-from dpverify.verify._blackbox import (
+from dpverify.verify.published._blackbox import (
     BLACKBOX_SCHEMA,
     Event,
     Garbage,
@@ -34,8 +34,8 @@ from dpverify.verify._blackbox import (
     draw,
     normalise,
 )
-from dpverify.verify._clopper_pearson import clopper_pearson_lower, clopper_pearson_upper
-from dpverify.verify._results import Verdict
+from dpverify.verify.engine._clopper_pearson import clopper_pearson_lower, clopper_pearson_upper
+from dpverify.verify.engine._results import Verdict
 from dpverify.verify.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -251,7 +251,7 @@ def test_a_misbehaving_black_box_ends_in_a_verdict(sampler: object, outcome: str
 
 def test_numpy_float_laplace_violates_its_epsilon() -> None:
     pytest.importorskip("numpy")
-    from dpverify.verify._blackbox_specs import NUMPY_LAPLACE
+    from dpverify.verify.published._blackbox_specs import NUMPY_LAPLACE
 
     result = audit_case(NUMPY_LAPLACE, NUMPY_LAPLACE.cases[0], seed=2026, samples=20_000, alpha="1/10")
     assert result.outcome == "violated" and result.met
@@ -265,7 +265,7 @@ def test_numpy_float_laplace_violates_its_epsilon() -> None:
 @pytest.mark.parametrize("name", ["opendp-dlaplace", "opendp-dgauss"])
 def test_opendp_integer_mechanisms_pass_both_tests(name: str) -> None:
     pytest.importorskip("opendp")
-    from dpverify.verify._blackbox_specs import BLACK_BOXES
+    from dpverify.verify.published._blackbox_specs import BLACK_BOXES
 
     spec = BLACK_BOXES[name]
     result = audit_case(spec, spec.cases[0], seed=1, samples=3_000)
@@ -275,7 +275,7 @@ def test_opendp_integer_mechanisms_pass_both_tests(name: str) -> None:
 
 def test_opendp_i32_gaussian_saturates_and_fails_the_distribution_test() -> None:
     pytest.importorskip("opendp")
-    from dpverify.verify._blackbox_specs import OPENDP_DGAUSS_I32
+    from dpverify.verify.published._blackbox_specs import OPENDP_DGAUSS_I32
 
     case = next(c for c in OPENDP_DGAUSS_I32.cases if c.expect == "violated")
     result = audit_case(OPENDP_DGAUSS_I32, case, seed=1, samples=2_000)
@@ -292,7 +292,7 @@ def test_cli_black_box_writes_a_valid_document_and_fails_the_float_laplace(tmp_p
                                                                         capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("numpy")
     jsonschema = pytest.importorskip("jsonschema")
-    code = main(["audit", "--black-box", "dpverify.verify._blackbox_specs:NUMPY_LAPLACE", "--epsilon", "0.1",
+    code = main(["audit", "--black-box", "dpverify.verify.published._blackbox_specs:NUMPY_LAPLACE", "--epsilon", "0.1",
                  "--seed", "4", "--samples", "10000", "--confidence", "0.9", "--out", str(tmp_path), "--json"])
     out, err = capsys.readouterr()
     assert code == 1, err

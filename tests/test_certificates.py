@@ -27,8 +27,8 @@ from dpverify.proofs._certificates import (
 )
 from dpverify.proofs._fingerprint import FingerprintError, fingerprint, normalised_dump, resolve
 from dpverify.proofs._theorem import Theorem
-from dpverify.verify._catalogue import GTM
-from dpverify.verify._results import Verdict
+from dpverify.verify.gate._catalogue import GTM
+from dpverify.verify.engine._results import Verdict
 
 REPO = Path(__file__).resolve().parents[1]
 FIND = "if u_numerator * c.denominator <= T * c.numerator:  # [GTM-find]  u <= CDF_q(x)"

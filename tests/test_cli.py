@@ -260,7 +260,7 @@ def test_a_package_that_does_not_import_fails_check_with_a_verdict(
 
 def test_a_catalogue_that_does_not_load_fails_check_with_a_verdict(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from dpverify.verify import _discovery
+    from dpverify.verify.gate import _discovery
 
     def unloadable(*args: object, **kwargs: object) -> None:
         raise _discovery.BuiltinUnloadable("cannot load entry point builtin (dpverify): InvalidArgument: alpha=1/3")

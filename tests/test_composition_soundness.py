@@ -1,7 +1,7 @@
 """No accountant's bound is ever below the exact epsilon of a composition.
 
 The exact ``eps_k(delta)`` of a ``k``-fold GTM comes from its privacy loss distribution
-(:mod:`dpverify.verify._pld`), an exact computation independent of the accountants' formulas;
+(:mod:`dpverify.verify.privacy._pld`), an exact computation independent of the accountants' formulas;
 every accountant guarantee must lie at or above it.  The ratios are printed (``pytest -s``).
 """
 
@@ -14,14 +14,14 @@ import pytest
 from dpverify.samplers import InvalidArgument
 from dpverify.specs import GtmSpec
 from dpverify.verify import gtm_table
-from dpverify.verify._looseness import (
+from dpverify.verify.privacy._looseness import (
     LoosenessRow,
     check_accountants_sound,
     composition_looseness,
     epsilon_upper_bound,
 )
-from dpverify.verify._pld import Enclosure
-from dpverify.verify._results import Verdict
+from dpverify.verify.privacy._pld import Enclosure
+from dpverify.verify.engine._results import Verdict
 
 DELTA = Fraction(1, 10**6)
 

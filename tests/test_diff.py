@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from dpverify.verify._base_revision import BaseRevision
-from dpverify.verify._diff import (
+from dpverify.verify.changes._base_revision import BaseRevision
+from dpverify.verify.changes._diff import (
     DiffOptions,
     compare_draws,
     compare_outputs,
@@ -24,8 +24,8 @@ from dpverify.verify._diff import (
     parse_parameter_set,
     resolve_reference,
 )
-from dpverify.verify._enumerate import Enumeration
-from dpverify.verify._results import Verdict
+from dpverify.verify.engine._enumerate import Enumeration
+from dpverify.verify.engine._results import Verdict
 from dpverify.verify.cli import main
 
 FAST = DiffOptions(search_examples=0, min_mass=Fraction(1, 10**6), seed=1)

@@ -18,7 +18,7 @@ pytest.importorskip("diffprivlib")
 np = pytest.importorskip("numpy")
 
 from dpverify.samplers import InvalidArgument, RandomSource  # noqa: E402
-from dpverify.verify._diffprivlib import (  # noqa: E402
+from dpverify.verify.published._diffprivlib import (  # noqa: E402
     SPECS,
     check_diffprivlib,
     delta_at,
@@ -29,8 +29,8 @@ from dpverify.verify._diffprivlib import (  # noqa: E402
     sweep_diffprivlib,
     sweep_table,
 )
-from dpverify.verify._random_compat import RandomCompat  # noqa: E402
-from dpverify.verify._results import Verdict  # noqa: E402
+from dpverify.verify.engine._random_compat import RandomCompat  # noqa: E402
+from dpverify.verify.engine._results import Verdict  # noqa: E402
 
 
 def _geometric_formula(value: int, epsilon: float, sensitivity: int, u: float, bounds: tuple[int, int] | None) -> object:
@@ -233,7 +233,7 @@ def test_bad_parameters_are_refused_in_one_line(call, message: str) -> None:  # 
 
 def test_a_complaint_of_the_source_is_not_taken_for_an_output() -> None:
     from dpverify.samplers import SamplerContractError
-    from dpverify.verify._diffprivlib import _OneDraw, _runner
+    from dpverify.verify.published._diffprivlib import _OneDraw, _runner
 
     run = _runner(diffprivlib_mechanism("laplace", epsilon=1), Fraction(0), 3)
     with pytest.raises(SamplerContractError, match="draw once"):
@@ -246,9 +246,9 @@ def test_the_claim_is_the_double_diffprivlib_receives() -> None:
 
 
 def test_specs_are_found_by_spec_module() -> None:
-    from dpverify.verify._discovery import specs_from_module
+    from dpverify.verify.gate._discovery import specs_from_module
 
-    names = [found.spec.name for found in specs_from_module("dpverify.verify._diffprivlib")]
+    names = [found.spec.name for found in specs_from_module("dpverify.verify.published._diffprivlib")]
     assert names == [spec.name for spec in SPECS] == ["diffprivlib-geometric", "diffprivlib-geometric-truncated",
                                                       "diffprivlib-laplace"]
 
@@ -258,7 +258,7 @@ def test_check_on_the_spec_module_meets_every_expectation() -> None:
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-m", "dpverify", "check", "--spec-module", "dpverify.verify._diffprivlib"],
+    done = subprocess.run([sys.executable, "-m", "dpverify", "check", "--spec-module", "dpverify.verify.published._diffprivlib"],
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     cases = sum(len(spec.cases) for spec in SPECS)

@@ -20,9 +20,9 @@ from types import ModuleType
 import pytest
 
 from dpverify.samplers import SeededRandomSource
-from dpverify.verify._results import Verdict
-from dpverify.verify._spec_run import CaseOutcome, run_case
-from dpverify.verify._static import scan_file
+from dpverify.verify.engine._results import Verdict
+from dpverify.verify.gate._spec_run import CaseOutcome, run_case
+from dpverify.verify.gate._static import scan_file
 from dpverify.verify.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]

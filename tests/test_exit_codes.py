@@ -19,8 +19,8 @@ import pytest
 
 from _report_specs import spec_module
 from dpverify.samplers import DpverifyError
-from dpverify.verify import _mutate
-from dpverify.verify._results import CheckResult, Verdict
+from dpverify.verify.changes import _mutate
+from dpverify.verify.engine._results import CheckResult, Verdict
 from dpverify.verify.cli import main
 
 Setup = Callable[[pytest.MonkeyPatch], None]
@@ -38,14 +38,14 @@ def _stale_proof(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _z3_disagrees(monkeypatch: pytest.MonkeyPatch) -> None:
-    from dpverify.verify import _smt
+    from dpverify.verify.privacy import _smt
 
     monkeypatch.setattr(_smt, "check_ratio_bound_z3", lambda table, neighbours, claim: CheckResult(
         "z3", Verdict.VIOLATED, "sat: a counterexample the exact check did not find"))
 
 
 def _hockey_stick_disagrees(monkeypatch: pytest.MonkeyPatch) -> None:
-    from dpverify.verify import _accounting
+    from dpverify.verify.privacy import _accounting
 
     monkeypatch.setattr(_accounting, "dgauss_delta_hockey_stick",
                         lambda sigma2, epsilon, sensitivity, dps: (mpmath.mpf("0.9"), mpmath.mpf("0.95")))
@@ -95,7 +95,9 @@ def _stopped(error: type[BaseException], where: str) -> Setup:
     def setup(monkeypatch: pytest.MonkeyPatch) -> None:
         import sys
 
-        from dpverify.verify import _gate, cli
+        from dpverify.verify.gate import _gate
+
+        from dpverify.verify import cli
 
         def stop(*args: object, **kwargs: object) -> Any:
             raise error()

@@ -13,8 +13,8 @@ import pytest
 import z3
 
 from dpverify.samplers import InvalidArgument
-from dpverify.verify._fixed_point import FIXED_POINT_CHECK, fixed_point_smtlib, prove_fixed_point_leak
-from dpverify.verify._results import Verdict
+from dpverify.verify.precision._fixed_point import FIXED_POINT_CHECK, fixed_point_smtlib, prove_fixed_point_leak
+from dpverify.verify.engine._results import Verdict
 
 
 def _run_script(text: str) -> str:

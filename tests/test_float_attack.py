@@ -1,4 +1,4 @@
-"""The exact float Laplace attack document and the early-exit witness (verify/_float_attack.py).
+"""The exact float Laplace attack document and the early-exit witness (verify/precision/_float_attack.py).
 
 The oracle is brute force: every draw of both inputs run through the real sampler code.
 """
@@ -13,8 +13,8 @@ import pytest
 
 from dpverify.samplers import InvalidArgument
 from dpverify.samplers.laplace_float_unsafe import mechanism_unsafe
-from dpverify.verify._float_attack import attack_text, first_violation, laplace_float_attack
-from dpverify.verify._float_exact import float_pmf, float_privacy
+from dpverify.verify.precision._float_attack import attack_text, first_violation, laplace_float_attack
+from dpverify.verify.precision._float_exact import float_pmf, float_privacy
 
 SEED = 20261123
 

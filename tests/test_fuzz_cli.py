@@ -26,7 +26,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import _fuzz
-from dpverify.verify import _mutate, _sweep, cli
+from dpverify.verify.changes import _mutate
+from dpverify.verify.gate import _sweep
+from dpverify.verify import cli
 
 _HEALTH = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large,
            HealthCheck.function_scoped_fixture]

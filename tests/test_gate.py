@@ -10,8 +10,8 @@ import pytest
 from dpverify.samplers import RandomSource, discrete_laplace, gtm
 from dpverify.specs import Attempt, Case, GtmSpec, Spec
 from dpverify.verify import Verdict
-from dpverify.verify._catalogue import DISCRETE_LAPLACE, GTM, SPECS
-from dpverify.verify._spec_run import run_case
+from dpverify.verify.gate._catalogue import DISCRETE_LAPLACE, GTM, SPECS
+from dpverify.verify.gate._spec_run import run_case
 
 SEED = 20261123
 CASES = [(spec, case) for spec in SPECS for case in spec.cases]

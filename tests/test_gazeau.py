@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from dpverify.samplers import InvalidArgument, SeededRandomSource
 from dpverify.samplers.gazeau_unsafe import EXCEPTION, GazeauConfig, grid_unsafe, mechanism_unsafe, sample_unsafe
 from dpverify.samplers.laplace_float_unsafe import mechanism_unsafe as laplace_unsafe
-from dpverify.verify._float_exact import float_pmf
-from dpverify.verify._gazeau import (
+from dpverify.verify.precision._float_exact import float_pmf
+from dpverify.verify.precision._gazeau import (
     computation_error,
     default_delta_0,
     epsilon_prime,

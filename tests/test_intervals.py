@@ -24,7 +24,7 @@ from mpmath import iv
 from dpverify.samplers import InvalidArgument, RandomSource, discrete_gaussian, discrete_laplace
 from dpverify.samplers.bernoulli import _bernoulli_exp_ratio
 from dpverify.verify import enumerate_outputs
-from dpverify.verify._intervals import check_intervals, enclosure_bound
+from dpverify.verify.engine._intervals import check_intervals, enclosure_bound
 
 Ideal = Callable[[Hashable, int], tuple[mpmath.mpf, mpmath.mpf]]
 

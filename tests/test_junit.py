@@ -20,8 +20,8 @@ import pytest
 from _report_specs import spec_module
 from dpverify import _junit
 from dpverify.specs import Case, Input, PureDp, Rational, Spec
-from dpverify.verify import _gate
-from dpverify.verify._results import CheckResult, Verdict
+from dpverify.verify.gate import _gate
+from dpverify.verify.engine._results import CheckResult, Verdict
 from dpverify.verify.cli import main
 
 junitparser = pytest.importorskip("junitparser")
@@ -207,7 +207,7 @@ def test_specs_that_cannot_be_loaded_are_an_error_and_exit_2(tmp_path: Path, mon
 
 def test_a_catalogue_that_does_not_load_is_a_failed_repository_case(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                                                     capsys: pytest.CaptureFixture[str]) -> None:
-    from dpverify.verify import _discovery
+    from dpverify.verify.gate import _discovery
 
     def unloadable(*args: object, **kwargs: object) -> None:
         raise _discovery.BuiltinUnloadable("cannot load entry point builtin (dpverify): InvalidArgument: alpha=1/3")

@@ -39,14 +39,14 @@ from dpverify.specs import (
     pushforward,
 )
 from dpverify.verify import Verdict, check_intervals, enumerate_outputs, tightest_alpha
-from dpverify.verify._mechanism_specs import GTM_COMPOSED, VECTOR_LAPLACE
-from dpverify.verify._mechanisms import (
+from dpverify.verify.gate._mechanism_specs import GTM_COMPOSED, VECTOR_LAPLACE
+from dpverify.verify.privacy._mechanisms import (
     check_classic_sigma2,
     check_guarantee,
     check_post_processing,
     check_vector_laplace_claim,
 )
-from dpverify.verify._spec_run import run_case
+from dpverify.verify.gate._spec_run import run_case
 
 SEED = 20260117
 
@@ -405,7 +405,7 @@ def test_every_error_is_a_dpverify_error() -> None:
 
 
 def test_the_defaults_check_sees_a_changed_default() -> None:
-    from dpverify.verify._mechanisms import check_defaults
+    from dpverify.verify.privacy._mechanisms import check_defaults
 
     same = ("step", lambda rng: vector_laplace.sample((2,), 1, 1, rng=rng), lambda rng: vector_laplace.sample((2,), 1, 1, 1, rng))
     other = ("step", lambda rng: vector_laplace.sample((2,), 1, 1, rng=rng), lambda rng: vector_laplace.sample((2,), 1, 1, 2, rng))

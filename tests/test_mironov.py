@@ -1,4 +1,4 @@
-"""Exact reachability for the textbook float Laplace mechanism (verify/_mironov.py).
+"""Exact reachability for the textbook float Laplace mechanism (verify/precision/_mironov.py).
 
 Oracles: brute force over every draw at small ``k``; the sampler's own draw at ``k = 53``;
 mpmath for assumption A (libm ``log`` within one ulp on the draw grid), on which the 53-bit
@@ -15,10 +15,10 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-import dpverify.verify._mironov as mironov
+import dpverify.verify.precision._mironov as mironov
 from dpverify.samplers import InvalidArgument, SeededRandomSource
 from dpverify.samplers.laplace_float_unsafe import mechanism_unsafe, sample_unsafe
-from dpverify.verify._mironov import NonMonotoneMechanism, mironov_attack, reachable
+from dpverify.verify.precision._mironov import NonMonotoneMechanism, mironov_attack, reachable
 
 N53 = 1 << 52  # the middle draw at k = 53 (u = 1/2)
 LAST53 = (1 << 53) - 1

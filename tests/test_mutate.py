@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 
 from dpverify.samplers import DpverifyError
-from dpverify.verify import _mutate
-from dpverify.verify._mutants import OPERATORS, mutants_of, verified_source
+from dpverify.verify.changes import _mutate
+from dpverify.verify.changes._mutants import OPERATORS, mutants_of, verified_source
 from dpverify.verify.cli import _repository_checks, build_parser, main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -358,7 +358,7 @@ def test_a_mutant_runs_in_a_copy_that_python_imports(tmp_path: Path) -> None:
             assert (folder / "dpverify" / part / "__init__.py").is_file()
         assert (folder / "dpverify" / "proofs" / "manifest.json").is_file()
         assert not list(folder.rglob("__pycache__"))
-        probe = ("import dpverify.samplers.gtm as g, dpverify.verify._catalogue as c, dpverify.proofs._certificates as p\n"
+        probe = ("import dpverify.samplers.gtm as g, dpverify.verify.gate._catalogue as c, dpverify.proofs._certificates as p\n"
                  "print(g.__file__); print(c.__file__); print(p.repository_root())")
         run = subprocess.run([sys.executable, "-c", probe], cwd=folder, env=_mutate._environment(folder),
                              capture_output=True, text=True, timeout=120, check=True)

@@ -25,7 +25,7 @@ from dpverify.proofs import discrete_laplace_ratio, gtm_ideal_ratio, registry, t
 from dpverify.proofs._theorem import Theorem, discharge, smtlib
 from dpverify.samplers.gtm import gtpmf
 from dpverify.specs.gtm import GtmSpec
-from dpverify.verify._results import CheckResult, Verdict
+from dpverify.verify.engine._results import CheckResult, Verdict
 
 MODULES = registry.MODULES
 

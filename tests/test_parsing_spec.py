@@ -7,10 +7,10 @@ from fractions import Fraction
 import pytest
 
 from dpverify.samplers import _rational
-from dpverify.verify._catalogue import SPECS
-from dpverify.verify._parsing_spec import MAX_BITS, MAX_DIGITS, MAX_TEXT, PARSING_SPEC, REFUSED, cases, check_parsing
-from dpverify.verify._results import Verdict
-from dpverify.verify._spec_run import run_case
+from dpverify.verify.gate._catalogue import SPECS
+from dpverify.verify.gate._parsing_spec import MAX_BITS, MAX_DIGITS, MAX_TEXT, PARSING_SPEC, REFUSED, cases, check_parsing
+from dpverify.verify.engine._results import Verdict
+from dpverify.verify.gate._spec_run import run_case
 
 
 def test_the_entry_is_in_the_catalogue_and_proves() -> None:

@@ -1,4 +1,4 @@
-"""The UNSAFE planar Laplace (samplers/planar_laplace_unsafe.py) and its exact report (verify/_planar.py).
+"""The UNSAFE planar Laplace (samplers/planar_laplace_unsafe.py) and its exact report (verify/precision/_planar.py).
 
 Oracles: ``mpmath.lambertw(x, -1)`` for the stdlib ``W_-1``; the radius CDF
 ``C(r) = 1 - (1 + eps r) e^{-eps r}`` in mpmath for the inverse-CDF radius; brute-force
@@ -28,8 +28,8 @@ from dpverify.samplers.planar_laplace_unsafe import (
     sample_unsafe,
     truncate_round_unsafe,
 )
-from dpverify.verify._planar import planar_report
-from dpverify.verify._results import Verdict
+from dpverify.verify.precision._planar import planar_report
+from dpverify.verify.engine._results import Verdict
 
 ULPS = 4  # allowed distance from the correctly rounded W_-1 (measured: at most 2)
 

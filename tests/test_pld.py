@@ -1,4 +1,4 @@
-"""Privacy loss distributions of composed mechanisms (``dpverify.verify._pld``) against oracles.
+"""Privacy loss distributions of composed mechanisms (``dpverify.verify.privacy._pld``) against oracles.
 
 Oracles, none of which uses the PLD code:
 
@@ -36,7 +36,8 @@ from dpverify.verify import (
     composed_epsilon,
     gtm_table,
 )
-from dpverify.verify import _convolution, _pld
+from dpverify.verify.privacy import _convolution
+from dpverify.verify.privacy import _pld
 
 PLD = PrivacyLossDistribution
 

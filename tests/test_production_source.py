@@ -9,8 +9,8 @@ import threading
 import pytest
 
 from dpverify.samplers import SeededRandomSource, SystemRandomSource, _random_source
-from dpverify.verify._production_source import check_production_blocks, check_production_words, documented_block
-from dpverify.verify._results import Verdict
+from dpverify.verify.gate._production_source import check_production_blocks, check_production_words, documented_block
+from dpverify.verify.engine._results import Verdict
 
 
 def test_the_shipped_supplies_prove() -> None:

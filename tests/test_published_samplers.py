@@ -18,13 +18,13 @@ from hypothesis import strategies as st
 from dpverify.samplers import InvalidArgument, SeededRandomSource
 from dpverify.specs import Case, Exhaustive, Input, Integer, PureDp, Spec, SpecError
 from dpverify.specs import DiscreteGaussianSpec, DiscreteLaplaceSpec
-from dpverify.verify._enumerate import enumerate_outputs
-from dpverify.verify._intervals import check_intervals, enclosure_bound
-from dpverify.verify._lazy_uniform import LazyUniform
-from dpverify.verify._patched_random import patched_random, patched_rng
-from dpverify.verify._random_compat import RandomCompat
-from dpverify.verify._results import Verdict
-from dpverify.verify._spec_run import run_case
+from dpverify.verify.engine._enumerate import enumerate_outputs
+from dpverify.verify.engine._intervals import check_intervals, enclosure_bound
+from dpverify.verify.engine._lazy_uniform import LazyUniform
+from dpverify.verify.engine._patched_random import patched_random, patched_rng
+from dpverify.verify.engine._random_compat import RandomCompat
+from dpverify.verify.engine._results import Verdict
+from dpverify.verify.gate._spec_run import run_case
 from dpverify.verify.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]

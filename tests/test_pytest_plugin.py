@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpverify.specs import Case, Spec, SpecError
-from dpverify.verify._search import parameter_strategy, search_spec
+from dpverify.verify.gate._search import parameter_strategy, search_spec
 
 pytest_plugins = ["pytester"]
 
@@ -259,14 +259,14 @@ def test_importing_the_plugin_loads_no_engine() -> None:
 def test_the_plugin_default_search_size_is_the_search_module_default() -> None:
     # Spelled twice because the plugin may not import the engine to read it.
     from dpverify import pytest_plugin
-    from dpverify.verify import _search
+    from dpverify.verify.gate import _search
 
     assert pytest_plugin.DEFAULT_EXAMPLES == _search.DEFAULT_EXAMPLES
 
 
 def test_case_outcome_round_trip_through_run_case() -> None:
     # The shrunk parameters rerun on their own as the search module's docstring says.
-    from dpverify.verify._spec_run import run_case
+    from dpverify.verify.gate._spec_run import run_case
 
     spec = _spec("rr-broken")
     result = search_spec(spec, seed=2, max_examples=5)

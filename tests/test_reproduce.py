@@ -16,13 +16,14 @@ from pathlib import Path
 import pytest
 
 from dpverify.samplers import DpverifyError
-from dpverify.verify import _reproduce
-from dpverify.verify import _reproduce_cks20 as cks20
-from dpverify.verify import _reproduce_gazeau as gazeau
-from dpverify.verify import _reproduce_gtm as gtm
-from dpverify.verify import _reproduce_notes as notes
-from dpverify.verify import _reproduce_typechecker as typechecker
-from dpverify.verify._reproduce import Options, Paper, Part, Plan, Row, Task, reproduce, resolve_papers
+from dpverify.verify.reports.reproduce import _run as _reproduce
+from dpverify.verify.reports.reproduce import _cks20 as cks20
+from dpverify.verify.reports.reproduce import _gazeau as gazeau
+from dpverify.verify.reports.reproduce import _gtm as gtm
+from dpverify.verify.reports.reproduce import _notes as notes
+from dpverify.verify.reports.reproduce import _typechecker as typechecker
+from dpverify.verify.reports.reproduce._rows import Options, Paper, Part, Plan, Row, Task
+from dpverify.verify.reports.reproduce._run import reproduce, resolve_papers
 from dpverify.verify.cli import main
 
 SCHEMA = Path(__file__).resolve().parent.parent / "schemas" / "reproduce-1.schema.json"

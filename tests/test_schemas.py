@@ -20,13 +20,13 @@ import pytest
 
 import _fuzz
 from _report_specs import spec_module
-from dpverify.verify import _mutate
-from dpverify.verify._output import JsonOption
+from dpverify.verify.changes import _mutate
+from dpverify.verify.reports._output import JsonOption
 from dpverify.verify.cli import build_parser, main
 
 jsonschema = pytest.importorskip("jsonschema")
 
-from dpverify.verify._blackbox import BLACKBOX_SCHEMA  # noqa: E402 - after the skip
+from dpverify.verify.published._blackbox import BLACKBOX_SCHEMA  # noqa: E402 - after the skip
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMAS = ROOT / "schemas"
@@ -211,7 +211,7 @@ def test_check_when_the_package_does_not_import(monkeypatch: pytest.MonkeyPatch,
 
 def test_check_when_the_catalogue_does_not_load(monkeypatch: pytest.MonkeyPatch,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    from dpverify.verify import _discovery
+    from dpverify.verify.gate import _discovery
 
     def unloadable(*args: object, **kwargs: object) -> None:
         raise _discovery.BuiltinUnloadable("cannot load entry point builtin (dpverify): InvalidArgument: alpha=1/3")

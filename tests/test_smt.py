@@ -1,6 +1,6 @@
 """The Z3 ratio-bound check and its SMT-LIB export, cross-checked against the exact engine.
 
-``dpverify.verify._privacy.tightest_alpha`` computes the tightest ratio with Fractions; the Z3 check
+``dpverify.verify.privacy._ratio.tightest_alpha`` computes the tightest ratio with Fractions; the Z3 check
 reaches its verdict and witness by a different route (a selector over the distinct entries),
 so agreement between the two is a real cross-check.
 """
@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from dpverify.samplers import InvalidArgument
 from dpverify.specs import ExactPmf, GtmSpec, PureDpClaim
 from dpverify.verify import CheckResult, Verdict, check_pure_dp, tightest_alpha
-from dpverify.verify import _smt
-from dpverify.verify._smt import check_ratio_bound_z3, smtlib_obligation
+from dpverify.verify.privacy import _smt
+from dpverify.verify.privacy._smt import check_ratio_bound_z3, smtlib_obligation
 
 
 def _gtm(alpha: str, n: int, T: int) -> tuple[dict, tuple, PureDpClaim]:

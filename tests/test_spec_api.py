@@ -29,9 +29,9 @@ from dpverify.specs import (
     Zcdp,
 )
 from dpverify.verify import Verdict, enumerate_outputs
-from dpverify.verify._discovery import discover, specs_from_module
-from dpverify.verify._random_compat import RandomCompat
-from dpverify.verify._spec_run import run_case
+from dpverify.verify.gate._discovery import discover, specs_from_module
+from dpverify.verify.engine._random_compat import RandomCompat
+from dpverify.verify.gate._spec_run import run_case
 from dpverify.verify.cli import main
 
 SEED = 7
@@ -365,7 +365,7 @@ def test_the_builtin_catalogue_is_found_through_its_entry_point() -> None:
     found = discover()
     assert {"gtm", "dlaplace", "dgauss", "grid-laplace"} <= {f.spec.name for f in found}
     assert all(f.builtin and f.origin == "entry point builtin (dpverify)" for f in found if f.spec.name == "gtm")
-    assert [f.spec.name for f in specs_from_module("dpverify.verify._catalogue")][:4] == [
+    assert [f.spec.name for f in specs_from_module("dpverify.verify.gate._catalogue")][:4] == [
         "rational-parsing", "system-source", "seeded-source", "gtm"]
 
 

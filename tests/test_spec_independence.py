@@ -1,6 +1,6 @@
 """Specs state the distribution independently of the sampler code, and the static check says so.
 
-The ``spec-uses-code`` rule of ``dpverify.verify._static`` is run on the repository's specs and
+The ``spec-uses-code`` rule of ``dpverify.verify.gate._static`` is run on the repository's specs and
 on synthetic spec files beside a copy of the samplers; the last tests show what the rule is for:
 with the grid Laplace sampler's rounding made wrong, the unchanged spec no longer agrees with it.
 """
@@ -16,10 +16,10 @@ import pytest
 
 from dpverify.samplers import grid_laplace
 from dpverify.specs import Case, GridLaplaceSpec
-from dpverify.verify._catalogue import GRID_LAPLACE
-from dpverify.verify._results import Verdict
-from dpverify.verify._spec_run import run_case
-from dpverify.verify._static import check_samplers_static, scan_spec_file, scanned_spec_files
+from dpverify.verify.gate._catalogue import GRID_LAPLACE
+from dpverify.verify.engine._results import Verdict
+from dpverify.verify.gate._spec_run import run_case
+from dpverify.verify.gate._static import check_samplers_static, scan_spec_file, scanned_spec_files
 
 REPO = Path(__file__).resolve().parents[1]
 RULE = "spec-uses-code"

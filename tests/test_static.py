@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from dpverify.verify._results import Verdict
-from dpverify.verify._static import MATH_ALLOWED, check_samplers_static, scan_file, scanned_files
+from dpverify.verify.engine._results import Verdict
+from dpverify.verify.gate._static import MATH_ALLOWED, check_samplers_static, scan_file, scanned_files
 
 REPO = Path(__file__).resolve().parents[1]
 

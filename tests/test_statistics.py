@@ -16,7 +16,7 @@ import pytest
 from dpverify.samplers import InvalidArgument, RandomSource, gtm
 from dpverify.specs import GtmSpec
 from dpverify.verify import Verdict, code_distribution
-from dpverify.verify._statistics import _ln_upper, check_empirical, dkw_threshold
+from dpverify.verify.engine._statistics import _ln_upper, check_empirical, dkw_threshold
 
 BETA = Fraction(1, 10**9)
 

@@ -12,11 +12,11 @@ from dpverify.samplers import RandomSource, discrete_gaussian, discrete_laplace
 from dpverify.samplers._loops import subroutine, until_accepted
 from dpverify.specs import Case
 from dpverify.verify import Verdict, enumerate_outputs
-from dpverify.verify._catalogue import DISCRETE_GAUSSIAN, DISCRETE_LAPLACE, GRID_LAPLACE, SPECS
-from dpverify.verify._entry_points import check_entry_points, public_entry_points
-from dpverify.verify._enumerate import LoopNeverAccepts
-from dpverify.verify._intervals import check_intervals
-from dpverify.verify._spec_run import run_case
+from dpverify.verify.gate._catalogue import DISCRETE_GAUSSIAN, DISCRETE_LAPLACE, GRID_LAPLACE, SPECS
+from dpverify.verify.gate._entry_points import check_entry_points, public_entry_points
+from dpverify.verify.engine._enumerate import LoopNeverAccepts
+from dpverify.verify.engine._intervals import check_intervals
+from dpverify.verify.gate._spec_run import run_case
 
 SEED = 20261123
 
@@ -173,7 +173,7 @@ def test_refuses_must_name_declared_parameters() -> None:
 
 
 def test_a_draw_the_source_refuses_is_a_crash_with_its_draws() -> None:
-    from dpverify.verify._enumerate import SamplerCrashed
+    from dpverify.verify.engine._enumerate import SamplerCrashed
 
     def zero_den(rng: RandomSource) -> bool:
         return rng.randbelow(2) == 1 and rng.bernoulli(1, 0)
@@ -184,8 +184,8 @@ def test_a_draw_the_source_refuses_is_a_crash_with_its_draws() -> None:
 
 
 def test_fail_fast_stops_at_the_first_unmet_case() -> None:
-    from dpverify.verify._discovery import FoundSpec
-    from dpverify.verify._gate import run_gate
+    from dpverify.verify.gate._discovery import FoundSpec
+    from dpverify.verify.gate._gate import run_gate
 
     lenient = replace(DISCRETE_LAPLACE, refuses=({"scale": "1/2"},), timing=False)
     found = [FoundSpec(lenient, "test", builtin=False)]
@@ -209,7 +209,7 @@ def test_refuses_wants_the_error_to_name_the_parameter() -> None:
 def test_a_case_bound_inside_an_enclosing_bound_keeps_the_enclosing_one() -> None:
     import signal
 
-    from dpverify.verify._spec_run import time_bound
+    from dpverify.verify.gate._spec_run import time_bound
 
     signal.setitimer(signal.ITIMER_REAL, 50)
     try:

@@ -27,10 +27,11 @@ import pytest
 
 from dpverify.samplers import DpverifyError, InvalidArgument, RandomSource
 from dpverify.specs import Case, Input, PureDp, Rational, Spec
-from dpverify.verify import _mutate, _sweep
-from dpverify.verify._mutants import mutants_of, verified_source
-from dpverify.verify._spec_run import CaseTimeUp, run_case, time_bound
-from dpverify.verify._sweep import need_scheduler, sweep, sweep_results
+from dpverify.verify.changes import _mutate
+from dpverify.verify.gate import _sweep
+from dpverify.verify.changes._mutants import mutants_of, verified_source
+from dpverify.verify.gate._spec_run import CaseTimeUp, run_case, time_bound
+from dpverify.verify.gate._sweep import need_scheduler, sweep, sweep_results
 from dpverify.verify.cli import main
 
 # --- module-level work, so that worker processes can run it ---------------------------------------
@@ -340,7 +341,8 @@ def test_check_on_a_cluster_gives_the_serial_document_and_report(
 
 
 def test_reproduce_on_a_cluster_gives_the_local_rows(cluster: str) -> None:
-    from dpverify.verify._reproduce import Options, reproduce, resolve_papers
+    from dpverify.verify.reports.reproduce._rows import Options
+    from dpverify.verify.reports.reproduce._run import reproduce, resolve_papers
 
     papers = resolve_papers("004")
     local = reproduce(papers, jobs=1, options=Options(measure=False)).to_json()["papers"]

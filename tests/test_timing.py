@@ -10,7 +10,7 @@ import pytest
 
 from dpverify.samplers import RandomSource, discrete_laplace
 from dpverify.verify import enumerate_outputs
-from dpverify.verify._timing import check_timing, timing_channel
+from dpverify.verify.privacy._timing import check_timing, timing_channel
 
 
 def _laplace_scale_1(rng: RandomSource) -> int:

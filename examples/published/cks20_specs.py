@@ -8,10 +8,10 @@
   (``cks20/discretegauss.py``, vendored unmodified with its Apache-2.0 licence) with
   ``rng=RandomCompat(source)`` (``randomness="random"``): every ``rng.randrange(m)`` is one exact
   uniform choice of the enumerating source, branched on only by the comparisons the code makes
-  (:mod:`dpverify.verify._lazy_uniform`), so ``sample_bernoulli``'s ``randrange(d) < n`` is one
+  (:mod:`dpverify.verify.engine._lazy_uniform`), so ``sample_bernoulli``'s ``randrange(d) < n`` is one
   two-way branch.  The whole ``while True`` loops are enumerated as they run, to ``min_mass``,
   renewing each loop where the execution comes back to a program state it was in before on its
-  path (``Bounded(renewal=True)``, :mod:`dpverify.verify._program_state`), which gives exact
+  path (``Bounded(renewal=True)``, :mod:`dpverify.verify.engine._program_state`), which gives exact
   intervals ``E(o) <= P_code(o) <= E(o) + U`` judged against the ideal PMFs stated
   independently in :class:`~dpverify.specs.DiscreteLaplaceSpec` (``P(z) = tanh(1/(2b))
   e^(-|z|/b)``) and :class:`~dpverify.specs.DiscreteGaussianSpec` (``P(z) = e^(-z^2/(2 sigma2)) /
@@ -24,7 +24,7 @@
 - ``module-randomized-response`` is a sampler that takes no ``rng`` at all: it calls
   ``secrets.randbelow``, ``random.randrange`` and a ``random.SystemRandom()`` it creates, all
   redirected to the engine's source for each execution (``randomness="module"``,
-  :func:`dpverify.verify._patched_random.patched_random`); its exact PMF and ``3``-ratio local DP
+  :func:`dpverify.verify.engine._patched_random.patched_random`); its exact PMF and ``3``-ratio local DP
   claim are proved.  A one-token variant (``<= 3``) samples the law stated for it exactly, and
   that law breaks the claim: violated, with two inputs, an output and both exact probabilities.
 

@@ -14,10 +14,8 @@ import sys
 import traceback
 from collections.abc import Sequence
 
+from dpverify._check_schema import CHECK_SCHEMA
 from dpverify._junit import FAILURE, JunitCase, JunitSuite, junit_xml
-
-#: Version of the JSON document ``dpverify check --json`` writes (see the README).
-CHECK_SCHEMA = "dpverify.check/2"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -12,7 +12,7 @@ it), so a project's run checks its own specs.  Each spec gives
 - ``dpverify::SPEC/CASE`` per listed case: every check the declaration implies, which must
   reach the case's expected verdict (as in ``dpverify check``);
 - ``dpverify::SPEC/search``: a Hypothesis search of the parameter domain beyond the cases
-  (:func:`dpverify.verify._search.search_spec`), exact checks only; for a spec none of whose
+  (:func:`dpverify.verify.gate._search.search_spec`), exact checks only; for a spec none of whose
   cases expects ``proved`` (one documenting an unsafe sampler) a failure found is an xfail.
 
 Select them with ``-k`` (``-k dpverify`` for all, ``-k "SPEC/search"``; ``-k`` matches
@@ -40,15 +40,15 @@ import pytest
 
 if TYPE_CHECKING:
     from dpverify.specs import Case
-    from dpverify.verify._discovery import FoundSpec
-    from dpverify.verify._search import SearchResult
-    from dpverify.verify._spec_run import CaseOutcome
+    from dpverify.verify.gate._discovery import FoundSpec
+    from dpverify.verify.gate._search import SearchResult
+    from dpverify.verify.gate._spec_run import CaseOutcome
 
 __all__ = ["DpverifyFailure"]
 
 _SEED = pytest.StashKey[int]()
 DEFAULT_SAMPLES = 5000
-DEFAULT_EXAMPLES = 25  # the same as dpverify.verify._search.DEFAULT_EXAMPLES, without importing it
+DEFAULT_EXAMPLES = 25  # the same as dpverify.verify.gate._search.DEFAULT_EXAMPLES, without importing it
 
 
 class DpverifyFailure(Exception):
@@ -160,7 +160,7 @@ class DpverifyCollector(pytest.Collector):
 
     def _sources(self) -> list[tuple[str, Any]]:
         """``(name, load)`` per place specs come from; each fails on its own."""
-        from dpverify.verify._discovery import specs_from_entry_points, specs_from_module
+        from dpverify.verify.gate._discovery import specs_from_entry_points, specs_from_module
 
         modules = _modules(self.config)
         builtin = self.config.getoption("dpverify_builtin")
@@ -213,7 +213,7 @@ class CaseItem(_DpverifyItem):
         self.found, self.case = found, case
 
     def runtest(self) -> None:
-        from dpverify.verify._spec_run import run_case
+        from dpverify.verify.gate._spec_run import run_case
 
         outcome = run_case(self.found.spec, self.case, seed=self.seed,
                            samples=self.config.getoption("dpverify_samples"), origin=self.found.origin)
@@ -230,7 +230,7 @@ class SearchItem(_DpverifyItem):
 
     def runtest(self) -> None:
         from dpverify.specs import SpecError
-        from dpverify.verify._search import search_spec
+        from dpverify.verify.gate._search import search_spec
 
         try:
             result = search_spec(self.found.spec, seed=self.seed, max_examples=self.config.getoption("dpverify_examples"))

@@ -1,0 +1,863 @@
+"""Does new sampler code sample the same distribution as the old?  Exact differential checking.
+
+A maintainer who optimises, refactors or ports a sampler wants one answer per parameter set:
+the same law, or where it differs.  Both versions are run by the same engine
+(:mod:`dpverify.verify.engine._enumerate`, DESIGN.md "the implementation is the model"), each as its
+spec declares (complete enumeration, bisection of a single draw, or a bounded enumeration with
+marked loops summarised, which yields exact intervals), and their laws are compared.
+
+Outputs.  Let ``E_old(o)``, ``E_new(o)`` be the exact explored masses and ``U_old``, ``U_new``
+the exact unexplored remainders, so ``P_old(o)`` lies in ``[E_old(o), E_old(o) + U_old]`` and
+likewise for the new code (the enumeration's module docstring proves these bounds).
+
+- Both enumerations exhausted (``U = 0``): the PMFs are exact, and the verdict is ``proved``
+  when they are equal at every output, else ``violated`` at the first output where they differ,
+  with both exact probabilities.
+- Otherwise: ``violated`` when some output's two intervals are disjoint (the laws differ for
+  certain, and the intervals are the evidence; the output where they lie farthest apart is
+  reported).  Else the laws are equal up to a stated bound:
+  writing ``P_old(o) = E_old(o) + x_o`` with ``x_o >= 0`` and ``sum_o x_o = U_old`` (and ``y_o``
+  for the new code),
+
+      TV(old, new) = 1/2 sum_o |P_old(o) - P_new(o)| <= 1/2 (sum_o |E_old(o) - E_new(o)| + U_old + U_new),
+
+  and ``|P_old(o) - P_new(o)| <= max(E_old(o) + U_old - E_new(o), E_new(o) + U_new - E_old(o))``.
+  ``proved`` when that TV bound is at most ``max_tv``, ``inconclusive`` otherwise (the reason
+  says to lower the enumeration's ``min_mass``).
+
+The timing channel.  The same comparison is made of the joint law of (output, number of draws)
+(:attr:`~dpverify.verify.engine._enumerate.Enumeration.joint`, the input of
+:mod:`dpverify.verify.privacy._timing`), enumerated without summaries since a summarised loop counts as
+one draw.  Pairs are compared as outputs are, and so is the distribution function of the number
+of draws, ``P(draws <= k)``, whose explored part ``F(k)`` bounds it within ``[F(k), F(k) + U]``:
+a change that adds one draw to many light paths moves little mass per pair but much in ``F``.
+A ``violated`` there with an unchanged output law is the case the maintainer must hear about:
+the change is distribution-preserving but alters what the running time reveals (the loops of
+Canonne, Kamath, Steinke 2020, Algorithms 1-3, run a geometric number of times, so the number
+of draws depends on the output; :mod:`dpverify.verify.privacy._timing` measures that channel).  It is a
+finding: it never decides the verdict.  For rejection samplers the unexplored mass ``U`` of a
+walk without summaries is large (about 0.02 at ``min_mass = 1e-6`` for the discrete Laplace at
+scale 3), so the intervals rarely separate; then every path of at most ``k`` draws is walked
+with no mass budget (``k`` in :data:`SHORT_DEPTHS`, while the walk stays within
+:data:`SHORT_PATHS` executions).  A path is cut exactly when it asks for draw ``k + 1``, so that
+walk gives ``P(output = o, draws = d)`` *exactly* for every ``d <= k``, and a difference there
+is a certain one, with both exact probabilities.  When they agree on every such pair, the two
+joint laws differ only on the longer paths, whose mass ``tail`` is then the same in both, so
+``TV <= tail``: ``proved`` when ``tail <= max_tv``, else ``inconclusive`` with the tighter of
+the two bounds stated.
+
+Parameter sets: the spec's cases, the caller's own, and a Hypothesis search of the declared
+domain (:func:`dpverify.verify.gate._search.parameter_strategy`) for a set where the laws differ,
+shrunk to a simple one, seeded and replayable.  Each set runs under a time bound.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import random
+import sys
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, fields, replace
+from fractions import Fraction
+from typing import Any
+
+from dpverify.samplers import DpverifyError, InvalidArgument, SamplerContractError, SeededRandomSource
+from dpverify.samplers._rational import shown
+from dpverify.specs import Integer, Rational, SamplesPmf
+from dpverify.specs._api import Attempt, Bisection, Bounded, Case, Exhaustive, Randomness, Spec, SpecError
+from dpverify.verify.engine._arguments import DEFAULT_TIME_LIMIT, elided
+from dpverify.verify.changes._base_revision import module_file_of
+from dpverify.verify.engine._enumerate import Enumeration, LoopNeverAccepts, SamplerCrashed, enumerate_outputs
+from dpverify.verify.engine._exactness import code_distribution
+from dpverify.verify.engine._intervals import decimal_text, renewal
+from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text, json_value
+from dpverify.verify.gate._spec_run import TIMING_MIN_MASS, CaseTimeUp, _Instance, time_bound
+
+__all__ = [
+    "DEFAULT_MAX_TV",
+    "DEFAULT_SEARCH_EXAMPLES",
+    "DIFF_SCHEMA",
+    "DiffOptions",
+    "ParameterDiff",
+    "Side",
+    "SpecDiff",
+    "compare_draws",
+    "compare_outputs",
+    "diff_document",
+    "diff_sides",
+    "parse_parameter_set",
+    "resolve_reference",
+]
+
+DIFF_SCHEMA = "dpverify.diff/1"
+#: A bounded enumeration proves two laws equal when its TV bound is at most this.
+DEFAULT_MAX_TV = Fraction(1, 1000)
+#: Parameter sets the search draws when not told otherwise (each enumerates both versions).
+DEFAULT_SEARCH_EXAMPLES = 20
+#: The enumeration of a bare sampler (no spec): exact for a finite sampler whose every path
+#: weighs at least this much, exact intervals otherwise.
+BARE_MIN_MASS = Fraction(1, 10**9)
+
+
+# --- the two versions -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Side:
+    """One version: its label, the spec it came with (None for a bare sampler), the sampler,
+    and how to enumerate it (the spec's declaration, rebuilt with this dpverify's classes)."""
+
+    label: str
+    spec: Spec | None
+    sampler: Callable[..., Hashable]
+    enumeration: Any = None
+
+
+def _attribute(module: Any, path: str, reference: str) -> Any:
+    value = module
+    for part in path.split("."):
+        if not hasattr(value, part):
+            raise InvalidArgument(f"reference {shown(reference)} names no attribute {elided(repr(part), 60)} in "
+                                  f"{elided(str(getattr(value, '__name__', '?')), 60)}; a reference is module:attribute.")
+        value = getattr(value, part)
+    return value
+
+
+def _current_enumeration(declared: Any) -> Any:
+    """``declared`` (possibly built from an old copy of the spec API) as this dpverify's class."""
+    for kind in (Exhaustive, Bisection, Bounded, Attempt):
+        if type(declared).__name__ == kind.__name__:
+            return declared if isinstance(declared, kind) else kind(**{f.name: getattr(declared, f.name)
+                                                                      for f in fields(kind)})
+    return None
+
+
+def _side(value: Any, label: str) -> Side:
+    """A Side from a resolved reference: a Spec (of this or an old copy of the API) or a callable."""
+    if isinstance(value, Spec) or (type(value).__name__ == "Spec" and hasattr(value, "sampler")):
+        sampler = value.sampler
+        if sampler is None:
+            raise InvalidArgument(f"reference {shown(label)} is a spec without a sampler; there is no code to compare.")
+        if Randomness(value.randomness) is Randomness.NONE:
+            raise InvalidArgument(f"reference {shown(label)} is a black-box spec (randomness='none'): its draws "
+                                  "cannot be enumerated, so its law cannot be compared exactly.")
+        return Side(label, value if isinstance(value, Spec) else None, sampler, _current_enumeration(value.enumeration))
+    if isinstance(value, (list, tuple)) and value and all(type(v).__name__ == "Spec" for v in value):
+        names = ", ".join(v.name for v in value)
+        raise InvalidArgument(f"reference {shown(label)} holds {len(value)} specs ({elided(names, 80)}); name one: "
+                              "module:attribute of a Spec, or its spec name.")
+    if callable(value):
+        return Side(label, None, value)
+    raise InvalidArgument(f"reference {shown(label)} is {type(value).__name__}, not a Spec or a sampler callable.")
+
+
+def resolve_reference(reference: str, base: Any = None) -> Side:
+    """``module:attribute`` (a Spec, or a sampler taking ``rng``) or a spec name found by
+    :func:`~dpverify.verify.gate._discovery.discover`; with ``base`` (a
+    :class:`~dpverify.verify.changes._base_revision.BaseRevision`), the version at that revision."""
+    if not isinstance(reference, str) or not reference.strip():
+        raise InvalidArgument(f"a reference is module:attribute or a spec name; got {shown(reference)}.")
+    label = reference if base is None else f"{reference} at {base.revision}"
+    if ":" not in reference:
+        from dpverify.verify.gate._discovery import discover
+
+        try:
+            (found,) = discover((), names=[reference])
+        except SpecError as error:
+            raise InvalidArgument(f"reference {shown(reference)} is no module:attribute, and as a spec name: "
+                                  f"{elided(str(error), 150)}") from None
+        new = _side(found.spec, label)
+        return new if base is None else old_of(new, base, label)
+    module_name, _, path = reference.partition(":")
+    if not module_name or not path:
+        raise InvalidArgument(f"a reference is module:attribute; got {shown(reference)}.")
+    if base is not None:
+        module = base.module(module_name)
+    else:
+        try:
+            module = importlib.import_module(module_name)
+        except Exception as error:  # noqa: BLE001 - the user's module: whatever stops its import is reported
+            raise InvalidArgument(f"reference {shown(reference)}: module {elided(repr(module_name), 60)} does not "
+                                  f"import: {type(error).__name__}: {elided(str(error), 80)}") from None
+    return _side(_attribute(module, path, reference), label)
+
+
+def _function_at(base: Any, function: Callable[..., Any], what: str) -> Callable[..., Any]:
+    module, qualname = getattr(function, "__module__", None), getattr(function, "__qualname__", "")
+    if not module or "<" in qualname:
+        raise InvalidArgument(f"the {what} {shown(function, 60)} is not a module-level function or method "
+                              f"({qualname or '?'}), so it cannot be found at {base.revision}.")
+    return _attribute(base.module(module), qualname, f"{module}:{qualname}")
+
+
+def old_of(new: Side, base: Any, label: str | None = None) -> Side:
+    """The version at ``base`` of ``new``'s sampler (and of its attempt): same spec, old code."""
+    sampler = _function_at(base, new.sampler, "sampler")
+    enumeration = new.enumeration
+    if isinstance(enumeration, Attempt):
+        enumeration = replace(enumeration, attempt=_function_at(base, enumeration.attempt, "attempt"))
+    return Side(label or f"{new.label} at {base.revision}", new.spec, sampler, enumeration)
+
+
+# --- parameter sets ----------------------------------------------------------------------------------
+
+
+def parse_parameter_set(text: str) -> dict[str, str]:
+    """``"scale=3/2,sensitivity=1"`` as ``{"scale": "3/2", "sensitivity": "1"}`` (values stay
+    text: the spec's domains parse them exactly)."""
+    pairs: dict[str, str] = {}
+    for item in str(text).split(","):
+        name, equals, value = item.partition("=")
+        name, value = name.strip(), value.strip()
+        if not equals or not name.isidentifier() or not value:
+            raise InvalidArgument(f"--param must be name=value pairs separated by commas, such as scale=3/2,sensitivity=1; "
+                                  f"got --param={shown(text)}.")
+        if name in pairs:
+            raise InvalidArgument(f"--param names {name} twice; got --param={shown(text)}.")
+        pairs[name] = value
+    return pairs
+
+
+def _bare_frame(sampler: Callable[..., Any], sets: Sequence[Mapping[str, str]], label: str) -> Spec:
+    """A spec for two bare samplers: their parameters from the caller's sets, no search."""
+    if not sets:
+        raise InvalidArgument(f"neither reference is a spec, so there are no declared parameter sets; give one with "
+                              f"--param name=value,... (comparing {label}).")
+    names = list(sets[0])
+    if any(list(s) != names for s in sets):
+        raise InvalidArgument("every --param set must name the same parameters when neither reference is a spec.")
+    domains = {n: Integer(-(10**100)) if all(_is_integer(s[n]) for s in sets) else Rational() for n in names}
+    return Spec(name="diff", sampler=sampler, parameters=domains, cases=[Case(dict(s)) for s in sets],
+                claim=SamplesPmf(), enumeration=Bounded(min_mass=BARE_MIN_MASS))
+
+
+def _is_integer(text: str) -> bool:
+    return text.strip().lstrip("+-").isdigit()
+
+
+# --- comparing two laws ------------------------------------------------------------------------------
+
+
+def _order(keys: list[Hashable]) -> list[Hashable]:
+    try:
+        return sorted(keys)  # type: ignore[type-var]
+    except TypeError:
+        return keys
+
+
+def _union(first: Mapping[Hashable, Any], second: Mapping[Hashable, Any]) -> list[Hashable]:
+    return _order([*first, *(k for k in second if k not in first)])
+
+
+def _interval(value: Fraction, width: Fraction) -> dict[str, str]:
+    return {"low": fraction_text(value), "high": fraction_text(value + width)}
+
+
+def _compare(
+    old: Mapping[Hashable, Fraction], old_u: Fraction, new: Mapping[Hashable, Fraction], new_u: Fraction,
+    max_tv: Fraction, check: str, what: Callable[[Hashable], str], shown_key: Callable[[Hashable], Any],
+) -> CheckResult:
+    """The comparison of the module docstring, on masses keyed by outputs or (output, draws)."""
+    keys = _union(old, new)
+    zero = Fraction(0)
+    if old_u == 0 and new_u == 0:
+        for key in keys:
+            a, b = old.get(key, zero), new.get(key, zero)
+            if a != b:
+                return CheckResult(check, Verdict.VIOLATED,
+                                   f"{what(key)}: old {fraction_text(a)} (~{decimal_text(a, 6)}) vs new "
+                                   f"{fraction_text(b)} (~{decimal_text(b, 6)})",
+                                   evidence={"at": shown_key(key), "old": fraction_text(a), "new": fraction_text(b),
+                                             "exact": True, "compared": len(keys)})
+        return CheckResult(check, Verdict.PROVED, f"identical exact laws over {len(keys)} value(s)",
+                           evidence={"exact": True, "compared": len(keys), "tv_bound": "0", "pointwise_bound": "0"})
+    pointwise, absolute = max(old_u, new_u), zero
+    widest: tuple[Fraction, Hashable] | None = None  # the value whose intervals lie farthest apart
+    for key in keys:
+        a, b = old.get(key, zero), new.get(key, zero)
+        gap = max(b - (a + old_u), a - (b + new_u))
+        if gap > 0 and (widest is None or gap > widest[0]):
+            widest = (gap, key)
+        absolute += abs(a - b)
+        pointwise = max(pointwise, a + old_u - b, b + new_u - a)
+    if widest is not None:
+        key = widest[1]
+        a, b = old.get(key, zero), new.get(key, zero)
+        return CheckResult(check, Verdict.VIOLATED,
+                           f"{what(key)}: old in [{decimal_text(a, 8)}, {decimal_text(a + old_u, 8)}], new in "
+                           f"[{decimal_text(b, 8)}, {decimal_text(b + new_u, 8)}]: disjoint, so they differ",
+                           evidence={"at": shown_key(key), "old": _interval(a, old_u), "new": _interval(b, new_u),
+                                     "gap": fraction_text(widest[0]), "exact": False, "compared": len(keys)})
+    tv = (absolute + old_u + new_u) / 2
+    evidence = {"exact": False, "compared": len(keys), "tv_bound": fraction_text(tv),
+                "tv_bound_decimal": decimal_text(tv, 8), "pointwise_bound": fraction_text(pointwise),
+                "pointwise_bound_decimal": decimal_text(pointwise, 8), "old_unexplored": fraction_text(old_u),
+                "new_unexplored": fraction_text(new_u), "max_tv": fraction_text(max_tv)}
+    summary = (f"no value separates them: TV(old, new) <= {decimal_text(tv, 6)} and |P_old - P_new| <= "
+               f"{decimal_text(pointwise, 6)} at every value ({len(keys)} compared)")
+    if tv <= max_tv:
+        return CheckResult(check, Verdict.PROVED, summary, evidence=evidence)
+    reason = (f"the TV bound {decimal_text(tv, 6)} exceeds max_tv={fraction_text(max_tv)}: "
+              "lower the enumeration's min_mass to tighten it")
+    return CheckResult(check, Verdict.INCONCLUSIVE, f"{summary}; {reason}", reason=reason, evidence=evidence)
+
+
+def compare_outputs(old: Enumeration, new: Enumeration, *, max_tv: Fraction = DEFAULT_MAX_TV) -> CheckResult:
+    """The output laws of two enumerations compared (module docstring, "Outputs")."""
+    return _compare(old.masses, old.unexplored, new.masses, new.unexplored, max_tv, "output_distribution",
+                    lambda o: f"the laws differ at output {shown(o, 60)}", json_value)
+
+
+def compare_draws(old: Enumeration, new: Enumeration, *, max_tv: Fraction = DEFAULT_MAX_TV) -> CheckResult:
+    """The joint laws of (output, draws) compared: the timing channel (module docstring)."""
+    result = _compare(old.joint, old.unexplored, new.joint, new.unexplored, max_tv, "timing_channel",
+                      lambda key: f"the number of draws changed: P(output={shown(key[0], 40)}, draws={key[1]})",
+                      lambda key: {"output": json_value(key[0]), "draws": key[1]})
+    if result.verdict is not Verdict.VIOLATED:
+        result = _draws_cdf(old, new) or result
+    evidence = dict(result.evidence)
+    if old.exhausted and new.exhausted:
+        evidence["old_mean_draws"] = fraction_text(_mean_draws(old))
+        evidence["new_mean_draws"] = fraction_text(_mean_draws(new))
+    return replace(result, evidence=evidence)
+
+
+def _draws_cdf(old: Enumeration, new: Enumeration) -> CheckResult | None:
+    """A difference in ``P(draws <= k)``, or None.  Its explored part ``F(k)`` satisfies
+    ``F(k) <= P(draws <= k) <= F(k) + U``, so disjoint intervals separate the two laws.  Shifting
+    many light paths by one draw each moves little mass per (output, draws) pair but adds up in
+    the distribution function, which is where a rejection loop's extra draw shows."""
+    marginals = []
+    for found in (old, new):
+        by_draws: dict[int, Fraction] = {}
+        for (_, draws), mass in found.joint.items():
+            by_draws[draws] = by_draws.get(draws, Fraction(0)) + mass
+        marginals.append(by_draws)
+    widest: tuple[Fraction, int, Fraction, Fraction] | None = None
+    below_old = below_new = Fraction(0)
+    for k in sorted({*marginals[0], *marginals[1]}):
+        below_old += marginals[0].get(k, Fraction(0))
+        below_new += marginals[1].get(k, Fraction(0))
+        gap = max(below_new - (below_old + old.unexplored), below_old - (below_new + new.unexplored))
+        if gap > 0 and (widest is None or gap > widest[0]):
+            widest = (gap, k, below_old, below_new)
+    if widest is None:
+        return None
+    gap, k, a, b = widest
+    return CheckResult("timing_channel", Verdict.VIOLATED,
+                       f"the number of draws changed: P(draws <= {k}): old in [{decimal_text(a, 8)}, "
+                       f"{decimal_text(a + old.unexplored, 8)}], new in [{decimal_text(b, 8)}, "
+                       f"{decimal_text(b + new.unexplored, 8)}]: disjoint, so they differ",
+                       evidence={"at": {"draws_at_most": k}, "old": _interval(a, old.unexplored),
+                                 "new": _interval(b, new.unexplored), "gap": fraction_text(gap),
+                                 "exact": old.exhausted and new.exhausted})
+
+
+def _mean_draws(found: Enumeration) -> Fraction:
+    return sum((mass * draws for (_, draws), mass in found.joint.items()), Fraction(0))
+
+
+# --- one parameter set ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DiffOptions:
+    """``max_tv``: the TV bound a bounded comparison must reach to prove; ``search_examples``:
+    parameter sets the search draws (0: no search); ``seed``: the search's seed; ``time_limit``:
+    seconds per parameter set (None: unbounded); ``min_mass``: overrides the bounded
+    enumerations' mass budget (None: each spec's own)."""
+
+    max_tv: Fraction = DEFAULT_MAX_TV
+    search_examples: int = DEFAULT_SEARCH_EXAMPLES
+    seed: int = 0
+    time_limit: float | None = DEFAULT_TIME_LIMIT
+    min_mass: Fraction | None = None
+
+
+@dataclass(frozen=True)
+class ParameterDiff:
+    """Both versions at one parameter set (and input): the output comparison, and the timing one."""
+
+    label: str
+    source: str
+    parameters: Mapping[str, Any]
+    input: Hashable | None
+    output: CheckResult
+    timing: CheckResult | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"label": self.label, "source": self.source,
+                "parameters": {k: str(v) for k, v in self.parameters.items()},
+                "input": json_value(self.input), "output": self.output.to_json(),
+                "timing": None if self.timing is None else self.timing.to_json()}
+
+    @property
+    def timing_changed(self) -> bool:
+        return (self.output.verdict is Verdict.PROVED and self.timing is not None
+                and self.timing.verdict is Verdict.VIOLATED)
+
+
+class _Version:
+    """One version bound to a validated parameter set."""
+
+    def __init__(self, frame: Spec, side: Side, p: Mapping[str, Any], where: str, min_mass: Fraction | None) -> None:
+        enumeration = side.enumeration if side.enumeration is not None else frame.enumeration_for()
+        if isinstance(enumeration, Attempt) and side.spec is None and side.enumeration is None:
+            enumeration = Bounded(min_mass=enumeration.min_mass, max_paths=enumeration.max_paths)
+        if enumeration is None:
+            enumeration = Bounded(min_mass=BARE_MIN_MASS)
+        if min_mass is not None and isinstance(enumeration, (Bounded, Attempt)):
+            enumeration = replace(enumeration, min_mass=min_mass)
+        try:
+            spec = replace(frame, sampler=side.sampler, enumeration=enumeration, batch=None, refuses=(), accepts=())
+        except SpecError as error:
+            raise InvalidArgument(f"{side.label} cannot stand in for spec {frame.name!r}'s sampler: {error}") from None
+        self.side, self.enumeration = side, enumeration
+        self.instance = _Instance(spec, dict(p), where, seed=0, samples=1)
+
+    def law(self, q: Hashable | None) -> Enumeration:
+        """The code's output law at input ``q`` (exact, or exact intervals)."""
+        enumeration, run = self.enumeration, self.instance.run
+        if isinstance(enumeration, (Exhaustive, Bisection)):
+            max_paths = enumeration.max_paths if isinstance(enumeration, Exhaustive) else 1_000_000
+            return code_distribution(self.instance.mechanism(), 0 if q is None else q, max_paths=max_paths)
+        if isinstance(enumeration, Attempt):
+            attempt = enumeration.attempt
+            found = enumerate_outputs(lambda rng: run(q, rng, attempt), min_mass=enumeration.min_mass,
+                                      max_paths=enumeration.max_paths, summarise=True)
+            if not any(z is not None for z in found.masses) and found.exhausted:
+                raise LoopNeverAccepts(attempt, ())
+            return renewal(found)
+        return enumerate_outputs(lambda rng: run(q, rng), min_mass=enumeration.min_mass,
+                                 max_paths=enumeration.max_paths, summarise=True)
+
+    def short_paths(self, q: Hashable | None, depth: int) -> Enumeration | None:
+        """Every path of at most ``depth`` draws, walked as the code runs, with no mass budget:
+        its ``joint[(o, d)]`` is then *exactly* ``P(output = o, draws = d)`` for every ``d <= depth``
+        (a longer path is cut when it asks for draw ``depth + 1``).  None past the path budget."""
+        found = enumerate_outputs(lambda rng: self.instance.run(q, rng), max_depth=depth, min_mass=0,
+                                  max_paths=SHORT_PATHS, summarise=False)
+        return None if found.stopped == "max_paths" else found
+
+    def draws(self, q: Hashable | None, law: Enumeration) -> Enumeration:
+        """The joint law of (output, draws): the law itself when it was walked as the code runs."""
+        if isinstance(self.enumeration, (Exhaustive, Bisection)):
+            return law
+        min_mass = max(self.enumeration.min_mass, TIMING_MIN_MASS)
+        return enumerate_outputs(lambda rng: self.instance.run(q, rng), min_mass=min_mass,
+                                 max_paths=self.enumeration.max_paths, summarise=False)
+
+
+#: Depths at which every short path is walked to compare exact draw counts (deeper while the
+#: walk stays within :data:`SHORT_PATHS` executions).
+SHORT_DEPTHS = (4, 8, 12, 16, 20, 24)
+SHORT_PATHS = 20_000
+
+
+def _short_paths_difference(versions: Sequence[_Version], q: Hashable | None, max_tv: Fraction) -> CheckResult | None:
+    """The first ``(output, draws)`` whose exact probability differs between the versions, from
+    every path of at most ``depth`` draws (:meth:`_Version.short_paths`); else, when they agree
+    on every such pair at the deepest depth walked, the proved bound that follows: the two joint
+    laws differ only on paths of more draws, whose mass ``tail`` is then the same in both, so
+    ``TV <= tail`` (an inconclusive result stating it when ``tail > max_tv``); None if no depth
+    could be walked."""
+    agreed: tuple[int, Fraction] | None = None
+    for depth in SHORT_DEPTHS:
+        walks = [version.short_paths(q, depth) for version in versions]
+        if walks[0] is None or walks[1] is None:
+            break
+        old, new = walks[0].joint, walks[1].joint
+        for key in _union(old, new):
+            a, b = old.get(key, Fraction(0)), new.get(key, Fraction(0))
+            if a != b:
+                output, draws = key
+                return CheckResult("timing_channel", Verdict.VIOLATED,
+                                   f"the number of draws changed: P(output={shown(output, 40)}, draws={draws}): old "
+                                   f"{fraction_text(a)} (~{decimal_text(a, 6)}) vs new {fraction_text(b)} "
+                                   f"(~{decimal_text(b, 6)}), exact (every path of at most {depth} draws walked)",
+                                   evidence={"at": {"output": json_value(output), "draws": draws},
+                                             "old": fraction_text(a), "new": fraction_text(b), "exact": True,
+                                             "depth": depth})
+        agreed = (depth, walks[0].unexplored)
+    if agreed is None:
+        return None
+    depth, tail = agreed
+    summary = (f"equal exact P(output, draws) on every path of at most {depth} draws; the rest weighs "
+               f"{decimal_text(tail, 6)}, so TV <= {decimal_text(tail, 6)}")
+    evidence = {"exact": False, "depth": depth, "tv_bound": fraction_text(tail), "tv_bound_decimal": decimal_text(tail, 8)}
+    if tail <= max_tv:
+        return CheckResult("timing_channel", Verdict.PROVED, summary, evidence=evidence)
+    reason = f"the paths of more than {depth} draws weigh more than max_tv={fraction_text(max_tv)}"
+    return CheckResult("timing_channel", Verdict.INCONCLUSIVE, f"{summary}; {reason}", reason=reason, evidence=evidence)
+
+
+def _crash_result(check: str, side: str, error: BaseException) -> CheckResult:
+    return CheckResult(check, Verdict.VIOLATED, f"the {side} code fails: {type(error).__name__}: {elided(str(error), 200)}",
+                       evidence={"side": side, "error": type(error).__name__, "message": elided(str(error), 300)})
+
+
+_ENGINE_FAILURES = (SamplerCrashed, SamplerContractError, LoopNeverAccepts, InvalidArgument)
+
+
+def _diff_at(frame: Spec, old: Side, new: Side, p: Mapping[str, Any], label: str, source: str,
+             options: DiffOptions) -> list[ParameterDiff]:
+    """Both versions at the validated parameters ``p``: one ParameterDiff per input."""
+    where = f"spec {frame.name!r}, {label}"
+    versions = (_Version(frame, old, p, where, options.min_mass), _Version(frame, new, p, where, options.min_mass))
+    inputs = versions[1].instance.inputs or (None,)
+    results = []
+    for q in inputs:
+        laws: list[Enumeration] = []
+        failures: list[tuple[str, BaseException]] = []
+        for name, version in zip(("old", "new"), versions):
+            try:
+                laws.append(version.law(q))
+            except _ENGINE_FAILURES as error:
+                failures.append((name, error))
+        if len(failures) == 2:
+            # Both versions fail here (say, both refuse the parameters): no difference shown.
+            (_, old_error), (_, new_error) = failures
+            same = (type(old_error), str(old_error)) == (type(new_error), str(new_error))
+            reason = f"both versions fail{' alike' if same else ''}: {type(new_error).__name__}: {elided(str(new_error), 200)}"
+            verdict = Verdict.INCONCLUSIVE if same else Verdict.VIOLATED
+            results.append(ParameterDiff(label, source, p, q, CheckResult(
+                "output_distribution", verdict, reason, reason=reason if same else None,
+                evidence={"side": "new", "error": type(new_error).__name__, "message": elided(str(new_error), 300)}), None))
+        elif failures:
+            name, error = failures[0]
+            results.append(ParameterDiff(label, source, p, q, _crash_result("output_distribution", name, error), None))
+        else:
+            output, timing = _compare_versions(versions, laws, q, options)
+            results.append(ParameterDiff(label, source, p, q, output, timing))
+        if results[-1].output.verdict is Verdict.VIOLATED:
+            break  # the first input where they differ is the counterexample
+    return results
+
+
+def _compare_versions(versions: Sequence[_Version], laws: Sequence[Enumeration], q: Hashable | None,
+                      options: DiffOptions) -> tuple[CheckResult, CheckResult | None]:
+    """The output and timing comparisons of two versions whose laws were found."""
+    output = compare_outputs(laws[0], laws[1], max_tv=options.max_tv)
+    joint: list[Enumeration] = []
+    for name, version, law in zip(("old", "new"), versions, laws):
+        try:
+            joint.append(version.draws(q, law))
+        except _ENGINE_FAILURES as error:
+            if output.verdict is not Verdict.VIOLATED:
+                # the code as it runs fails where its summarised law did not: a difference of its own
+                output = _crash_result("output_distribution", name, error)
+            return output, None
+    if output.verdict is not Verdict.VIOLATED and any(j is not law for j, law in zip(joint, laws)):
+        # A summarised loop is enumerated by its attempt, never by the loop's own code: the walk
+        # as the code runs is what sees a change to that loop.
+        as_run = compare_outputs(joint[0], joint[1], max_tv=options.max_tv)
+        if as_run.verdict is Verdict.VIOLATED:
+            output = replace(as_run, summary=f"{as_run.summary} (walked as the code runs, no loop summarised)")
+    timing = compare_draws(joint[0], joint[1], max_tv=options.max_tv)
+    if timing.verdict is Verdict.INCONCLUSIVE:
+        try:
+            short = _short_paths_difference(versions, q, options.max_tv)
+            if short is not None and (short.verdict is not Verdict.INCONCLUSIVE or Fraction(
+                    short.evidence["tv_bound"]) < Fraction(timing.evidence.get("tv_bound", "1"))):
+                timing = short  # a certain difference, a proof, or a tighter bound
+        except _ENGINE_FAILURES as error:
+            timing = replace(timing, summary=f"{timing.summary}; the short paths were not walked: {elided(str(error), 120)}")
+    return output, timing
+
+
+def _bounded_diff(frame: Spec, old: Side, new: Side, p: Mapping[str, Any], label: str, source: str,
+                  options: DiffOptions) -> list[ParameterDiff]:
+    try:
+        with time_bound(options.time_limit):
+            return _diff_at(frame, old, new, p, label, source, options)
+    except CaseTimeUp:
+        reason = f"time bound hit: comparing the two versions took more than {options.time_limit} s"
+        return [ParameterDiff(label, source, p, None,
+                              CheckResult("output_distribution", Verdict.INCONCLUSIVE, reason, reason=reason), None)]
+
+
+# --- a whole comparison ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SpecDiff:
+    """The comparison of two versions over every parameter set, and the search's outcome.
+
+    ``verdict``: ``violated`` when some parameter set's output laws differ (the first such set
+    is in ``first_difference``), else ``inconclusive`` when some set could not be decided, else
+    ``proved``.  ``changed`` lists the functions whose code changed (``check --base``).
+    """
+
+    name: str
+    old: str
+    new: str
+    comparisons: tuple[ParameterDiff, ...] = ()
+    search: dict[str, Any] | None = None
+    changed: tuple[str, ...] | None = None
+    status: str = "compared"
+    reason: str | None = None
+
+    @property
+    def verdict(self) -> Verdict:
+        verdicts = [c.output.verdict for c in self.comparisons]
+        if self.search and self.search.get("verdict") == "violated":
+            verdicts.append(Verdict.VIOLATED)
+        if self.status == "unreadable":
+            verdicts.append(Verdict.INCONCLUSIVE)
+        return _worst(verdicts)
+
+    @property
+    def first_difference(self) -> ParameterDiff | None:
+        return next((c for c in self.comparisons if c.output.verdict is Verdict.VIOLATED), None)
+
+    @property
+    def timing_changed(self) -> tuple[ParameterDiff, ...]:
+        return tuple(c for c in self.comparisons if c.timing_changed)
+
+    def to_json(self) -> dict[str, Any]:
+        first = self.first_difference
+        return {"name": self.name, "old": self.old, "new": self.new, "status": self.status,
+                "verdict": self.verdict.value, "reason": self.reason,
+                "changed_functions": None if self.changed is None else list(self.changed),
+                "first_difference": None if first is None else first.to_json(),
+                "timing_changed": [c.label for c in self.timing_changed],
+                "comparisons": [c.to_json() for c in self.comparisons], "search": self.search}
+
+    def lines(self) -> list[str]:
+        """The human report: one verdict line, then one line per parameter set."""
+        if self.status != "compared":
+            word = self.verdict.value.upper() if self.status == "unreadable" else self.status.upper()
+            return [f"{word} {self.name}: {self.reason}"]
+        head = f"{self.verdict.value.upper()} {self.name}: {self.old} -> {self.new}"
+        first = self.first_difference
+        if first is not None:
+            at = ", ".join(f"{k}={v}" for k, v in first.parameters.items()) or "(no parameters)"
+            q = "" if first.input is None else f", input {shown(first.input, 60)}"
+            head += f": differs at {at}{q} ({first.source}): {first.output.summary}"
+        elif self.verdict is Verdict.PROVED:
+            head += f": the same law at all {len(self.comparisons)} parameter set(s) compared"
+        out = [head]
+        if self.changed:
+            out.append(f"  changed: {elided(', '.join(self.changed), 300)}")
+        for c in self.comparisons:
+            if c.output.verdict is Verdict.PROVED and not c.timing_changed:
+                continue  # the head line says it
+            q = "" if c.input is None else f" input={shown(c.input, 60)}"
+            out.append(f"  {c.output.verdict.value:12} {c.label}{q} [{c.source}]: {c.output.summary}")
+            if c.timing_changed:
+                out.append(f"  {'':12} TIMING CHANNEL CHANGED (no output difference found): {c.timing.summary}")
+        if self.search is not None:
+            out.append(f"  search: {self.search['summary']}")
+        return out
+
+
+def _search(frame: Spec, old: Side, new: Side, options: DiffOptions) -> tuple[dict[str, Any], list[ParameterDiff]]:
+    """A Hypothesis search of the declared domain for a parameter set where the laws differ."""
+    from hypothesis import HealthCheck, Phase, find, settings
+    from hypothesis.errors import NoSuchExample, Unsatisfiable
+
+    from dpverify.verify.gate._search import parameter_strategy
+
+    checked, timeouts = 0, 0
+
+    def differs(p: dict[str, Any]) -> bool:
+        nonlocal checked, timeouts
+        checked += 1
+        found = _bounded_diff(frame, old, new, p, _label(p), "search", options)
+        timeouts += any(c.output.reason and c.output.reason.startswith("time bound") for c in found)
+        return any(c.output.verdict is Verdict.VIOLATED for c in found)
+
+    config = settings(max_examples=options.search_examples, database=None, deadline=None, derandomize=False,
+                      phases=(Phase.generate, Phase.shrink),
+                      suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+    replay = f"--seed {options.seed} --search-examples {options.search_examples}"
+    try:
+        found = find(parameter_strategy(frame), differs, settings=config, random=random.Random(options.seed))
+    except (NoSuchExample, Unsatisfiable) as error:
+        none = isinstance(error, NoSuchExample)
+        summary = (f"no parameter set among {checked} drawn (seed {options.seed}) where the laws differ"
+                   if none else "the declared domain gave no parameter set to draw")
+        if timeouts:
+            summary += f"; {timeouts} hit the time bound"
+        return {"verdict": "proved" if none else "inconclusive", "seed": options.seed,
+                "examples": options.search_examples, "checked": checked, "timeouts": timeouts,
+                "parameters": None, "replay": replay, "summary": summary}, []
+    diffs = _bounded_diff(frame, old, new, found, _label(found), "search", options)
+    summary = (f"the laws differ at {_label(found)} (shrunk, seed {options.seed}, {checked} sets checked; "
+               f"replay with {replay})")
+    return {"verdict": "violated", "seed": options.seed, "examples": options.search_examples, "checked": checked,
+            "timeouts": timeouts, "parameters": {k: str(v) for k, v in found.items()}, "replay": replay,
+            "summary": summary}, diffs
+
+
+def _label(p: Mapping[str, Any]) -> str:
+    return ",".join(f"{k}={v}" for k, v in p.items()) or "(no parameters)"
+
+
+def diff_sides(old: Side, new: Side, parameter_sets: Sequence[Mapping[str, str]] = (), *,
+               options: DiffOptions = DiffOptions(), cases: bool = True, name: str | None = None,
+               changed: tuple[str, ...] | None = None) -> SpecDiff:
+    """Compare ``old`` and ``new`` at the spec's cases (``cases``), at ``parameter_sets`` (each
+    laid over the first case's parameters) and at the search's sets; see the module docstring."""
+    frame = new.spec or old.spec
+    search_allowed = frame is not None
+    if frame is None:
+        frame = _bare_frame(new.sampler, parameter_sets, f"{old.label} and {new.label}")
+    work: list[tuple[dict[str, Any], str, str]] = []
+    if cases and (new.spec is not None or old.spec is not None):
+        for case in frame.cases:
+            work.append((frame.bind(case, where=f"case {case.describe()!r}"), case.describe(), "case"))
+    base = dict(frame.cases[0].parameters) if (new.spec is not None or old.spec is not None) else {}
+    for given in parameter_sets:
+        try:
+            p = frame.bind({**base, **given}, where=f"--param {elided(_label(given), 60)}")
+        except SpecError as error:
+            raise InvalidArgument(elided(str(error), 280)) from None
+        work.append((p, _label(p), "param"))
+    comparisons: list[ParameterDiff] = []
+    for p, label, source in work:
+        comparisons += _bounded_diff(frame, old, new, p, label, source, options)
+    search = None
+    if search_allowed and options.search_examples > 0:
+        search, found = _search(frame, old, new, options)
+        comparisons += found
+    return SpecDiff(name or frame.name, old.label, new.label, tuple(comparisons), search, changed)
+
+
+# --- the document ---------------------------------------------------------------------------------------
+
+
+def _worst(verdicts: Sequence[Verdict]) -> Verdict:
+    """Violated if one is, else inconclusive if one is, else proved (also for none)."""
+    for verdict in (Verdict.VIOLATED, Verdict.INCONCLUSIVE):
+        if verdict in verdicts:
+            return verdict
+    return Verdict.PROVED
+
+
+def overall(diffs: Sequence[SpecDiff]) -> Verdict:
+    """The verdict of a whole run: the worst of its specs'."""
+    return _worst([d.verdict for d in diffs])
+
+
+def diff_document(diffs: Sequence[SpecDiff], *, base: Any = None, options: DiffOptions = DiffOptions()) -> dict[str, Any]:
+    """The ``dpverify.diff/1`` JSON document (schemas/diff-1.schema.json)."""
+    return {"schema": DIFF_SCHEMA, "verdict": overall(diffs).value,
+            "base": None if base is None else {"revision": base.revision, "commit": base.commit},
+            "max_tv": fraction_text(options.max_tv), "seed": options.seed,
+            "specs": [d.to_json() for d in diffs]}
+
+
+# --- check --base: which specs changed ------------------------------------------------------------------
+
+
+@contextmanager
+def _profiled(called: set[tuple[str, str]]) -> Iterator[None]:
+    def hook(frame: Any, event: str, arg: Any) -> None:
+        if event == "call":
+            code = frame.f_code
+            called.add((code.co_filename, code.co_qualname))
+
+    previous = sys.getprofile()
+    sys.setprofile(hook)
+    try:
+        yield
+    finally:
+        sys.setprofile(previous)
+
+
+#: Seeds each case's sampler is traced with, so branches taken only on some draws are seen too.
+TRACE_SEEDS = 8
+
+
+def functions_run(spec: Spec, base: Any) -> set[tuple[str, str]]:
+    """``(file, qualified name)`` of the repository's functions that ``spec``'s sampler (and its
+    declared attempt) enter on its cases, each case run with :data:`TRACE_SEEDS` seeds.  A nested
+    function counts as its enclosing function, whose fingerprint covers it."""
+    called: set[tuple[str, str]] = set()
+    enumeration = spec.enumeration_for()
+    for case in spec.cases:
+        try:
+            instance = _Instance(spec, spec.bind(case), spec.name, seed=0, samples=1)
+        except Exception:  # noqa: BLE001 - a broken case is check's to report
+            continue
+        q = None if instance.inputs is None else instance.inputs[0]
+        functions = [None, enumeration.attempt] if isinstance(enumeration, Attempt) else [None]
+        for function in functions:
+            for seed in range(TRACE_SEEDS):
+                with _profiled(called):
+                    try:
+                        with time_bound(10):
+                            instance.run(q, SeededRandomSource(seed), function)
+                    except (Exception, CaseTimeUp):  # noqa: BLE001 - tracing is best effort
+                        pass
+    found = set()
+    for filename, qualname in called:
+        outer = qualname.split(".<locals>", 1)[0]
+        if "<" not in outer and os.path.isabs(filename) and os.path.isfile(filename) and base.relative(filename) is not None:
+            found.add((filename, outer))
+    return found
+
+
+def changed_functions(spec: Spec, base: Any) -> tuple[str, ...]:
+    """The functions ``spec``'s sampler runs whose normalised syntax tree differs at ``base``
+    (:mod:`dpverify.proofs._fingerprint`: comments, docstrings and formatting do not count)."""
+    # proofs/ builds on verify/; only the application layer reads it, and lazily.
+    from dpverify.proofs._fingerprint import FingerprintError, fingerprint_in_file
+
+    changed = []
+    for filename, qualname in sorted(functions_run(spec, base)):
+        where = f"{base.relative(filename)}:{qualname}"
+        old = base.old_file(filename)
+        if old is None:
+            changed.append(f"{where} (new file)")
+            continue
+        try:
+            before = fingerprint_in_file(old, qualname)
+        except FingerprintError:
+            changed.append(f"{where} (new function)")
+            continue
+        try:
+            if fingerprint_in_file(filename, qualname) != before:
+                changed.append(where)
+        except FingerprintError:
+            continue  # defined dynamically (a wrapper's name): its enclosing code is traced too
+    return tuple(changed)
+
+
+def diff_changed_specs(found: Sequence[Any], base: Any, options: DiffOptions) -> list[SpecDiff]:
+    """``check --base``: each found spec whose sampler's code changed since ``base``, compared
+    with its old version on its cases; the others listed as unchanged."""
+    results = []
+    for item in found:
+        spec = item.spec
+        if spec.sampler is None or Randomness(spec.randomness) is Randomness.NONE:
+            results.append(SpecDiff(spec.name, "", "", status="not comparable",
+                                    reason="no sampler whose draws can be enumerated"))
+            continue
+        module_file = module_file_of(getattr(spec.sampler, "__module__", "") or "")
+        if module_file is None or base.relative(module_file) is None:
+            results.append(SpecDiff(spec.name, "", spec.name, status="outside",
+                                    reason=f"its sampler's module ({module_file or '?'}) is not a file of the repository at "
+                                           f"{base.root} (an installed package; install this checkout with pip install -e .)"))
+            continue
+        changed = changed_functions(spec, base)
+        new = _side(spec, spec.name)
+        if not changed:
+            results.append(SpecDiff(spec.name, f"{spec.name} at {base.revision}", spec.name, status="unchanged",
+                                    reason="no function its sampler runs changed"))
+            continue
+        if base.old_file(module_file) is None:
+            results.append(SpecDiff(spec.name, "", spec.name, changed=changed, status="new",
+                                    reason=f"its sampler's module did not exist at {base.revision}; nothing to compare"))
+            continue
+        try:
+            old = old_of(new, base, f"{spec.name} at {base.revision}")
+        except DpverifyError as error:
+            results.append(SpecDiff(spec.name, f"{spec.name} at {base.revision}", spec.name, changed=changed,
+                                    status="unreadable", reason=str(error)))
+            continue
+        results.append(diff_sides(old, new, options=replace(options, search_examples=0), changed=changed))
+    return results

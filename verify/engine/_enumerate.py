@@ -1,0 +1,634 @@
+"""Exact output distributions of sampler code, derived by running the code.
+
+Two randomness sources stand in for the CSPRNG (DESIGN.md, "the implementation is the
+model"):
+
+- :func:`enumerate_outputs` walks the tree of the sampler's choice sequences depth first,
+  re-executing the sampler once per path.  Each path is weighted by the exact product of its
+  choice probabilities and ends ``valid`` (it returned an output) or cut: ``over budget`` (it
+  asked for more than ``max_depth`` draws) or ``pruned`` (its prefix probability fell below
+  ``min_mass``).  The mass of cut subtrees, and of paths never visited because ``max_paths``
+  ran out, is reported as an exact remainder, never dropped.  ``bernoulli(num, den)``
+  branches two ways, not ``den`` ways.
+- :func:`bisect_outputs` handles inverse-transform samplers that draw once, ``randbelow(T)``,
+  with output non-decreasing in the draw.  Bisection finds each output's range of draws in
+  ``O(outputs * log T)`` executions, so the code's exact PMF is known for ``T = 10**100``.
+
+The intervals.  Let ``E(o)`` be the exact mass of the valid paths that return ``o`` and
+``U = 1 - sum_o E(o)`` the exact mass of every path that was cut or never visited.  The
+branch probabilities of each choice sum to one, so the paths partition the probability
+space and the code's true probability satisfies ``E(o) <= P[code = o] <= E(o) + U`` for
+every ``o``.  ``U`` is computed as ``1 - explored`` from the exact leaf masses, so a cut
+never needs its own exact mass: the decision to prune may use floats (it only chooses
+*which* paths to explore), while every reported mass is an exact Fraction.
+
+The mass budget.  With ``min_mass = m > 0`` a branch whose prefix probability is below
+``m`` is not entered.  Explored nodes at one depth are disjoint events of mass ``>= m``, so
+there are at most ``1/m`` of them per depth and at most ``arity/m`` cut children; this is
+what makes rejection samplers (Canonne, Kamath, Steinke 2020, Algorithms 1-3, whose loops
+are unbounded) tractable.  Light ``bernoulli`` branches are skipped without re-executing the
+sampler.  The float steering the cut may underflow on very deep paths; that only cuts more.
+
+Summaries.  With ``summarise=True``, a call of a function marked in
+:mod:`dpverify.samplers._loops` is not walked inside the path that makes it: the function is
+enumerated once per distinct argument tuple, on its own (with the same budgets and
+:data:`SUMMARY_MIN_MASS`, nested marks summarised in turn), and the call becomes one choice
+over its outputs, weighted by their exact explored masses ``m_o``.  A subroutine's law is a
+function of its arguments (its contract), so those masses are lower bounds on its true
+probabilities, short of them by its exact remainder in total.  A loop ``until_accepted`` is
+summarised by the renewal identity (:func:`dpverify.verify.engine._intervals.renewal`): from one
+attempt's explored masses ``a_z`` and remainder ``u``, ``m_z = a_z / (S_a + u)`` where
+``S_a = sum_z a_z``, a lower bound on ``P(z) = A(z) / sum_y A(y)`` whose missing mass is
+exactly ``u / (S_a + u)``.  In both cases the branch weights of the choice are lower bounds
+that miss exactly the summary's remainder, so every explored mass still satisfies
+``E(o) <= P[code = o]`` and the reported ``unexplored = 1 - sum_o E(o)`` still covers every
+shortfall: the intervals stay sound, and a nested rejection loop costs one enumeration of
+its attempt instead of one per restart.  A summarised call counts as one draw, so the
+timing analysis enumerates without summaries.
+
+Renewal.  With ``renewal=True`` the walk also renews loops nobody marked (published code
+writes ``while True: ...`` with no attempt function).  At each new draw (and each lazy
+uniform the code asks for) the walker takes the program's state,
+:func:`dpverify.verify.engine._program_state.program_state`: a value such that two moments of one
+execution with equal values have the same future as functions of the draws to come, or None.
+A path that reaches a state already seen at depth ``d1`` of itself ends there, a "return to
+``d1``" of exact mass ``M``.  Node ``d1`` (all paths sharing its first ``d1`` choices, of exact
+mass ``m``) is then a renewal point: from its state the code either leaves (an output, or a
+return to an earlier node) or comes back to the same state, after which it behaves as from
+the start of the node.  Think of the explored tree, with each return leaf an edge back to its
+node, as a Markov chain in which cut subtrees are lost: every chain trajectory that ends in
+``o`` is one real execution (a draw sequence) with the same probability, so the chain's
+absorption probabilities are lower bounds on the code's.  They are computed bottom up: when node
+``d1``'s subtree is complete, its leaves' masses ``M_e`` (outputs and returns to earlier nodes,
+already renewed inside) become ``M_e * m / (m - r)`` where ``r`` is the mass of its returns to
+itself (``P(e) = A(e) / (1 - R)`` with ``R >= r / m``, the renewal identity of
+:func:`dpverify.verify.engine._intervals.renewal` with the cut mass as remainder), and the returns to
+``d1`` are dropped.  So every ``E(o)`` is still a lower bound, ``sum_o E(o) <= 1``, and
+``E(o) <= P <= E(o) + U`` holds as before; a rejection loop costs one attempt's subtree instead of
+one per restart.  Draw counts have no meaning across a renewal, so ``joint`` is left empty.
+
+Draw counts.  Every valid path also records how many calls it made to the source (every
+``randbelow`` and every ``bernoulli``, certain ones included, since a production source
+draws for each), so :attr:`Enumeration.joint` is the exact explored part of the joint
+distribution of ``(output, draws)``: the input of the timing analysis in
+:mod:`dpverify.verify.privacy._timing`.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from dpverify.samplers import DpverifyError, InvalidArgument, RandomSource, SamplerContractError, as_fraction
+from dpverify.samplers._random_source import _check_bernoulli, _check_randbelow
+from dpverify.samplers._rational import shown
+from dpverify.verify.engine._arguments import need_callable, need_count, need_instance
+from dpverify.verify.engine._lazy_uniform import LazyUniform, settled
+from dpverify.verify.engine._program_state import EnumeratingSource, program_state
+
+Sampler = Callable[[RandomSource], Hashable]
+
+
+@dataclass(frozen=True, slots=True)
+class Enumeration:
+    """Exact output masses found so far, and the exact mass not yet attributed to any output.
+
+    For every output ``o`` the true probability lies in
+    ``[masses[o], masses[o] + unexplored]``; ``exhausted`` means ``unexplored == 0``.
+    ``joint[(o, k)]`` is the exact mass of the valid paths that return ``o`` after exactly
+    ``k`` draws (so ``masses[o] = sum_k joint[(o, k)]``).  ``paths`` counts executions of
+    the sampler; ``cut`` counts subtrees left unexplored by ``min_mass`` or ``max_depth``;
+    ``stopped`` says why the walk ended: ``"exhausted"`` (every path valid),
+    ``"budget"`` (tree walked, some subtrees cut) or ``"max_paths"``.
+    """
+
+    masses: dict[Hashable, Fraction]
+    unexplored: Fraction
+    paths: int
+    executions: int
+    method: str
+    joint: dict[tuple[Hashable, int], Fraction] = field(default_factory=dict)
+    cut: int = 0
+    stopped: str = "exhausted"
+
+    @property
+    def exhausted(self) -> bool:
+        return self.unexplored == 0
+
+    @property
+    def explored(self) -> Fraction:
+        """``1 - unexplored``: the exact mass of the valid paths."""
+        return 1 - self.unexplored
+
+
+class SamplerCrashed(DpverifyError):
+    """The sampler raised on some draws: a finding about the code, reported with the draws."""
+
+    def __init__(self, draws: list[int], error: BaseException) -> None:
+        super().__init__(f"the sampler raised {type(error).__name__}: {error} on draws {draws}")
+        self.draws = draws
+        self.error = error
+
+
+#: ``second[d]`` of a summarised call (``None`` marks randbelow, a den >= 1 bernoulli).
+_SUMMARY = -1
+
+
+class _Cut(BaseException):
+    """Raised inside the sampler to end a path that leaves the budget.
+
+    A BaseException, so that a sampler's own ``except Exception`` cannot swallow it.
+    """
+
+
+class _Return(BaseException):
+    """Raised inside the sampler when the execution is back in the state it was in at an earlier
+    depth of the same path (see "Renewal" in the module docstring)."""
+
+    def __init__(self, target: int) -> None:
+        self.target = target
+
+
+_CHANGED = (
+    "the sampler asked for a different choice on a replayed path: its draws must "
+    "depend only on earlier draws and its parameters"
+)
+
+
+#: The budgets inside each summarised call, relative to the call (see "Summaries").  Every
+#: path re-executes the call from its start, so a deep path costs its depth: the depth bound
+#: keeps a mutated loop that barely terminates from costing minutes; what it cuts is remainder.
+SUMMARY_MIN_MASS = Fraction(1, 10**13)
+SUMMARY_MAX_DEPTH = 1_000
+SUMMARY_MAX_PATHS = 200_000
+
+
+class LoopNeverAccepts(DpverifyError):
+    """Every attempt of a loop rejects, on an exhaustively enumerated attempt: the loop never ends."""
+
+    def __init__(self, attempt: Callable[..., object], args: tuple[object, ...]) -> None:
+        shown_args = ", ".join(shown(a, 40) for a in args)
+        super().__init__(f"the loop until_accepted({attempt.__name__}) never ends at ({shown_args}): every one of "
+                         "its attempts rejects (enumerated exhaustively)")
+
+
+@dataclass(frozen=True, slots=True)
+class _Summary:
+    """A marked call's outputs, heaviest first, with exact lower-bound masses ``nums[i]/dens[i]``."""
+
+    outputs: tuple[Hashable, ...]
+    nums: tuple[int, ...]
+    dens: tuple[int, ...]
+    floats: tuple[float, ...]
+    remainder: Fraction
+
+
+class _Summaries:
+    """The summaries of one enumeration, shared by the nested enumerations that compute them."""
+
+    def __init__(self, max_paths: int, max_depth: int) -> None:
+        self.max_paths, self.max_depth = max_paths, max_depth
+        self.index: dict[tuple[object, ...], int] = {}
+        self.summaries: list[_Summary] = []
+        self.pending: set[tuple[object, ...]] = set()
+
+    def lookup(self, function: Callable[..., Hashable], args: tuple[object, ...], loop: bool) -> int:
+        key = (function, args[:-1], loop)
+        found = self.index.get(key)
+        if found is None:
+            if key in self.pending:  # the call recurses into itself: walk it inside the path
+                raise TypeError("recursive marked call")
+            self.pending.add(key)
+            try:
+                summary = self._summarise(function, args[:-1], loop)
+            finally:
+                self.pending.discard(key)
+            found = self.index[key] = len(self.summaries)
+            self.summaries.append(summary)
+        return found
+
+    def _summarise(self, function: Callable[..., Hashable], args: tuple[object, ...], loop: bool) -> _Summary:
+        found = _enumerate(lambda rng: function(*args, rng), min(self.max_paths, SUMMARY_MAX_PATHS),
+                           min(self.max_depth, SUMMARY_MAX_DEPTH), SUMMARY_MIN_MASS, self)
+        masses = found.masses
+        remainder = found.unexplored
+        if loop:
+            accepted = {z: m for z, m in masses.items() if z is not None}
+            total = sum(accepted.values(), Fraction(0)) + found.unexplored
+            if not accepted and found.exhausted:
+                raise LoopNeverAccepts(function, args)
+            masses = {z: m / total for z, m in accepted.items()} if accepted else {}
+            remainder = found.unexplored / total if accepted else Fraction(1)
+        ordered = sorted(masses.items(), key=lambda item: item[1], reverse=True)
+        return _Summary(
+            tuple(o for o, _ in ordered), tuple(m.numerator for _, m in ordered),
+            tuple(m.denominator for _, m in ordered), tuple(float(m) for _, m in ordered), remainder,
+        )
+
+
+class _TreeWalker(RandomSource, EnumeratingSource, trusted=True):
+    """The enumerating source: one object walks the whole tree, one execution per path.
+
+    Per depth ``d`` (the ``d``-th call of the current path) it keeps the call's arguments
+    (``first[d] = n, second[d] = None`` for ``randbelow(n)``; ``num, den`` for ``bernoulli``),
+    its arity, the branch taken and the value returned, and the prefix mass after the call,
+    both exact (integers ``num[d+1] / den[d+1]``, unreduced, so extending a path costs two
+    multiplications) and as a float that only steers pruning.  The next path shares all but
+    its last choice with the previous one, so those choices are replayed from the lists and
+    only their arguments are re-checked: the hot path is a comparison and a list lookup.
+    """
+
+    def __init__(self, max_depth: int, min_mass: float, summaries: _Summaries | None = None,
+                 renewal: bool = False) -> None:
+        self.summaries = summaries
+        self.renewal = renewal
+        self.lazy = False  # whether a lazy draw was handed out (outputs are then settled)
+        self.states: dict[Hashable, int] = {}  # program state -> the depth it was seen at, this path
+        self.state_order: list[tuple[int, Hashable]] = []
+        self.log_start: list[int] = [0]  # log_start[d]: the leaf log's length when depth d was reached
+        self.log: list[tuple[tuple[str, Hashable], int, int]] = []  # (exit, num, den), renewal only
+        self.targets: set[int] = set()
+        if summaries is not None:
+            self._summarise = self._summary_choice
+        self.max_depth = max_depth
+        self.min_mass = min_mass  # 0.0 disables pruning
+        self.first: list[int] = []
+        self.second: list[int | None] = []  # None marks randbelow: no den equals it
+        self.arity: list[int] = []
+        self.taken: list[int] = []
+        self.value: list[int | bool] = []
+        self.num: list[int] = [1]  # exact prefix mass after d choices is num[d] / den[d]
+        self.den: list[int] = [1]
+        self.mass: list[float] = [1.0]  # the same, as a float, for pruning only
+        self.replay = 0  # choices [0, replay) are replayed from the lists
+        self.depth = 0
+        self.cut = 0
+
+    # -- the RandomSource interface -------------------------------------------------------
+
+    def randbelow(self, n: int) -> int:
+        d = self.depth
+        if d < self.replay:
+            # Equal to arguments validated when first seen, so no second validation.
+            if self.first[d] != n or self.second[d] is not None:
+                raise SamplerContractError(_CHANGED)
+            self.depth = d + 1
+            return self.value[d]  # type: ignore[return-value]
+        n = _check_randbelow(n)
+        if self.renewal:
+            self._checkpoint(("randbelow", n))
+        if d >= self.max_depth:
+            raise _Cut
+        mass = self.mass[d] * (1 / n)  # int true division: no overflow for n > 1e308
+        if mass < self.min_mass:  # every branch of a uniform choice is equally light
+            raise _Cut
+        self._push(n, None, n, 0, 0, self.num[d], self.den[d] * n, mass)
+        return 0
+
+    def lazy_randbelow(self, n: int) -> LazyUniform | int:
+        """``randbelow(n)`` for code that may only compare it: a draw branched on per question
+        (:mod:`dpverify.verify.engine._lazy_uniform`), so ``randrange(d) < c`` is two branches, not ``d``."""
+        n = _check_randbelow(n)
+        if n == 1:
+            return self.randbelow(1)
+        if self.renewal and self.depth >= self.replay:
+            self._checkpoint(("lazy", n))
+        self.lazy = True
+        return LazyUniform(self, n)
+
+    def bernoulli(self, num: int, den: int) -> bool:
+        d = self.depth
+        if d < self.replay:
+            if self.first[d] != num or self.second[d] != den:
+                raise SamplerContractError(_CHANGED)
+            self.depth = d + 1
+            return self.value[d]  # type: ignore[return-value]
+        num, den = _check_bernoulli(num, den)
+        if self.renewal:
+            self._checkpoint(("bernoulli", num, den))
+        if d >= self.max_depth:
+            raise _Cut
+        if num == 0 or num == den:  # a certain outcome is a choice of arity 1
+            self._push(num, den, 1, 0, num == den, self.num[d], self.den[d], self.mass[d])
+            return num == den
+        true_mass = self.mass[d] * (num / den)
+        if true_mass >= self.min_mass:  # branch 0 is True
+            self._push(num, den, 2, 0, True, self.num[d] * num, self.den[d] * den, true_mass)
+            return True
+        false_mass = self.mass[d] * ((den - num) / den)
+        if false_mass < self.min_mass:
+            raise _Cut
+        # Branch 0 is too light: count it as cut and enter branch 1 in the same execution.
+        self.cut += 1
+        self._push(num, den, 2, 1, False, self.num[d] * (den - num), self.den[d] * den, false_mass)
+        return False
+
+    def _summary_choice(self, function: Callable[..., Hashable], args: tuple[object, ...], loop: bool) -> Hashable:
+        """A marked call as one choice over its summarised outputs (module docstring, "Summaries")."""
+        assert self.summaries is not None
+        try:
+            index = self.summaries.lookup(function, args, loop)
+        except TypeError:  # unhashable arguments: walk the call inside this path instead
+            return _run_marked(function, args, loop)
+        d = self.depth
+        if d < self.replay:
+            if self.first[d] != index or self.second[d] != _SUMMARY:
+                raise SamplerContractError(_CHANGED)
+            self.depth = d + 1
+            return self.value[d]  # type: ignore[return-value]
+        if d >= self.max_depth:
+            raise _Cut
+        summary = self.summaries.summaries[index]
+        if not summary.outputs:
+            raise _Cut
+        mass = self.mass[d] * summary.floats[0]
+        if mass < self.min_mass:  # the heaviest output is too light, so all are
+            raise _Cut
+        self._push(index, _SUMMARY, len(summary.outputs), 0, summary.outputs[0],  # type: ignore[arg-type]
+                   self.num[d] * summary.nums[0], self.den[d] * summary.dens[0], mass)
+        return summary.outputs[0]
+
+    # -- renewal ---------------------------------------------------------------------------
+
+    def _checkpoint(self, draw: Hashable) -> None:
+        """Register the program state at this new point of the path, or end the path if the
+        same state was seen at an earlier depth of it."""
+        key = program_state(sys._getframe(2), sys._getframe(1), draw, stop=_enumerate.__code__)
+        if key is None:
+            return
+        target = self.states.get(key)
+        if target is not None:
+            raise _Return(target)
+        self.states[key] = self.depth
+        self.state_order.append((self.depth, key))
+
+    def finish(self, depth: int) -> None:
+        """The nodes at depths ``>= depth`` are complete: apply renewal at those returned to."""
+        for d in sorted((t for t in self.targets if t >= depth), reverse=True):
+            self.targets.discard(d)
+            self._renew(d)
+        order = self.state_order
+        while order and order[-1][0] >= depth:
+            del self.states[order.pop()[1]]
+
+    def _renew(self, d: int) -> None:
+        """Node ``d``'s leaves: drop the returns to it (mass ``r``) and scale the rest by
+        ``m / (m - r)``, ``m`` the node's exact prefix mass (module docstring, "Renewal")."""
+        begin = self.log_start[d]
+        exits: dict[tuple[str, Hashable], Fraction] = {}
+        for exit_, num, den in self.log[begin:]:
+            exits[exit_] = exits.get(exit_, Fraction(0)) + Fraction(num, den)
+        returned = exits.pop(("ret", d), Fraction(0))
+        mass = Fraction(self.num[d], self.den[d])
+        if returned >= mass:  # every explored path comes back: nothing is known to leave
+            exits = {}
+        elif returned:
+            factor = mass / (mass - returned)
+            exits = {e: m * factor for e, m in exits.items()}
+        self.log[begin:] = [(e, m.numerator, m.denominator) for e, m in exits.items()]
+
+    # -- the walk -------------------------------------------------------------------------
+
+    def _push(
+        self, first: int, second: int | None, arity: int, index: int, value: int | bool,
+        num: int, den: int, mass: float,
+    ) -> None:
+        self.first.append(first)
+        self.second.append(second)
+        self.arity.append(arity)
+        self.taken.append(index)
+        self.value.append(value)
+        self.num.append(num)
+        self.den.append(den)
+        self.mass.append(mass)
+        self.depth += 1
+        self.log_start.append(len(self.log))
+
+    def _truncate(self, depth: int) -> None:
+        del self.first[depth:], self.second[depth:], self.arity[depth:]
+        del self.taken[depth:], self.value[depth:]
+        del self.num[depth + 1 :], self.den[depth + 1 :], self.mass[depth + 1 :], self.log_start[depth + 1 :]
+
+    def advance(self) -> bool:
+        """Move to the next unvisited, heavy enough sibling (the odometer step of DFS).
+
+        Returns False when the tree is exhausted.  A light ``bernoulli`` sibling is counted
+        as cut without executing the sampler; the siblings of a uniform choice weigh the
+        same as the branch just taken, so they are never light.
+        """
+        self._truncate(self.depth)
+        for d in range(self.depth - 1, -1, -1):
+            index = self.taken[d] + 1
+            if index >= self.arity[d]:
+                continue
+            den_or_none = self.second[d]
+            if den_or_none == _SUMMARY:  # a summarised call: branch i returns its i-th output
+                summary = self.summaries.summaries[self.first[d]]  # type: ignore[union-attr]
+                mass = self.mass[d] * summary.floats[index]
+                if mass < self.min_mass:  # outputs come heaviest first: the rest are lighter
+                    self.cut += 1
+                    continue
+                weight_num, weight_den, value = summary.nums[index], summary.dens[index], summary.outputs[index]
+            elif den_or_none is not None:  # bernoulli(num, den): branch 1 returns False
+                num, den = self.first[d], den_or_none
+                mass = self.mass[d] * ((den - num) / den)
+                if mass < self.min_mass:
+                    self.cut += 1
+                    continue
+                weight_num, weight_den, value = den - num, den, False
+            else:  # randbelow(n): branch i returns i
+                mass, weight_num, weight_den, value = self.mass[d + 1], 1, self.first[d], index
+            if self.renewal:
+                self.finish(d + 1)
+            self._truncate(d + 1)
+            self.log_start[d + 1] = len(self.log)
+            self.taken[d] = index
+            self.value[d] = value
+            self.num[d + 1] = self.num[d] * weight_num
+            self.den[d + 1] = self.den[d] * weight_den
+            self.mass[d + 1] = mass
+            self.replay = d + 1
+            self.depth = 0
+            return True
+        if self.renewal:
+            self.finish(0)
+        return False
+
+    def start(self) -> None:
+        self.depth = 0
+
+
+def need_enumeration(name: str, found: object) -> Enumeration:
+    """``found`` itself if it is an :class:`Enumeration`, else a one-line error naming ``name``."""
+    return need_instance(name, found, Enumeration, "an Enumeration (from enumerate_outputs or bisect_outputs)")
+
+
+def enumerate_outputs(
+    sampler: Sampler,
+    *,
+    max_paths: int = 1_000_000,
+    max_depth: int = 10_000,
+    min_mass: Fraction | int | str = 0,
+    summarise: bool = False,
+    renewal: bool = False,
+) -> Enumeration:
+    """Run ``sampler`` on every path of its choice tree, within the budgets.
+
+    ``sampler`` takes a RandomSource and returns an output; it must draw only through it.
+    ``max_paths`` bounds the executions, ``max_depth`` the draws per path, and ``min_mass``
+    (a rational in [0, 1); 0 disables it) the smallest prefix probability a branch may have
+    to be entered.  Cut and unvisited mass is reported exactly as ``unexplored``.  With
+    ``summarise``, marked loops and subroutines are summarised; with ``renewal``, an execution
+    back in a program state it was in earlier on its path is renewed there (module docstring).
+    """
+    need_callable("sampler", sampler, "a callable taking a RandomSource, e.g. lambda rng: sample(q, rng)")
+    max_paths = need_count("max_paths", max_paths, low=1)
+    max_depth = need_count("max_depth", max_depth, low=1)
+    threshold = as_fraction("min_mass", min_mass)
+    if not 0 <= threshold < 1:
+        raise InvalidArgument(
+            f'min_mass must be a rational in [0, 1); got min_mass={shown(threshold)}. Pass it as "num/den", '
+            'e.g. "1/1000000", or 0 to explore without a mass budget.'
+        )
+    if not isinstance(summarise, bool):
+        raise InvalidArgument(f"summarise must be True or False; got summarise={shown(summarise)}.")
+    if not isinstance(renewal, bool):
+        raise InvalidArgument(f"renewal must be True or False; got renewal={shown(renewal)}.")
+    summaries = _Summaries(max_paths, max_depth) if summarise else None
+    return _enumerate(sampler, max_paths, max_depth, threshold, summaries, renewal)
+
+
+def _enumerate(
+    sampler: Sampler, max_paths: int, max_depth: int, threshold: Fraction, summaries: _Summaries | None,
+    renewal: bool = False,
+) -> Enumeration:
+    # Only *which* branches are entered depends on this float; masses stay exact (see above).
+    walker = _TreeWalker(max_depth, float(threshold), summaries, renewal)
+    # Per (output, draws), exact masses grouped by their unreduced denominator, so the hot
+    # loop adds integers; Fractions are formed once per group at the end.
+    groups: dict[tuple[Hashable, int], dict[int, int]] = {}
+    paths = 0
+    more = True
+    while more and paths < max_paths:
+        walker.start()
+        try:
+            output = sampler(walker)
+            if walker.lazy:  # a lazy draw in the output is hashed below: draw it now
+                output = settled(output)
+        except _Cut:
+            walker.cut += 1
+        except _Return as back:
+            walker.log.append((("ret", back.target), walker.num[walker.depth], walker.den[walker.depth]))
+            walker.targets.add(back.target)
+        except (SamplerCrashed, SamplerContractError, LoopNeverAccepts):
+            raise
+        except Exception as error:  # a refused draw (say randbelow(0)) is the code's fault too
+            raise SamplerCrashed(walker.taken[: walker.depth], error) from error
+        else:
+            depth = walker.depth
+            if depth < walker.replay:
+                raise SamplerContractError(_CHANGED)
+            if renewal:
+                walker.log.append((("out", output), walker.num[depth], walker.den[depth]))
+                paths += 1
+                more = walker.advance()
+                continue
+            by_den = groups.setdefault((output, depth), {})
+            den = walker.den[depth]
+            by_den[den] = by_den.get(den, 0) + walker.num[depth]
+        paths += 1
+        more = walker.advance()
+    joint = {
+        key: sum((Fraction(n, d) for d, n in by_den.items()), Fraction(0)) for key, by_den in groups.items()
+    }
+    masses: dict[Hashable, Fraction] = {}
+    for (output, _), mass in joint.items():
+        masses[output] = masses.get(output, Fraction(0)) + mass
+    if renewal:
+        if more:  # stopped by max_paths: the open nodes are complete as far as they go
+            walker.finish(0)
+        for (kind, output), num, den in walker.log:
+            assert kind == "out"
+            masses[output] = masses.get(output, Fraction(0)) + Fraction(num, den)
+    unexplored = 1 - sum(masses.values(), Fraction(0))
+    stopped = "max_paths" if more else ("budget" if walker.cut else "exhausted")
+    return Enumeration(masses, unexplored, paths, paths, "exhaustive", joint, walker.cut, stopped)
+
+
+def _run_marked(function: Callable[..., Hashable], args: tuple[object, ...], loop: bool) -> Hashable:
+    """A marked call run as written (what production does)."""
+    if not loop:
+        return function(*args)
+    while True:
+        z = function(*args)
+        if z is not None:
+            return z
+
+
+class _FixedDraw(RandomSource, trusted=True):
+    """Answers the single ``randbelow(T)`` of an inverse-transform sampler with ``value``."""
+
+    def __init__(self, T: int, value: int) -> None:
+        self.T = T
+        self.value = value
+        self.draws = 0
+
+    def randbelow(self, n: int) -> int:
+        self.draws += 1
+        if self.draws > 1 or n != self.T:
+            raise SamplerContractError(
+                f"bisection needs exactly one draw randbelow({self.T}); the sampler asked for "
+                f"randbelow({n}) as draw {self.draws}"
+            )
+        return self.value
+
+
+def bisect_outputs(sampler: Sampler, T: int) -> Enumeration:
+    """Exact PMF of a single-draw inverse-transform sampler by bisection over its draw.
+
+    Assumes the output is a non-decreasing function of the draw ``j`` in ``0..T-1``, so each
+    output's draws form one interval.  The assumption is checked where it is cheap: an output
+    found in two separate intervals, or a segment whose midpoint disagrees with its ends,
+    raises SamplerContractError.
+    """
+    need_callable("sampler", sampler, "a callable taking a RandomSource, e.g. lambda rng: sample(q, rng)")
+    T = need_count("T", T, low=1)
+    executions = 0
+
+    def output_at(j: int) -> Hashable:
+        nonlocal executions
+        executions += 1
+        try:
+            return sampler(_FixedDraw(T, j))
+        except SamplerContractError:  # more than one draw: bisection does not apply
+            raise
+        except Exception as error:  # a refusal by the code is its crash too
+            raise SamplerCrashed([j], error) from error
+
+    masses: dict[Hashable, Fraction] = {}
+    start = 0
+    while start < T:
+        output = output_at(start)
+        if output in masses:
+            raise SamplerContractError(
+                f"output {shown(output)} occurs in two separate ranges of the draw: the sampler is "
+                "not monotone in its draw, so bisection does not apply"
+            )
+        low, high = start, T - 1  # invariant: output_at(low) == output
+        while low < high:
+            middle = (low + high + 1) // 2
+            if output_at(middle) == output:
+                low = middle
+            else:
+                high = middle - 1
+        if low > start and output_at((start + low) // 2) != output:
+            raise SamplerContractError(
+                f"the draws {start}..{low} do not all give output {shown(output)}: the sampler is not "
+                "monotone in its draw"
+            )
+        masses[output] = Fraction(low - start + 1, T)
+        start = low + 1
+    joint = {(output, 1): mass for output, mass in masses.items()}  # always exactly one draw
+    return Enumeration(masses, Fraction(0), len(masses), executions, "bisection", joint)

@@ -1,0 +1,385 @@
+"""Statistical cross-check: samples of the *real* sampler against the spec's exact PMF.
+
+Exact checks derive the code's PMF by enumerating or bisecting its randomness; this check runs
+the production code path (``spec.run(q, rng)``) on a cryptographic source instead, so it also
+catches what an enumerating source cannot see (for example a sampler that behaves differently
+when its draws come from a real generator).  Its false-positive rate is bounded without any
+asymptotic approximation, so CI never flakes, and its power is stated.
+"""
+
+from __future__ import annotations
+
+import sys
+import math
+from collections import Counter
+from collections.abc import Hashable
+from fractions import Fraction
+
+import mpmath
+
+from dpverify.samplers import InvalidArgument, RandomSource, SeededRandomSource, as_int, as_open_unit_interval, fresh_seed
+from dpverify.samplers._rational import RationalLike
+from dpverify.samplers._rational import shown
+from dpverify.specs import MechanismSpec
+from dpverify.specs._noise import NoiseSpec
+from dpverify.verify.engine._arguments import need_count, need_instance, shown
+from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text, json_value
+
+__all__ = ["check_empirical", "check_empirical_ideal", "dkw_threshold"]
+
+#: Terms of the artanh series in :func:`_ln_upper`; each bound is within ``3**-(2*terms)``
+#: of the true logarithm of a number in ``[1, 2]``.
+_LOG_TERMS = 40
+
+
+def _ln_upper(y: Fraction) -> Fraction:
+    """A rational ``L >= ln(y)`` for rational ``y >= 1``, with ``L - ln(y) < 1e-35 * (1 + log2 y)``.
+
+    ``ln(y) = k ln 2 + ln(m)`` with ``m = y / 2**k`` in ``[1, 2)``, and for ``v`` in ``[1, 2]``,
+    ``ln(v) = 2 * sum_{j>=0} z**(2j+1) / (2j+1)`` with ``z = (v-1)/(v+1)`` in ``[0, 1/3]``.
+    The tail after ``J`` terms is at most ``2 z**(2J+1) / ((2J+1)(1 - z**2))``; adding it to
+    the partial sum gives an upper bound in exact rational arithmetic, which is finally rounded
+    up to a multiple of ``2**-128`` to keep the numbers short.
+    """
+    assert y >= 1, "only used for ln(2/beta) with beta < 1"
+    k = y.numerator.bit_length() - y.denominator.bit_length()
+    if Fraction(2) ** k > y:
+        k -= 1  # now 2**k <= y < 2**(k+1)
+    bound = k * _ln_upper_unit(Fraction(2)) + _ln_upper_unit(y / Fraction(2) ** k)
+    return Fraction(-((-bound.numerator << 128) // bound.denominator), 1 << 128)  # round up
+
+
+def _ln_upper_unit(v: Fraction) -> Fraction:
+    z = (v - 1) / (v + 1)
+    z2, power, total = z * z, z, Fraction(0)
+    for j in range(_LOG_TERMS):
+        total += power / (2 * j + 1)
+        power *= z2
+    tail = power / ((2 * _LOG_TERMS + 1) * (1 - z2))  # power == z**(2J+1) here
+    return 2 * (total + tail)
+
+
+def dkw_threshold(samples: int, false_positive_rate: Fraction) -> tuple[Fraction, float]:
+    """``(t_squared, t)``: the DKW rejection threshold for ``samples`` draws at rate ``beta``.
+
+    ``t_squared = L / (2 N)`` exactly, with ``L`` a rational upper bound of ``ln(2/beta)``
+    (:func:`_ln_upper`), so ``2 exp(-2 N t**2) = 2 exp(-L) <= beta``.  ``t`` is its square root
+    as a float, for display only: decisions compare ``t_squared`` exactly.
+
+    >>> t_squared, t = dkw_threshold(20_000, Fraction(1, 10**9))
+    >>> round(t, 6)
+    0.023139
+    """
+    samples = need_count("samples", samples, low=1)
+    false_positive_rate = as_open_unit_interval("false_positive_rate", false_positive_rate)
+    log_bound = _ln_upper(2 / false_positive_rate)
+    t_squared = log_bound / (2 * samples)
+    return t_squared, math.sqrt(float(t_squared))
+
+
+def check_empirical(
+    spec: MechanismSpec,
+    q: Hashable,
+    *,
+    samples: int = 20_000,
+    seed: int | None = None,
+    false_positive_rate: RationalLike = "1/1000000000",
+    rng: RandomSource | None = None,
+) -> CheckResult:
+    """Kolmogorov–Smirnov-type test of ``spec.run(q, .)`` against the exact CDF of ``spec.pmf(q)``.
+
+    Draws ``N = samples`` outputs of the real sampler from
+    :class:`dpverify.samplers.SeededRandomSource` ``(seed)`` (SHA-256 in counter mode, so the run replays
+    exactly; ``seed=None`` takes :func:`dpverify.samplers.fresh_seed`), forms the empirical CDF
+    ``F_N(x) = #{i : X_i <= x} / N`` from integer counts, and compares it with the exact CDF
+    ``F(x) = sum_{y <= x} P(y | q)`` of the spec, in exact rational arithmetic, at every output
+    of the spec (both are step functions that only jump there, so this is the supremum over
+    all ``x``).  Outputs must be totally ordered (GTM outputs are ints).
+
+    **False-positive rate.**  Dvoretzky–Kiefer–Wolfowitz inequality with Massart's tight
+    constant (P. Massart, "The tight constant in the Dvoretzky–Kiefer–Wolfowitz inequality",
+    Annals of Probability 18(3), 1990): for ``N`` i.i.d. draws from any CDF ``G``,
+
+        P( sup_x |F_N(x) - G(x)| > t ) <= 2 exp(-2 N t**2)   whenever exp(-2 N t**2) <= 1/2.
+
+    Massart proves it for continuous ``G``; for a discrete ``G`` the supremum ranges over a
+    subset of the values it takes in the continuous case (write ``X = G^-1(U)``), so the bound
+    still holds and is conservative.  With ``beta = false_positive_rate`` the threshold is
+    ``t = sqrt(ln(2/beta) / (2N))`` (then ``exp(-2Nt**2) = beta/2 <= 1/2`` as required); here
+    ``ln(2/beta)`` is replaced by a rational upper bound that exceeds it by less than
+    ``1e-35 * (1 + log2(2/beta))``, which only
+    lowers the false-positive rate.  The check rejects (``violated``) when
+    ``D = sup_x |F_N(x) - F(x)| > t``: if the sampler does sample ``F``, that happens with
+    probability at most ``beta``, for every ``N`` (no asymptotics).
+
+    **Power.**  Let ``G`` be the sampler's true CDF and suppose ``sup_x |G(x) - F(x)| > 2t``,
+    attained at ``x*``.  With probability at least ``1 - beta`` (DKW applied to ``G``),
+    ``sup_x |F_N(x) - G(x)| <= t``, and then by the triangle inequality
+    ``D >= |F_N(x*) - F(x*)| >= |G(x*) - F(x*)| - |F_N(x*) - G(x*)| > 2t - t = t``, so the
+    check rejects.  Hence every discrepancy of CDF distance more than ``2t`` (the
+    ``detectable_distance`` in the evidence) is caught with probability at least ``1 - beta``.
+
+    **Verdicts.**  The vocabulary is closed, and a statistical test cannot prove anything, so
+    ``proved`` here means exactly: *passed* — no discrepancy detected, and any discrepancy of
+    CDF distance more than ``2t`` would have been detected with probability ``>= 1 - beta``.
+    ``violated`` either (a) with certainty, when the sampler returned an output to which the
+    spec gives probability 0, or (b) at false-positive rate ``beta``, when ``D > t``; the
+    evidence names the output, the empirical and the exact CDF there.  ``inconclusive`` when
+    nothing was rejected but ``2t >= 1``: no CDF discrepancy can exceed ``2t``, so the test had
+    no power; draw more samples.
+
+    Every result carries the seed and, in ``evidence["replay"]`` and the summary, the Python
+    call that replays it.  With ``rng`` (the production :class:`~dpverify.samplers.SystemRandomSource`)
+    the draws come from it instead: the same bound and power, but no replay.
+
+    Arguments are validated: ``samples`` an int ``>= 1``, ``seed`` None or an int ``>= 0``,
+    ``false_positive_rate`` an exact rational in (0, 1) (floats refused), ``q`` one of
+    ``spec.inputs()``; anything else raises :class:`dpverify.samplers.InvalidArgument`.
+    """
+    if not isinstance(spec, MechanismSpec):
+        raise InvalidArgument(
+            f"spec must be a MechanismSpec (e.g. dpverify.specs.GtmSpec.create(...)); got spec={shown(spec)} ({type(spec).__name__})."
+        )
+    N = as_int("samples", samples, low=1)
+    beta = as_open_unit_interval("false_positive_rate", false_positive_rate)
+    seed_ = fresh_seed() if seed is None else as_int("seed", seed, low=0)
+    inputs = spec.inputs()
+    if isinstance(q, bool) or q not in inputs:
+        raise InvalidArgument(
+            f"q must be one of the spec's inputs ({_describe(inputs)}); got q={shown(q)}."
+        )
+    q = inputs[inputs.index(q)]  # the spec's own value, e.g. 2 for Fraction(2), for the replay line
+    pmf = spec.pmf(q)
+    weights = dict(zip(pmf.outputs, pmf.weights))
+    try:
+        order = sorted(weights)
+    except TypeError:
+        raise InvalidArgument(
+            f"spec={spec.name} must have totally ordered outputs for a CDF test; got outputs "
+            f"{shown(pmf.outputs[:5])}..."
+        ) from None
+
+    source = SeededRandomSource(seed_) if rng is None else rng
+    counts = Counter(spec.run(q, source) for _ in range(N))
+
+    t_squared, t = dkw_threshold(N, beta)
+    replay = _replay(spec, q, N, seed_, beta) if rng is None else _NO_REPLAY
+    where = f"q={q!r}, seed={seed_}; replay: {replay}" if rng is None else f"q={q!r}, {_NO_REPLAY}"
+    evidence = {"q": json_value(q), **_dkw_evidence(spec.parameters(), seed_ if rng is None else None, N, beta, t),
+                "replay": replay}
+
+    impossible = [o for o in counts if weights.get(o, 0) == 0]
+    if impossible:
+        output = impossible[0]
+        evidence |= {"output": json_value(output), "count": counts[output], "exact_p": "0"}
+        return CheckResult(
+            "statistical",
+            Verdict.VIOLATED,
+            f"the sampler returned output={output!r} {counts[output]} times in {N} draws, but the "
+            f"spec gives it probability 0 (a certain violation); {where}",
+            evidence=evidence,
+        )
+
+    # sup_x |F_N(x) - F(x)| = max over outputs of |count_le * den - N * weight_le| / (N * den).
+    den = pmf.denominator
+    gap, at, count_le, weight_le = -1, order[0], 0, 0
+    empirical_at, exact_at = 0, 0
+    for output in order:
+        count_le += counts.get(output, 0)
+        weight_le += weights[output]
+        here = abs(count_le * den - N * weight_le)
+        if here > gap:
+            gap, at, empirical_at, exact_at = here, output, count_le, weight_le
+    distance = Fraction(gap, N * den)
+    empirical_cdf, exact_cdf = Fraction(empirical_at, N), Fraction(exact_at, den)
+    evidence |= {
+        "sup_distance": float(distance),
+        "sup_distance_exact": fraction_text(distance),
+        "output": json_value(at),
+        "empirical_cdf": fraction_text(empirical_cdf),
+        "exact_cdf": fraction_text(exact_cdf),
+    }
+    stated = f"DKW, N={N}, t={t:.4g}, beta={fraction_text(beta)}"
+    if distance * distance > t_squared:
+        return CheckResult(
+            "statistical",
+            Verdict.VIOLATED,
+            f"the sampler departs from the exact PMF at output={at!r}: empirical CDF "
+            f"{float(empirical_cdf):.6g} vs exact {float(exact_cdf):.6g}, sup distance "
+            f"{float(distance):.4g} > t ({stated}); {where}",
+            evidence=evidence,
+        )
+    if 4 * t_squared >= 1:
+        reason = (
+            f"no discrepancy detected, but the detectable distance 2t={2 * t:.4g} is >= 1, so "
+            f"the test had no power at N={N}; draw more samples"
+        )
+        return CheckResult(
+            "statistical", Verdict.INCONCLUSIVE, f"{reason}; {where}", reason=reason, evidence=evidence
+        )
+    return CheckResult(
+        "statistical",
+        Verdict.PROVED,
+        f"consistent with the exact PMF ({stated}; sup distance {float(distance):.4g}, any CDF "
+        f"distance > {2 * t:.4g} detected with probability >= 1 - beta); "
+        + (f"q={q!r}, seed={seed_}" if rng is None else f"q={q!r}, {_NO_REPLAY}"),
+        evidence=evidence,
+    )
+
+
+#: What a statistical result says instead of a seed when it drew from the production source.
+_NO_REPLAY = "production source (OS CSPRNG), not replayable"
+
+
+def _dkw_evidence(parameters: dict[str, str], seed: int | None, samples: int, beta: Fraction, t: float) -> dict[str, object]:
+    """The evidence every DKW check carries: what was sampled, how, and the test's size."""
+    return {
+        "parameters": parameters,
+        "seed": seed,
+        "samples": samples,
+        "false_positive_rate": fraction_text(beta),
+        "threshold": t,
+        "detectable_distance": 2 * t,
+    }
+
+
+def _describe(inputs: tuple[Hashable, ...]) -> str:
+    """``"0..n"`` for a contiguous run of ints, else the first few inputs."""
+    if inputs and all(isinstance(i, int) for i in inputs) and inputs == tuple(
+        range(inputs[0], inputs[0] + len(inputs))
+    ):
+        return f"{inputs[0]} <= q <= {inputs[-1]}"
+    shown = ", ".join(repr(i) for i in inputs[:5])
+    return f"one of {shown}{', ...' if len(inputs) > 5 else ''}"
+
+
+def _replay(spec: MechanismSpec, q: Hashable, samples: int, seed: int, beta: Fraction) -> str:
+    """The Python statements (or, for a declared spec, the command) that rerun this exact check."""
+    command = getattr(spec, "replay_command", None)
+    if command:
+        return str(command)
+    public = sys.modules.get("dpverify.verify")  # looked up, not imported: the package sits above the engine
+    home = "dpverify.verify" if getattr(public, "check_empirical", None) is check_empirical else __name__
+    cls = type(spec)
+    create = getattr(cls, "create", None)
+    if callable(create):
+        arguments = ", ".join(f"{k}={v!r}" for k, v in spec.parameters().items())
+        build = f"{cls.__qualname__}.create({arguments})"
+    else:
+        build = repr(spec)
+    return (
+        f"from {cls.__module__} import {cls.__qualname__}; from {home} import check_empirical; "
+        f"check_empirical({build}, {q!r}, samples={samples}, seed={seed}, "
+        f"false_positive_rate={fraction_text(beta)!r})"
+    )
+
+
+def _mpf_fraction(value: mpmath.mpf) -> Fraction:
+    """The exact rational value of a finite mpf (``man * 2**exp``)."""
+    sign, man, exp, _ = value._mpf_
+    magnitude = Fraction(man) * (Fraction(2) ** exp)
+    return -magnitude if sign else magnitude
+
+
+def enclosure_gap(counts: Counter[Hashable], samples: int, outputs: list[Hashable], lows: list[Fraction],
+                  highs: list[Fraction]) -> tuple[Fraction, Hashable]:
+    """``(gap, output)``: the largest distance of the empirical CDF ``F_N(o_k)`` (``counts`` of
+    ``samples`` draws) outside the CDF enclosure at the ordered ``outputs`` ``o_1 < ... < o_m``
+    with ``low_i <= P(o_i) <= high_i``::
+
+        sum_{i<=k} low_i  <=  F(o_k)  <=  sum_{i<=k} high_i + (1 - sum_i low_i)
+
+    (the last term bounds the mass left of ``o_1``), exactly, and the output where it is largest."""
+    outside = max(Fraction(0), 1 - sum(lows))
+    count_le = sum(c for o, c in counts.items() if o < outputs[0])  # type: ignore[operator]
+    low_le, high_le = Fraction(0), outside
+    worst, worst_at = Fraction(-1), outputs[0]
+    for output, low, high in zip(outputs, lows, highs):
+        count_le += counts.get(output, 0)
+        low_le += low
+        high_le += high
+        empirical = Fraction(count_le, samples)
+        gap = max(low_le - empirical, empirical - min(high_le, Fraction(1)), Fraction(0))
+        if gap > worst:
+            worst, worst_at = gap, output
+    return worst, worst_at
+
+
+def check_empirical_ideal(
+    spec: NoiseSpec,
+    *,
+    samples: int = 20_000,
+    seed: int | None = None,
+    false_positive_rate: RationalLike = "1/1000000000",
+    dps: int = 30,
+    rng: RandomSource | None = None,
+) -> CheckResult:
+    """DKW test of the real noise sampler against its *ideal* (irrational) PMF.
+
+    The same test as :func:`check_empirical`, with the exact CDF replaced by a rigorous
+    enclosure.  Over the spec's ordered outputs ``o_1 < ... < o_m``
+    (``spec.outputs_for_check()``) with enclosures ``low_i <= P(o_i) <= high_i``::
+
+        sum_{i<=k} low_i  <=  F(o_k)  <=  sum_{i<=k} high_i + (1 - sum_i low_i)
+
+    (the last term bounds the mass left of ``o_1``).  The check rejects when the empirical
+    ``F_N(o_k)`` lies more than ``t`` outside that enclosure at some ``k``.  A correct sampler
+    has ``|F_N - F| <= t`` everywhere with probability ``>= 1 - beta`` (DKW–Massart, for every
+    N), and then ``F_N(o_k)`` is within ``t`` of the enclosure: the false-positive rate is at
+    most ``beta``.  Power: a sampler whose CDF differs at some ``o_k`` from every value in the
+    enclosure by more than ``2t`` is rejected with probability ``>= 1 - beta``; the evidence
+    states ``2t`` and the widest enclosure, which adds to the detectable distance.
+    All comparisons are exact: enclosures are converted from mpf to Fractions exactly.  An
+    output that cannot be ordered with the spec's outputs is a certain violation.  ``rng``
+    replaces the seeded source as in :func:`check_empirical`.
+    """
+    if not isinstance(spec, NoiseSpec):
+        raise InvalidArgument(f"spec must be a NoiseSpec (e.g. a discrete Laplace spec); got spec={shown(spec)} ({type(spec).__name__}).")
+    N = as_int("samples", samples, low=1)
+    beta = as_open_unit_interval("false_positive_rate", false_positive_rate)
+    seed_ = fresh_seed() if seed is None else as_int("seed", seed, low=0)
+    outputs = sorted(spec.outputs_for_check())
+    enclosures = [spec.ideal_probability(o, dps) for o in outputs]
+    lows = [_mpf_fraction(mpmath.mpf(low)) for low, _ in enclosures]
+    highs = [_mpf_fraction(mpmath.mpf(high)) for _, high in enclosures]
+    outside = max(Fraction(0), 1 - sum(lows))
+
+    source = SeededRandomSource(seed_) if rng is None else rng
+    counts = Counter(spec.run(source) for _ in range(N))
+    t_squared, t = dkw_threshold(N, beta)
+    evidence = {
+        **_dkw_evidence(spec.parameters(), seed_ if rng is None else None, N, beta, t),
+        "outputs": [json_value(outputs[0]), json_value(outputs[-1])],
+        "mass_outside_outputs_at_most": float(outside),
+    }
+    where = f"seed={seed_}" if rng is None else _NO_REPLAY
+    listed = set(outputs)
+    for output in counts:
+        try:
+            output in listed or output < outputs[0] or output > outputs[-1]  # noqa: B015 - orderable?
+        except TypeError:
+            evidence |= {"output": json_value(output), "count": counts[output]}
+            return CheckResult("statistical", Verdict.VIOLATED,
+                               f"the sampler returned {shown(output)} ({type(output).__name__}) {counts[output]} times in "
+                               f"{N} draws: not an output of the spec (a certain violation); {where}", evidence=evidence)
+    worst, worst_at = enclosure_gap(counts, N, outputs, lows, highs)
+    evidence |= {"output": json_value(worst_at), "distance_outside_enclosure": float(worst)}
+    stated = f"DKW, N={N}, t={t:.4g}, beta={fraction_text(beta)}"
+    if worst * worst > t_squared:
+        return CheckResult(
+            "statistical",
+            Verdict.VIOLATED,
+            f"the sampler departs from the ideal PMF at output={worst_at!r}: its empirical CDF is "
+            f"{float(worst):.4g} outside the ideal CDF's enclosure, more than t ({stated}); {where}",
+            evidence=evidence,
+        )
+    if 4 * t_squared >= 1:
+        reason = f"the detectable distance 2t={2 * t:.4g} is >= 1 at N={N}; draw more samples"
+        return CheckResult("statistical", Verdict.INCONCLUSIVE, f"{reason}; {where}", reason=reason, evidence=evidence)
+    return CheckResult(
+        "statistical",
+        Verdict.PROVED,
+        f"consistent with the ideal PMF ({stated}; any CDF distance > {2 * t:.4g} detected with "
+        f"probability >= 1 - beta); {where}",
+        evidence=evidence,
+    )

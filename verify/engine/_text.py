@@ -1,0 +1,38 @@
+"""Rationals for human eyes."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from dpverify.verify.engine._results import fraction_text
+
+
+def short_rational(value: Fraction, digits: int = 40) -> str:
+    """Exact ``num/den`` when short; otherwise 12 significant digits and the exact length.
+
+    >>> short_rational(Fraction(9, 28))
+    '9/28'
+    >>> short_rational(Fraction(10**60 + 1, 3 * 10**60))
+    '0.333333333333 (exact: 123 chars)'
+    """
+    text = fraction_text(value)
+    if len(text) <= digits:
+        return text
+    return f"{_decimal(value)} (exact: {len(text)} chars)"
+
+
+def _decimal(value: Fraction) -> str:
+    """12 significant digits without a float of ``value`` itself, which overflows past 1e308."""
+    if value == 0:
+        return "0"
+    sign, value = ("-", -value) if value < 0 else ("", value)
+    exponent = len(str(value.numerator)) - len(str(value.denominator))
+    if Fraction(10) ** exponent > value:
+        exponent -= 1  # now 10**exponent <= value < 10**(exponent + 1)
+    digits = round(value / Fraction(10) ** exponent * 10**11)
+    if digits == 10**12:
+        digits, exponent = digits // 10, exponent + 1
+    if -5 <= exponent <= 12:
+        return f"{sign}{float(Fraction(digits, 10**11) * Fraction(10) ** exponent):.12g}"
+    text = str(digits).rstrip("0")
+    return f"{sign}{text[0]}.{text[1:] or '0'}e{exponent:+d}"

@@ -1,0 +1,830 @@
+"""The production randomness, proved exact on its own code by enumerating every word it reads.
+
+Every verdict of the engine is about a sampler's draws (``randbelow``, ``bernoulli``); this
+module verifies the code that makes those draws from raw randomness:
+
+- :class:`~dpverify.samplers.SystemRandomSource`, the production source, turns 64-bit OS words
+  into ``randbelow(n)`` (the top ``k = (n-1).bit_length()`` bits of ``ceil(k/64)`` words,
+  rejected while ``>= n``) and ``bernoulli(num, den)`` (a uniform ``U`` compared with
+  ``p = num/den``, 64 bits at a time);
+- :class:`~dpverify.samplers.SeededRandomSource`, which every statistical check replays with,
+  turns 256-bit SHA-256 blocks into a pool of bits, ``randbelow(n)`` takes ``k`` bits of it
+  and rejects, ``bernoulli(num, den)`` is ``randbelow(den) < num``.  A biased replay source
+  would make every statistical verdict meaningless.
+
+How.  Both sources can run their production methods over an injected supply of words of any
+width ``w`` (:meth:`SystemRandomSource.from_words`, :meth:`SeededRandomSource.from_blocks`).
+Here each word is ``rng.randbelow(2**w)`` of the enumerating source
+(:func:`~dpverify.verify.engine._enumerate.enumerate_outputs`), so the walker runs the real code once
+per word stream, every stream of up to ``D`` words, each weighted by its exact probability
+``2^(-w * words)``.  Every path that reads more than ``D`` words is cut, and its mass is the
+exact remainder ``U``.  ``D`` is at least one whole attempt and :data:`LOOP_BITS` bits of words
+for ``randbelow``, :data:`BERNOULLI_BITS` bits for a digit-wise ``bernoulli``, and
+:data:`SEQUENCE_BITS` bits for successive draws.  Three things are checked for every call, in
+this order:
+
+1. **The law, with no assumption.**  The code's probability of each output ``o`` lies in
+   ``[E(o), E(o) + U]`` (``E`` the explored mass).  Violated when the ideal probability (``1/n``
+   for ``randbelow(n)``, ``p`` and ``1 - p`` for ``bernoulli``, 0 for any other output) lies
+   outside.  This is the whole loop checked as it runs, retries included: it catches a loop
+   that returns a rejected value, redraws wrongly, or returns something else.
+2. **The documented conversion, exactly.**  The joint law of (output, words read) over every
+   stream of up to ``D`` words must equal that of the conversion the docstrings describe,
+   computed here independently: attempt ``i`` of ``randbelow`` is ``k`` fresh uniform bits,
+   each value below ``n`` with mass ``2^-k (1 - n 2^-k)^(i-1)``, and it ends after ``i *
+   ceil(k/w)`` words (SystemRandomSource: each attempt takes whole new words) or after
+   ``ceil(i k / w)`` blocks (SeededRandomSource: unused bits stay in the pool); ``bernoulli``
+   of SystemRandomSource decides at word ``j`` with True iff the word is below the ``j``-th
+   ``w``-bit digit of ``p`` after ``j - 1`` ties, False on a tie that ends ``p``'s expansion.
+   So the edge cases of the contract are checked too: ``randbelow(1)`` and SystemRandomSource's
+   ``bernoulli(0, d)`` and ``bernoulli(d, d)`` read no word.  A mutant that reads a different
+   number of words per attempt, or never accepts, is violated here even where its remaining
+   mass ``U`` hides its bias from step 1.
+3. **Exactness.**  ``randbelow`` (and SeededRandomSource's ``bernoulli``) loop over attempts.
+   Its first attempt (for SeededRandomSource, everything read within the first attempt's
+   blocks) is enumerated completely in step 2, so its exact law ``A`` is known, and the
+   loop's law is ``A(z) / sum A`` by :func:`~dpverify.verify.engine._intervals.renewal`; it must be
+   exactly ``1/n``.  Renewal assumes each attempt after a rejection reads fresh uniform bits,
+   independent of the past: SystemRandomSource's loop keeps no state between attempts (new
+   words each time); SeededRandomSource's next attempt starts with the bits the pool kept,
+   which the attempt did not look at.  That premise is read from the code, not enumerated;
+   what is enumerated backs it: step 2 matches the documented attempts over ``D`` words (two
+   or more attempts where affordable), and :func:`check_successive` checks that the bits
+   carried from one draw to the next are fresh.  ``bernoulli`` of SystemRandomSource has no
+   loop: it is exact when its enumeration is exhaustive (``p``'s expansion ends within ``D``
+   words, i.e. ``den`` divides ``2^(w D)``), and otherwise proved within ``U = 2^(-w D)``,
+   the mass of the one stream that ties every digit: ``|P[True] - p| <= 2^(-w D)``.
+
+Successive draws.  A source with state (SeededRandomSource's pool) could make two draws
+dependent while each is uniform.  :func:`check_successive` enumerates short sequences of draws
+on one source (``(randbelow(n1), randbelow(n2))``, a ``bernoulli`` then a ``randbelow``, ...)
+and compares them with the product of the ideal laws: exactly for sizes that never reject
+(powers of two, ``p = 1/2``), within the stated remainder ``U`` otherwise.  The same is run on
+SystemRandomSource, whose words are never shared between draws.
+
+Why small widths cover 64.  The conversion is generic in the width: it uses only shifts by
+``w``, by ``w - k`` and ``w * words - k``, ors, ``divmod(num << w, den)`` and comparisons, on
+Python's unbounded ints, with no constant but 0 and 1 (:func:`width_generic` checks that on the
+code objects; a literal 64 would be a path the small widths never take).  So what it does
+depends only on how ``k`` relates to ``w`` and on how ``p``'s expansion ends, and every case is
+enumerated at the widths 1, 2 and 3:
+
+- ``randbelow``: ``n = 1`` (no word); ``k < w`` (one word, its top bits: ``w >= 2``); ``k = w``
+  (one whole word); ``k`` a multiple of ``w`` above it (several whole words); ``k`` above
+  ``w`` and not a multiple (several words, the last one's low bits dropped: ``w >= 2``);
+  each with ``n = 2^k`` (never rejects), ``n = 2^(k-1) + 1`` (rejects most) and sizes between,
+  up to ``n = 2^(3w) + 1``, whose attempt reads 4 words (5 words at width 1);
+- ``bernoulli``: ``p = 0`` and ``p = 1`` (no word); every ``num/den`` with small ``den``
+  (``den <= 2^(2w) + 1`` at widths 1 and 2, ``<= 2^(w+1) + 1`` at width 3), so ``den`` below,
+  at and above ``2^w``; ``den`` a power of two and its neighbours up to ``2^(3w+1)``, and an odd
+  ``den`` above ``2^(3w)``, so that ``p``'s digits span several words, end after one or several
+  words, or never end;
+- SeededRandomSource: the same sizes at block widths 1 (every attempt ends on a block
+  boundary), 2 and 3 (attempts share blocks and carry bits over), and its coins
+  ``randbelow(den) < num`` for every ``num/den`` with ``den <= 2^(w+1) + 1`` and a few
+  numerators of the larger sizes.
+
+What is not covered: that the words themselves are uniform and independent is the trusted
+base (os.urandom; SHA-256 in counter mode), and so is the pool around them (``_pop`` hands out
+each 64-bit word once, refills on IndexError, and is emptied in a fork's child): the supply
+replaces exactly those.  Each method's first lines choose the supply (production: the pool,
+its refill on IndexError and ``w = 64``; an injected source: its words and width); that choice
+is read, not enumerated, since the enumerated words never raise IndexError.  A mutant that
+loops for ever without reading a word is out of reach
+of any enumeration (a path ends at a return, a word or an exception); one that keeps reading
+words is cut at ``D`` words and gets a verdict.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from types import CodeType
+from typing import Any
+
+from dpverify.samplers import DpverifyError, InvalidArgument, RandomSource, SeededRandomSource, SystemRandomSource
+from dpverify.samplers._random_source import _check_bernoulli, _check_randbelow
+from dpverify.samplers._rational import shown
+from dpverify.verify.engine._enumerate import Enumeration, SamplerCrashed, enumerate_outputs
+from dpverify.verify.engine._intervals import renewal
+from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text, json_value
+from dpverify.verify.engine._text import short_rational
+
+__all__ = [
+    "SEEDED",
+    "SYSTEM",
+    "Call",
+    "WordSource",
+    "check_bernoulli",
+    "check_randbelow",
+    "check_source",
+    "check_successive",
+    "default_fractions",
+    "default_sequences",
+    "default_sizes",
+    "refusal_problem",
+    "width_generic",
+]
+
+#: Every ``randbelow`` loop is enumerated over at least this many bits of words (and at least
+#: one whole attempt), so that the retries are run too where that is affordable.
+LOOP_BITS = 10
+#: ``bernoulli`` of SystemRandomSource is enumerated over this many bits of words:
+#: ``|P[True] - p| <= 2^-BERNOULLI_BITS`` where ``p``'s expansion does not end.
+BERNOULLI_BITS = 12
+#: Successive draws are enumerated over this many bits of words.
+SEQUENCE_BITS = 16
+#: A walk never runs more paths than this (a mutant's tree may be far wider than the code's).
+MAX_PATHS = 200_000
+#: A successive-draws result whose remainder exceeds this proves too little: inconclusive.
+MAX_SEQUENCE_REMAINDER = Fraction(1, 8)
+
+
+# --- the sources under test --------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class WordSource:
+    """A randomness source whose conversion runs over an injected supply of words.
+
+    ``build(words, width)`` returns the source reading its words from ``words()`` (ints uniform
+    on ``[0, 2**width)``); ``pooled`` says that bits a draw does not use stay for the next
+    (SeededRandomSource's pool) rather than each attempt taking whole fresh words;
+    ``digit_bernoulli`` that ``bernoulli`` compares ``U`` with ``p`` digit by digit rather than
+    being ``randbelow(den) < num``.  The last two choose the documented conversion the code is
+    compared with; ``refills`` that an IndexError from ``words()`` means an empty pool, which
+    the code answers by calling it once more: every third word is then read that way, so the
+    refill path of production is enumerated as well as the plain one.  ``name`` labels results
+    and reproductions (``name.build(...)``).
+    """
+
+    name: str
+    build: Callable[[Callable[[], int], int], RandomSource]
+    pooled: bool
+    digit_bernoulli: bool
+    refills: bool = False
+
+    @property
+    def constructor(self) -> str:
+        owner = getattr(self.build, "__self__", None)
+        method = getattr(self.build, "__name__", "build")
+        return f"{owner.__name__}.{method}" if isinstance(owner, type) else f"{self.name}.{method}"
+
+
+#: The production source: 64-bit words, whole fresh words per attempt, digit-wise coins.
+SYSTEM = WordSource("SystemRandomSource", SystemRandomSource.from_words, pooled=False, digit_bernoulli=True,
+                    refills=True)
+#: The replay source: 256-bit blocks feeding a pool of bits; its coin is randbelow(den) < num.
+SEEDED = WordSource("SeededRandomSource", SeededRandomSource.from_blocks, pooled=True, digit_bernoulli=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One draw: ``Call("randbelow", (n,))`` or ``Call("bernoulli", (num, den))``."""
+
+    method: str
+    arguments: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        if self.method == "randbelow" and isinstance(self.arguments, tuple) and len(self.arguments) == 1:
+            _check_randbelow(self.arguments[0])
+        elif self.method == "bernoulli" and isinstance(self.arguments, tuple) and len(self.arguments) == 2:
+            _check_bernoulli(*self.arguments)
+        else:
+            raise InvalidArgument(f'a Call is Call("randbelow", (n,)) or Call("bernoulli", (num, den)); got '
+                                  f"method={shown(self.method)}, arguments={shown(self.arguments)}.")
+
+    def __str__(self) -> str:
+        return f"{self.method}({', '.join(map(str, self.arguments))})"
+
+    def ideal(self) -> dict[Hashable, Fraction]:
+        if self.method == "randbelow":
+            (n,) = self.arguments
+            return {x: Fraction(1, n) for x in range(n)}
+        num, den = self.arguments
+        return {o: m for o, m in ((True, Fraction(num, den)), (False, Fraction(den - num, den))) if m}
+
+    def run(self, source: RandomSource) -> Hashable:
+        return getattr(source, self.method)(*self.arguments)
+
+
+def _need_width(width: object) -> int:
+    if isinstance(width, bool) or not isinstance(width, int) or not 1 <= width <= 4:
+        raise InvalidArgument(
+            f"width must be an int in [1, 4] (bits per enumerated word); got width={shown(width)}. "
+            "Widths 1 to 3 cover every case of the conversion."
+        )
+    return width
+
+
+def _need_source(source: object) -> WordSource:
+    if not isinstance(source, WordSource):
+        raise InvalidArgument(f"source must be a WordSource (SYSTEM, SEEDED, or your own); got source={shown(source)} "
+                              f"({type(source).__name__}).")
+    return source
+
+
+# --- the default cases at one width ---------------------------------------------------------
+
+
+def _words_for(k: int, width: int) -> int:
+    return -(-k // width)
+
+
+def default_sizes(width: int) -> tuple[int, ...]:
+    """The ``n`` that :func:`check_randbelow` takes at ``width``: every ``n`` up to
+    ``2^(w+1) + 1``; each ``2^j - 1``, ``2^j``, ``2^j + 1`` and ``3 * 2^(j-2)`` (a size between
+    two powers) up to ``j = 3w``; and ``2^(3w) + 1``, whose attempt reads 4 words.  At width 1,
+    where words are cheap, ``j`` goes one further.
+
+    >>> default_sizes(1)
+    (1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 15, 16, 17)
+    """
+    width = _need_width(width)
+    top = 3 * width + (width == 1)
+    sizes = set(range(1, 2 ** (width + 1) + 2)) | {2 ** (3 * width) + 1}
+    for j in range(2, top + 1):
+        sizes |= {2**j - 1, 2**j, 2**j + 1, 3 * 2 ** (j - 2)}
+    return tuple(sorted(sizes))
+
+
+def default_fractions(width: int, *, digits: bool = True) -> tuple[tuple[int, int], ...]:
+    """The ``(num, den)`` that :func:`check_bernoulli` takes at ``width``.
+
+    With ``digits`` (a coin that compares ``p``'s ``w``-bit digits, SystemRandomSource's): every
+    ``num/den`` with ``den <= 2^(2w) + 1`` (``2^(w+1) + 1`` from width 3 on); for each ``den``
+    in ``2^j - 1, 2^j, 2^j + 1`` up to ``j = 3w + 1`` and the odd ``3^m`` just above
+    ``2^(3w)``, the numerators ``0, 1, den/3, den/2, den - 1, den``.  Without (a coin that is
+    ``randbelow(den) < num``, whose sizes :func:`check_randbelow` already covers): every
+    ``num/den`` with ``den <= 2^(w+1) + 1``, and ``0, 1, den/2, den - 1, den`` for the other
+    sizes of :func:`default_sizes` up to ``2^(2w) + 1``.
+
+    >>> len(default_fractions(1)), len(default_fractions(1, digits=False))
+    (56, 20)
+    """
+    width = _need_width(width)
+    if not digits:
+        small = 2 ** (width + 1) + 1
+        pairs = {(num, den) for den in range(1, small + 1) for num in range(den + 1)}
+        for den in default_sizes(width):
+            if small < den <= 2 ** (2 * width) + 1:
+                pairs |= {(num, den) for num in (0, 1, den // 2, den - 1, den)}
+        return tuple(sorted(pairs, key=lambda pair: (pair[1], pair[0])))
+    small = 2 ** (2 * width) + 1 if width <= 2 else 2 ** (width + 1) + 1
+    pairs = {(num, den) for den in range(1, small + 1) for num in range(den + 1)}
+    odd = 3
+    while odd <= 2 ** (3 * width):
+        odd *= 3
+    dens = {odd} | {2**j + d for j in range(2, 3 * width + 2) for d in (-1, 0, 1)}
+    for den in dens:
+        pairs |= {(num, den) for num in (0, 1, den // 3, den // 2, den - 1, den) if 0 <= num <= den}
+    return tuple(sorted(pairs, key=lambda pair: (pair[1], pair[0])))
+
+
+def default_sequences(width: int) -> tuple[tuple[Call, ...], ...]:
+    """Short sequences of draws on one source for :func:`check_successive` at ``width``: two
+    or three draws whose bits cross a word boundary (exact: powers of two and ``p = 1/2``), and
+    two with rejections (``randbelow(3)``, ``randbelow(7)``, ``bernoulli(1, 3)``)."""
+    width = _need_width(width)
+    r = lambda n: Call("randbelow", (n,))  # noqa: E731
+    b = lambda num, den: Call("bernoulli", (num, den))  # noqa: E731
+    return (
+        (r(2), r(2), r(2)),
+        (r(2 ** (width + 1)), r(4)),
+        (r(4), r(2**width)),
+        (b(1, 2), r(2 ** (width + 1))),
+        (r(3), r(7)),
+        (b(1, 3), r(3)),
+    )
+
+
+# --- the conversion the docstrings document, computed independently ----------------------------
+
+Law = dict[tuple[Hashable, int], Fraction]
+
+
+def _attempts_law(
+    k: int, n: int, output: Callable[[int], Hashable], ends: Callable[[int], int], depth: int
+) -> tuple[Law, Fraction]:
+    """Attempts of ``k`` fresh uniform bits, accepted below ``n``; attempt ``i`` ends after
+    ``ends(i)`` words.  The joint law of (output, words) over ``depth`` words, and the mass
+    still undecided after them."""
+    if k == 0:
+        return {(output(0), 0): Fraction(1)}, Fraction(0)
+    each, undecided = Fraction(1, 2**k), Fraction(1)
+    reject = 1 - n * each
+    law: Law = {}
+    attempt = 1
+    while undecided and ends(attempt) <= depth:
+        words = ends(attempt)
+        for x in range(n):
+            key = (output(x), words)
+            law[key] = law.get(key, Fraction(0)) + undecided * each
+        undecided *= reject
+        attempt += 1
+    return law, undecided
+
+
+def _digits_law(num: int, den: int, width: int, depth: int) -> tuple[Law, Fraction]:
+    """``U < num/den`` decided ``width`` bits at a time, as SystemRandomSource documents it."""
+    if num == 0 or num == den:
+        return {(num == den, 0): Fraction(1)}, Fraction(0)
+    size, tie, remainder = 2**width, Fraction(1), num
+    law: Law = {}
+    for words in range(1, depth + 1):
+        digit, remainder = divmod(remainder << width, den)
+        law[(True, words)] = tie * Fraction(digit, size)
+        law[(False, words)] = tie * Fraction(size - 1 - digit + (remainder == 0), size)
+        tie /= size
+        if remainder == 0:
+            return {key: m for key, m in law.items() if m}, Fraction(0)
+    return {key: m for key, m in law.items() if m}, tie
+
+
+# --- running the real code over every word stream ----------------------------------------------
+
+
+class _Walk:
+    """One enumeration of ``calls`` on a fresh source over enumerated words, recording for each
+    (output, words read) the first word stream that gives it, to reproduce it."""
+
+    def __init__(self, source: WordSource, width: int, calls: Sequence[Call]) -> None:
+        self.source, self.width, self.calls = source, width, tuple(calls)
+        self.witness: dict[tuple[Hashable, int], tuple[int, ...]] = {}
+
+    def sampler(self, rng: RandomSource) -> Hashable:
+        size, drawn, refilling = 2**self.width, [], [False]
+
+        def words() -> int:
+            if self.source.refills and len(drawn) % 3 == 2 and not refilling[0]:
+                refilling[0] = True
+                raise IndexError("the pool is empty")  # the code must now read this word from its refill
+            refilling[0] = False
+            word = rng.randbelow(size)
+            drawn.append(word)
+            return word
+
+        source = self.source.build(words, self.width)
+        outputs = tuple(call.run(source) for call in self.calls)
+        output = outputs[0] if len(outputs) == 1 else outputs
+        self.witness.setdefault((output, len(drawn)), tuple(drawn))
+        return output
+
+    def words_of(self, output: Hashable) -> tuple[int, ...] | None:
+        found = [words for (o, _), words in self.witness.items() if o == output]
+        return min(found, key=len) if found else None
+
+    def reproduce(self, words: Sequence[int]) -> str:
+        calls = ", ".join(f"source.{call}" for call in self.calls)
+        calls = f"({calls})" if len(self.calls) > 1 else calls
+        refills = " (the third, sixth, ... word read after an IndexError, as from an empty pool)" \
+            if self.source.refills else ""
+        return f"source = {self.source.constructor}(iter({list(words)}).__next__, width={self.width}); {calls}{refills}"
+
+    def run(self, depth: int) -> Enumeration:
+        return enumerate_outputs(self.sampler, max_paths=MAX_PATHS, max_depth=depth)
+
+
+@dataclass(frozen=True, slots=True)
+class _Finding:
+    """The verdict on one call (or sequence of calls) at one width."""
+
+    verdict: Verdict
+    summary: str
+    evidence: dict[str, Any]
+
+
+def _enumerate(walk: _Walk, depth: int, what: str) -> Enumeration | _Finding:
+    """The walk, or the finding it ended with: the code raised (violated, with the words) or
+    broke the enumeration's contract (inconclusive)."""
+    try:
+        return walk.run(depth)
+    except SamplerCrashed as crash:
+        words = list(crash.draws)
+        return _Finding(Verdict.VIOLATED, f"{what} raised {type(crash.error).__name__}: {shown(str(crash.error))} "
+                        f"on the words {words}",
+                        {"words": words, "error": repr(crash.error), "reproduce": walk.reproduce(words)})
+    except DpverifyError as error:
+        return _Finding(Verdict.INCONCLUSIVE, f"{what}: {error}", {"reason": str(error)})
+
+
+def _law_violation(walk: _Walk, found: Enumeration, ideal: dict[Hashable, Fraction], what: str) -> _Finding | None:
+    """Step 1: an output whose ideal probability lies outside the code's exact interval."""
+    gaps = {}
+    for output in {*ideal, *found.masses}:
+        explored, expected = found.masses.get(output, Fraction(0)), ideal.get(output, Fraction(0))
+        gap = max(explored - expected, expected - explored - found.unexplored)
+        if gap > 0:
+            gaps[output] = (explored > expected, gap, repr(output))
+    if not gaps:
+        return None
+    # Prefer an output returned too often: a word stream that returns it reproduces the finding.
+    output = max(gaps, key=gaps.__getitem__)
+    explored, expected = found.masses.get(output, Fraction(0)), ideal.get(output, Fraction(0))
+    code = (fraction_text(explored) if found.exhausted
+            else f"[{fraction_text(explored)}, {fraction_text(explored + found.unexplored)}]")
+    words = walk.words_of(output)
+    if words is None:  # the output is too rare: show one that is returned too often, if any
+        too_often = [o for o in found.masses if found.masses[o] > ideal.get(o, Fraction(0))]
+        words = walk.words_of(too_often[0]) if too_often else None
+    evidence = {
+        "output": json_value(output),
+        "code_probability": code,
+        "expected_probability": fraction_text(expected),
+        "unexplored": fraction_text(found.unexplored),
+        "words": None if words is None else list(words),
+        "reproduce": None if words is None else walk.reproduce(words),
+    }
+    side = "more" if explored > expected else "less"
+    return _Finding(Verdict.VIOLATED,
+                    f"{what} returns {output!r} with probability {code}, {side} than {fraction_text(expected)}",
+                    evidence)
+
+
+def _conversion_violation(walk: _Walk, found: Enumeration, law: Law, undecided: Fraction, depth: int,
+                          what: str) -> _Finding | None:
+    """Step 2: the code's joint law of (output, words read) against the documented one."""
+    if found.joint == {key: m for key, m in law.items() if m} and found.unexplored == undecided:
+        return None
+    differences = {key: found.joint.get(key, Fraction(0)) - law.get(key, Fraction(0))
+                   for key in {*found.joint, *law}}
+    differences = {key: d for key, d in differences.items() if d}
+    if not differences:  # only the undecided mass differs
+        return _Finding(Verdict.VIOLATED,
+                        f"{what} leaves mass {fraction_text(found.unexplored)} undecided after {depth} words; the "
+                        f"documented conversion leaves {fraction_text(undecided)}",
+                        {"unexplored": fraction_text(found.unexplored), "expected_unexplored": fraction_text(undecided),
+                         "words_enumerated": depth})
+    excess = [key for key, d in differences.items() if d > 0]
+    key = max(excess or differences, key=lambda k: (abs(differences[k]), repr(k)))
+    output, words_read = key
+    words = walk.witness.get(key)
+    code, documented = found.joint.get(key, Fraction(0)), law.get(key, Fraction(0))
+    return _Finding(
+        Verdict.VIOLATED,
+        f"{what} returns {output!r} after reading {words_read} words with probability {fraction_text(code)}; the "
+        f"documented conversion gives {fraction_text(documented)}",
+        {"output": json_value(output), "words_read": words_read, "code_probability": fraction_text(code),
+         "documented_probability": fraction_text(documented), "unexplored": fraction_text(found.unexplored),
+         "expected_unexplored": fraction_text(undecided), "words": None if words is None else list(words),
+         "reproduce": None if words is None else walk.reproduce(words)},
+    )
+
+
+def _exact_by_renewal(found: Enumeration, first_attempt_words: int, ideal: dict[Hashable, Fraction],
+                      what: str) -> _Finding | None:
+    """Step 3: the loop's law from its first attempt, exactly, by renewal."""
+    attempt: dict[Hashable, Fraction] = {}
+    for (output, words), mass in found.joint.items():
+        if words <= first_attempt_words:
+            attempt[output] = attempt.get(output, Fraction(0)) + mass
+    rejected = 1 - sum(attempt.values(), Fraction(0))
+    one = Enumeration(masses={**attempt, None: rejected} if rejected else attempt, unexplored=Fraction(0),
+                      paths=found.paths, executions=found.executions, method="first attempt")
+    loop = renewal(one).masses
+    if loop == ideal:
+        return None
+    output = next(o for o in sorted({*ideal, *loop}, key=repr) if loop.get(o) != ideal.get(o))
+    return _Finding(Verdict.VIOLATED,
+                    f"{what}: by renewal over one attempt the loop returns {output!r} with probability "
+                    f"{fraction_text(loop.get(output, Fraction(0)))}, not {fraction_text(ideal.get(output, Fraction(0)))}",
+                    {"output": json_value(output), "code_probability": fraction_text(loop.get(output, Fraction(0))),
+                     "expected_probability": fraction_text(ideal.get(output, Fraction(0)))})
+
+
+def _ends(source: WordSource, k: int, width: int) -> Callable[[int], int]:
+    if source.pooled:
+        return lambda attempt: _words_for(attempt * k, width)
+    words = _words_for(k, width)
+    return lambda attempt: attempt * words
+
+
+def _attempt_call(source: WordSource, width: int, call: Call) -> tuple[Fraction, _Finding]:
+    """Steps 1 to 3 for one ``randbelow(n)``, or one ``bernoulli`` that is ``randbelow(den) < num``.
+
+    Returns the remainder of the whole-loop enumeration and the finding."""
+    if call.method == "randbelow":
+        (n,) = call.arguments
+        output: Callable[[int], Hashable] = lambda x: x  # noqa: E731
+    else:
+        num, n = call.arguments
+        output = lambda x: x < num  # noqa: E731
+    what = f"{source.name}.{call} at width {width}"
+    k = (n - 1).bit_length()
+    ends = _ends(source, k, width)
+    first = ends(1) if k else 0
+    depth = max(first, LOOP_BITS // width, 1)
+    walk = _Walk(source, width, (call,))
+    found = _enumerate(walk, depth, what)
+    if isinstance(found, _Finding):
+        return Fraction(1), found
+    ideal = call.ideal()
+    law, undecided = _attempts_law(k, n, output, ends, depth)
+    finding = (_law_violation(walk, found, ideal, what)
+               or _stopped(found, what)
+               or _conversion_violation(walk, found, law, undecided, depth, what)
+               or _exact_by_renewal(found, first, ideal, what))
+    if finding:
+        return found.unexplored, finding
+    return found.unexplored, _Finding(Verdict.PROVED, f"{what} is exact", {"words_enumerated": depth, "paths": found.paths})
+
+
+def _digit_call(source: WordSource, width: int, call: Call) -> tuple[Fraction, _Finding]:
+    """Steps 1 and 2 for a digit-wise ``bernoulli(num, den)``: exact when the walk is exhaustive."""
+    num, den = call.arguments
+    what = f"{source.name}.{call} at width {width}"
+    depth = max(BERNOULLI_BITS // width, 1)
+    walk = _Walk(source, width, (call,))
+    found = _enumerate(walk, depth, what)
+    if isinstance(found, _Finding):
+        return Fraction(1), found
+    law, undecided = _digits_law(num, den, width, depth)
+    finding = (_law_violation(walk, found, call.ideal(), what)
+               or _stopped(found, what)
+               or _conversion_violation(walk, found, law, undecided, depth, what))
+    if finding:
+        return found.unexplored, finding
+    exact = "exact" if found.exhausted else f"within {fraction_text(found.unexplored)}"
+    return found.unexplored, _Finding(Verdict.PROVED, f"{what} is {exact}", {"words_enumerated": depth})
+
+
+def _stopped(found: Enumeration, what: str) -> _Finding | None:
+    if found.stopped != "max_paths":
+        return None
+    reason = f"{what}: the walk stopped at max_paths={MAX_PATHS} before every stream of words was read"
+    return _Finding(Verdict.INCONCLUSIVE, reason, {"reason": reason, "paths": found.paths})
+
+
+# --- the checks --------------------------------------------------------------------------------
+
+
+def width_generic(source: WordSource) -> list[str]:
+    """The integer constants other than 0 and 1 in the code of the source's conversion
+    (``randbelow``, ``bernoulli`` and the pool's ``_bits``, as its class defines them); empty
+    when the code is generic in the width, so that small widths take every path it has."""
+    probe = source.build(lambda: 0, 1)
+    found = []
+    for name in ("randbelow", "bernoulli", "_bits"):
+        function = getattr(type(probe), name, None)
+        function = inspect.unwrap(function) if function is not None else None
+        code = getattr(function, "__code__", None)
+        if code is not None:
+            found += [f"{name}: {value}" for value in _constants(code)]
+    return found
+
+
+def _constants(code: CodeType) -> list[int]:
+    values = []
+    for value in code.co_consts:
+        if isinstance(value, CodeType):
+            values += _constants(value)
+        elif isinstance(value, int) and not isinstance(value, bool) and value not in (0, 1):
+            values.append(value)
+    return values
+
+
+def _result(check: str, source: WordSource, width: int, findings: list[tuple[Call | tuple[Call, ...], Fraction, _Finding]],
+            proved: str, bound: str) -> CheckResult:
+    """One CheckResult over the findings of one method at one width: the first violation, else
+    the first inconclusive finding, else proved."""
+    base: dict[str, Any] = {"source": source.name, "width": width, "calls_run": len(findings)}
+    constants = width_generic(source)
+    for verdict in (Verdict.VIOLATED, Verdict.INCONCLUSIVE):
+        for call, _, finding in findings:
+            if finding.verdict is verdict:
+                evidence = {**base, "call": _call_text(call), **finding.evidence}
+                reason = finding.summary if verdict is Verdict.INCONCLUSIVE else None
+                return CheckResult(check, verdict, finding.summary, reason=reason, evidence=evidence)
+    if constants:
+        reason = (f"{source.name}'s conversion holds constants other than 0 and 1 ({', '.join(constants)}): "
+                  "a path the small widths may never take, so they do not cover width 64")
+        return CheckResult(check, Verdict.INCONCLUSIVE, reason, reason=reason, evidence={**base, "constants": constants})
+    worst = max((u for _, u, _ in findings), default=Fraction(0))
+    return CheckResult(check, Verdict.PROVED, proved,
+                       evidence={**base, "max_unexplored": fraction_text(worst),
+                                 "max_unexplored_decimal": short_rational(worst), "bound": bound,
+                                 "calls_checked": [_call_text(c) for c, _, _ in findings]})
+
+
+def _call_text(call: Call | tuple[Call, ...]) -> str:
+    return str(call) if isinstance(call, Call) else f"({', '.join(map(str, call))})"
+
+
+def _run_all(calls: Sequence[Call | tuple[Call, ...]],
+             one: Callable[[Any], tuple[Fraction, _Finding]]) -> list[tuple[Call | tuple[Call, ...], Fraction, _Finding]]:
+    """``one(call)`` for each call in turn, stopping at the first violation."""
+    findings = []
+    for call in calls:
+        findings.append((call, *one(call)))
+        if findings[-1][2].verdict is Verdict.VIOLATED:
+            break
+    return findings
+
+
+def check_randbelow(source: WordSource, width: int, sizes: Sequence[int] | None = None) -> CheckResult:
+    """``randbelow(n)`` of ``source`` at ``width``, for every ``n`` in ``sizes`` (default:
+    :func:`default_sizes`): the law, the documented conversion and exactness (module docstring)."""
+    source, width = _need_source(source), _need_width(width)
+    sizes = default_sizes(width) if sizes is None else tuple(sizes)
+    if not sizes or not all(type(n) is int and n >= 1 for n in sizes):
+        raise InvalidArgument(f"sizes must hold ints n >= 1, at least one; got sizes={shown(sizes)}.")
+    findings = _run_all([Call("randbelow", (n,)) for n in sizes], lambda call: _attempt_call(source, width, call))
+    return _result(
+        "randbelow_exact", source, width, findings,
+        f"{source.name}.randbelow(n) at width {width} is exactly uniform for all {len(sizes)} n from "
+        f"{min(sizes)} to {max(sizes)}: every stream of words up to one whole attempt (and more, up to "
+        f"{LOOP_BITS} bits) gives the documented k-bit attempts exactly, and renewal over one attempt gives 1/n",
+        "exact (renewal over one completely enumerated attempt); with no renewal step, "
+        "|P(x) - 1/n| <= max_unexplored for the whole loop as enumerated",
+    )
+
+
+def check_bernoulli(source: WordSource, width: int, fractions: Sequence[tuple[int, int]] | None = None) -> CheckResult:
+    """``bernoulli(num, den)`` of ``source`` at ``width`` for every pair in ``fractions``
+    (default: :func:`default_fractions`): ``P[True] = num/den`` (module docstring)."""
+    source, width = _need_source(source), _need_width(width)
+    fractions = default_fractions(width, digits=source.digit_bernoulli) if fractions is None else tuple(fractions)
+    for pair in fractions:
+        if (not isinstance(pair, tuple) or len(pair) != 2 or not all(type(v) is int for v in pair)
+                or not 0 <= pair[0] <= pair[1] or pair[1] < 1):
+            raise InvalidArgument(f"fractions must hold pairs (num, den) of ints with 0 <= num <= den, den >= 1; "
+                                  f"got {shown(pair)}.")
+    if not fractions:
+        raise InvalidArgument("fractions must hold at least one pair (num, den); got none.")
+    one = _digit_call if source.digit_bernoulli else _attempt_call
+    findings = _run_all([Call("bernoulli", pair) for pair in fractions], lambda call: one(source, width, call))
+    dens = sorted({den for _, den in fractions})
+    if source.digit_bernoulli:
+        depth = max(BERNOULLI_BITS // width, 1)
+        how = f"exact where p's expansion ends within {depth} words, otherwise |P[True] - p| <= 2^-{width * depth}"
+    else:
+        how = "exact (randbelow(den) < num, renewal over one attempt)"
+    return _result(
+        "bernoulli_exact", source, width, findings,
+        f"{source.name}.bernoulli(num, den) at width {width} has P[True] = num/den for all {len(fractions)} "
+        f"pairs with den from {dens[0]} to {dens[-1]}: {how}",
+        how,
+    )
+
+
+def _sequence(source: WordSource, width: int, calls: tuple[Call, ...], depth: int) -> tuple[Fraction, _Finding]:
+    what = f"{source.name} at width {width}: {_call_text(calls)}"
+    walk = _Walk(source, width, calls)
+    found = _enumerate(walk, depth, what)
+    if isinstance(found, _Finding):
+        return Fraction(1), found
+    ideal: dict[Hashable, Fraction] = {(): Fraction(1)}
+    for call in calls:
+        ideal = {(*o, x): m * p for o, m in ideal.items() for x, p in call.ideal().items()}
+    if len(calls) == 1:
+        ideal = {o[0]: m for o, m in ideal.items()}
+    finding = _law_violation(walk, found, ideal, what) or _stopped(found, what)
+    if finding is None and found.unexplored > MAX_SEQUENCE_REMAINDER:
+        reason = (f"{what}: mass {fraction_text(found.unexplored)} is still undecided after {depth} words, above "
+                  f"{fraction_text(MAX_SEQUENCE_REMAINDER)}: the draws read more words than they should")
+        finding = _Finding(Verdict.INCONCLUSIVE, reason, {"reason": reason, "unexplored": fraction_text(found.unexplored)})
+    return found.unexplored, finding or _Finding(Verdict.PROVED, f"{what}: independent", {})
+
+
+def check_successive(source: WordSource, width: int, sequences: Sequence[Sequence[Call]] | None = None) -> CheckResult:
+    """Successive draws on one ``source`` at ``width`` are jointly distributed as the product
+    of their ideal laws, for each sequence in ``sequences`` (default:
+    :func:`default_sequences`): exactly where the walk is exhaustive, within its remainder
+    otherwise (inconclusive above :data:`MAX_SEQUENCE_REMAINDER`)."""
+    source, width = _need_source(source), _need_width(width)
+    sequences = default_sequences(width) if sequences is None else tuple(tuple(s) for s in sequences)
+    if not sequences or not all(calls and all(isinstance(c, Call) for c in calls) for calls in sequences):
+        raise InvalidArgument(f"sequences must hold non-empty tuples of Call, at least one; got {shown(sequences)}.")
+    depth = max(SEQUENCE_BITS // width, 1)
+    findings = _run_all(sequences, lambda calls: _sequence(source, width, calls, depth))
+    return _result(
+        "successive_draws", source, width, findings,
+        f"successive draws on one {source.name} at width {width} are independent and exact: all "
+        f"{len(sequences)} sequences have the product law (exactly where no draw rejects; within "
+        f"the remainder otherwise), over every stream of {depth} words",
+        "exact for sequences that never reject; |P - product| <= max_unexplored otherwise",
+    )
+
+
+def check_source(source: WordSource, width: int) -> tuple[CheckResult, CheckResult, CheckResult]:
+    """The three checks of ``source`` at ``width`` with their default cases."""
+    return check_randbelow(source, width), check_bernoulli(source, width), check_successive(source, width)
+
+
+def refusal_problem(call: str, attempt: Callable[[], object]) -> str | None:
+    """None when ``attempt()`` raises InvalidArgument, else what it did instead (``call`` names it)."""
+    try:
+        value = attempt()
+    except InvalidArgument:
+        return None
+    except Exception as error:  # noqa: BLE001 - the code under test
+        return f"{call} raised {type(error).__name__} instead of InvalidArgument"
+    return f"{call} returned {value!r} instead of refusing"
+
+
+def check_refuses(source: WordSource, width: int) -> CheckResult:
+    """The source refuses invalid draws with a clear error, and guards a user's source.
+
+    ``randbelow`` needs an int ``n >= 1`` and ``bernoulli`` ints ``0 <= num <= den``, ``den >= 1``
+    (bools and floats refused): each invalid call must raise
+    :class:`~dpverify.samplers.InvalidArgument`, on the source built over words and, for the
+    system source, on the production instance.  A subclass a user writes (not ``trusted``) has
+    its draws checked: one returning a value out of range, a bool, a non-bool coin, or raising,
+    must raise :class:`~dpverify.samplers.SamplerContractError`, and a correct one must pass
+    through unchanged.
+    """
+    from dpverify.samplers import SamplerContractError
+
+    width = _need_width(width)
+    source = _need_source(source)
+    built = source.build(lambda: 0, width)
+    instances = [built] + ([SystemRandomSource()] if source is SYSTEM else [])
+    invalid = [("randbelow", (0,)), ("randbelow", (-1,)), ("randbelow", (True,)), ("randbelow", (2.0,)),
+               ("bernoulli", (2, 1)), ("bernoulli", (-1, 2)), ("bernoulli", (1, 0)), ("bernoulli", (True, 2)),
+               ("bernoulli", (1, 2.0)), ("bernoulli", (0, 0))]
+    problems = []
+    for instance in instances:
+        for method, args in invalid:
+            call = f"{type(instance).__name__}.{method}({', '.join(map(repr, args))})"
+            problem = refusal_problem(call, lambda: getattr(instance, method)(*args))  # noqa: B023 - called at once
+            if problem:
+                problems.append(problem)
+
+    class OutOfRange(RandomSource):
+        def randbelow(self, n: int) -> int:
+            return n
+
+    class BoolDraw(RandomSource):
+        def randbelow(self, n: int) -> int:
+            return True  # type: ignore[return-value]
+
+    class Raises(RandomSource):
+        def randbelow(self, n: int) -> int:
+            raise ValueError("no entropy")
+
+    class IntCoin(RandomSource):
+        def randbelow(self, n: int) -> int:
+            return 0
+
+        def bernoulli(self, num: int, den: int) -> bool:
+            return 1  # type: ignore[return-value]
+
+    class Negative(RandomSource):
+        def randbelow(self, n: int) -> int:
+            return -1
+
+    class Fine(RandomSource):
+        def randbelow(self, n: int) -> int:
+            return n - 1
+
+    class Zero(RandomSource):
+        def randbelow(self, n: int) -> int:
+            return 0
+
+    class FineCoin(RandomSource):
+        def randbelow(self, n: int) -> int:
+            return 0
+
+        def bernoulli(self, num: int, den: int) -> bool:
+            return 2 * num > den  # not symmetric in its arguments, so the guard must pass them in order
+
+    for broken, method, args in ((OutOfRange, "randbelow", (5,)), (BoolDraw, "randbelow", (5,)),
+                                 (Raises, "randbelow", (5,)), (IntCoin, "bernoulli", (1, 2)),
+                                 (Negative, "randbelow", (5,))):
+        try:
+            value = getattr(broken(), method)(*args)
+        except SamplerContractError:
+            continue
+        except Exception as error:  # noqa: BLE001
+            problems.append(f"a user's {broken.__name__}.{method}({', '.join(map(str, args))}) raised "
+                            f"{type(error).__name__}, not SamplerContractError")
+            continue
+        problems.append(f"a user's {broken.__name__}.{method}({', '.join(map(str, args))}) returned {value!r} unchecked")
+    for bad_width in (0, True, 2.0):
+        try:
+            source.build(lambda: 0, bad_width)  # type: ignore[arg-type]
+        except InvalidArgument:
+            pass
+        else:
+            problems.append(f"{source.constructor}(words, width={bad_width!r}) was accepted")
+    try:
+        source.build(0, width)  # type: ignore[arg-type]
+    except InvalidArgument:
+        pass
+    else:
+        problems.append(f"{source.constructor}(0, width) accepted a supply that is not callable")
+    fine, zero, coin = Fine(), Zero(), FineCoin()
+    passed = (fine.randbelow(5), fine.bernoulli(4, 5), fine.bernoulli(5, 5), zero.randbelow(5),
+              coin.bernoulli(2, 2), coin.bernoulli(1, 3))
+    if passed != (4, False, True, 0, True, False):
+        problems.append(f"correct user sources were changed by their guards: randbelow(5) (n - 1 and 0), bernoulli(4, 5), "
+                        f"bernoulli(5, 5), an own bernoulli(2, 2) and (1, 3) gave {passed}, not (4, False, True, 0, True, False)")
+    label = f"{source.name} at width {width}"
+    if problems:
+        return CheckResult("refuses", Verdict.VIOLATED, f"{label}: " + "; ".join(problems[:4]),
+                           evidence={"problems": problems})
+    return CheckResult("refuses", Verdict.PROVED,
+                       f"{label} refuses {len(invalid)} invalid draws with InvalidArgument and guards a user's source "
+                       "(5 contract breaks caught, correct sources unchanged)")
