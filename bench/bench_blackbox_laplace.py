@@ -2,7 +2,7 @@
 
 The mechanism is ``x + numpy.random.laplace(0, 1/epsilon)`` in doubles with ``epsilon = 0.1``
 (sensitivity 1, inputs 0 and 1): ``dpverify.verify.published._blackbox_specs.numpy_laplace``, drawn in two
-processes (one per input) by ``dpverify.verify.published._blackbox.draw`` with numpy seeded from ``--seed``.
+processes (one per input) by ``dpverify.verify.published._blackbox_draw.draw`` with numpy seeded from ``--seed``.
 The bound is the privacy test of ``dpverify audit --black-box``: an event chosen on one half of the
 draws, exact Clopper-Pearson bounds on the held-out half, ``eps >= ln(L/U)`` at ``--confidence``.
 
@@ -34,7 +34,8 @@ from fractions import Fraction
 
 from dpverify.samplers import fresh_seed
 from dpverify.specs._claims import PureDp
-from dpverify.verify.published._blackbox import check_black_box_privacy, draw
+from dpverify.verify.published._blackbox_draw import draw
+from dpverify.verify.published._blackbox_privacy import check_black_box_privacy
 from dpverify.verify.published._blackbox_specs import numpy_laplace
 
 DP_SNIPER_BOUND = 0.252  # Bichsel et al., S&P 2021, at 90% confidence (literature, not measured here)

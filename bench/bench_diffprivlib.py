@@ -5,7 +5,7 @@ At ``k`` bits (default 20) and ``epsilon = 1``, ``q = 0``, this script times, in
 - **baseline**: diffprivlib's formula written out (``mechanisms/geometric.py``, 0.6.6) and
   evaluated in a plain loop on all ``2^k`` grid points, counting the outputs: the least work
   any exhaustive method does, with no engine and no library object;
-- **enumerate**: :func:`dpverify.verify.published._diffprivlib.output_pmf` with ``method="enumerate"``,
+- **enumerate**: :func:`dpverify.verify.published._diffprivlib_pmf.output_pmf` with ``method="enumerate"``,
   the real ``Geometric.randomise`` on every execution, drawn through ``RandomCompat`` from the
   engine's enumerating source (no assumption);
 - **bisect**: the same PMF with ``method="bisect"`` (assumption L, ``np.log`` monotone), at
@@ -69,7 +69,7 @@ def main() -> int:
     except ImportError:
         print("needs diffprivlib: pip install 'dpverify[diffprivlib]'", file=sys.stderr)
         return 2
-    from dpverify.verify.published._diffprivlib import diffprivlib_mechanism, output_pmf
+    from dpverify.verify.published._diffprivlib_pmf import diffprivlib_mechanism, output_pmf
 
     k = args.bits
     mechanism = diffprivlib_mechanism("geometric", epsilon=1)

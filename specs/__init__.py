@@ -1,22 +1,17 @@
 """Specs: for each sampler, its parameter domain, neighbour relation, privacy claim and exact PMFs."""
 
+from dpverify.specs._account_objects import ACCOUNT_SCHEMA, MECHANISMS, Account, Bound, gaussian_rho
 from dpverify.specs._accountants import (
-    ACCOUNT_SCHEMA,
-    MECHANISMS,
-    Account,
-    Bound,
     account,
     advanced_composition,
     basic_composition,
     drv_composition,
-    gaussian_rho,
-    kov_composition,
-    kov_delta,
     zcdp_bs16_composition,
     zcdp_cks20_composition,
     zcdp_delta,
     zcdp_epsilon,
 )
+from dpverify.specs._optimal_composition import kov_composition, kov_delta
 from dpverify.specs._api import (
     DEFAULT_MAX_UNEXPLORED,
     Attempt,

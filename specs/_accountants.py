@@ -50,20 +50,39 @@ is reported as such and never as a guarantee.
 
 The :func:`account` accountant states every bound at the target, picks the tightest that
 applies and is not vacuous, and says why each other one was not used.
+
+This module holds the bounds up to zCDP and :func:`account`; the result objects, the parsing
+and the per-step ``rho`` are in :mod:`dpverify.specs._account_objects`, the optimal (KOV)
+composition in :mod:`dpverify.specs._optimal_composition`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 import mpmath
 from mpmath import iv
 
-from dpverify.samplers import InvalidArgument, as_fraction, as_int
+from dpverify.samplers import InvalidArgument, as_fraction
 from dpverify.samplers._rational import shown
+from dpverify.specs._account_objects import (
+    DPS,
+    Account,
+    Bound,
+    _bound,
+    _delta_prime,
+    _dps,
+    _epsilon,
+    _exact_rho,
+    _fraction_text,
+    _gaussian_rho_interval,
+    _mechanism,
+    _required_rho,
+    _Rho,
+    _setting,
+    _Setting,
+)
 from dpverify.specs._composition_math import (
     approx_log_inverse,
     bretagnolle_huber,
@@ -72,15 +91,9 @@ from dpverify.specs._composition_math import (
     cks_epsilon_interval,
     cks_epsilon_order,
     cks_log_delta_interval,
-    kov_epsilon_interval,
-    kov_extra_bits,
-    kov_target_interval,
 )
 from dpverify.specs._enclosure import enclose, interval_precision, iv_rational, one_minus_exp_neg
 from dpverify.specs._interval_tools import (
-    EPSILON_DIGITS,
-    EXACT_EXPONENT_BITS,
-    INTERVAL_DIGITS,
     clamp_nonnegative,
     decimal_text,
     decimal_up,
@@ -90,41 +103,19 @@ from dpverify.specs._interval_tools import (
     iv_upper,
     log_inverse,
     mpf_decimal,
-    mpf_fraction,
 )
+from dpverify.specs._optimal_composition import _kov
 
 __all__ = [
-    "ACCOUNT_SCHEMA",
-    "MECHANISMS",
-    "Account",
-    "Bound",
     "account",
     "advanced_composition",
     "basic_composition",
     "drv_composition",
-    "gaussian_rho",
-    "kov_composition",
-    "kov_delta",
     "zcdp_bs16_composition",
     "zcdp_cks20_composition",
     "zcdp_delta",
     "zcdp_epsilon",
 ]
-
-#: The ``schema`` field of :meth:`Account.to_json` (and of ``dpverify account --json``).
-ACCOUNT_SCHEMA = "dpverify.account/1"
-#: What ``mechanism`` may be: general ``(eps, delta)``-DP steps, pure ``eps``-DP steps, the
-#: Laplace mechanism (pure, scale ``s/eps``), the Gaussian mechanism with the classic
-#: calibration ``sigma^2 = 2 ln(1.25/delta) s^2 / eps^2``.
-MECHANISMS = ("approx", "pure", "laplace", "gaussian")
-#: Largest per-step epsilon, rho and number of compositions accepted (beyond them the bounds
-#: are astronomically large, or the k-term sums slow).
-MAX_EPSILON = 10**4
-MAX_RHO = 10**8
-MAX_K = 10**6
-#: Decimal digits of the enclosures computed (the digits printed: ``EPSILON_DIGITS``,
-#: ``INTERVAL_DIGITS`` of :mod:`dpverify.specs._interval_tools`).
-DPS = 30
 
 _CITE_BASIC = "Dwork–Roth, The Algorithmic Foundations of Differential Privacy, Theorem 3.16"
 _CITE_DRV = "Dwork, Rothblum, Vadhan 2010, Theorem III.3 (Dwork–Roth Theorem 3.20)"
@@ -133,300 +124,10 @@ _CITE_ADVANCED = ("paper 003, 'Advanced Composition' (its Theorem 3.1 of the Pri
 _CITE_BS16 = "Bun–Steinke 2016, Proposition 1.3 (conversion), Lemma 2.3 (composition), Proposition 1.4 (pure DP)"
 _CITE_CKS20 = ("Canonne–Kamath–Steinke 2020, Proposition 12 / Corollary 13 (conversion); "
                "Bun–Steinke 2016 Lemma 2.3 (composition); Bretagnolle–Huber (TV <= sqrt(1 - e^-KL))")
-_CITE_KOV = "Kairouz, Oh, Viswanath 2017, The Composition Theorem for Differential Privacy, Theorem 3.3"
 _CITE_GAUSSIAN = "Dwork–Roth Theorem A.1 (classic calibration, eps in (0, 1)); rho = s^2/(2 sigma^2): Bun–Steinke 2016 Proposition 1.6"
 
 #: Preference among equally tight bounds (ties are rare): the sharper theorem first.
 _ORDER = ("kov", "zcdp-cks20", "zcdp-bs16", "drv", "advanced", "basic")
-
-
-# --- result objects ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Bound:
-    """One composition bound at one target ``delta_total``.
-
-    ``epsilon`` is the guarantee ``eps' <= epsilon`` as a decimal string rounded UP from the
-    enclosure's upper end (None when the bound does not apply or is vacuous);
-    ``epsilon_interval`` is the certified enclosure ``[low, high]`` of the bound's value
-    (decimal strings rounded outward), ``epsilon_exact`` the exact value where it is rational.
-    ``applies`` says whether its conditions hold (``reason`` says why not); ``vacuous`` that it
-    says nothing (``delta_total >= 1`` or ``eps'`` infinite).  Only a bound that applies and is
-    not vacuous is a guarantee (:attr:`guarantee`).
-    """
-
-    name: str
-    title: str
-    citation: str
-    formula: str
-    conditions: str
-    delta_total: Fraction
-    applies: bool
-    reason: str | None = None
-    vacuous: bool = False
-    epsilon: str | None = None
-    epsilon_exact: Fraction | None = None
-    epsilon_interval: tuple[str, str] | None = None
-    notes: tuple[str, ...] = ()
-
-    @property
-    def guarantee(self) -> bool:
-        """Whether this bound is a guarantee: it applies, is not vacuous and has a value."""
-        return self.applies and not self.vacuous and self.epsilon is not None
-
-    def epsilon_value(self) -> Fraction | None:
-        """``epsilon`` as an exact rational (the decimal's value), or None."""
-        return None if self.epsilon is None else Fraction(self.epsilon)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "title": self.title,
-            "citation": self.citation,
-            "formula": self.formula,
-            "conditions": self.conditions,
-            "applies": self.applies,
-            "reason": self.reason,
-            "vacuous": self.vacuous,
-            "guarantee": self.guarantee,
-            "epsilon": self.epsilon,
-            "epsilon_exact": None if self.epsilon_exact is None else _fraction_text(self.epsilon_exact),
-            "epsilon_interval": None if self.epsilon_interval is None else list(self.epsilon_interval),
-            "delta_total": _fraction_text(self.delta_total),
-            "notes": list(self.notes),
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class Account:
-    """Every bound for ``k`` compositions at ``delta_total = k*delta + delta'``, and the choice.
-
-    ``chosen`` names the tightest bound that is a guarantee (None when none is: everything
-    vacuous or inapplicable), ``why`` gives, for every bound, why it was or was not used.
-    ``zcdp_at_delta_prime`` is, where a per-step ``rho`` is known and ``k*delta > 0``, the
-    CKS20 conversion at ``delta'`` alone: a stronger statement in delta (zCDP needs no
-    per-step delta), reported beside the comparison, not in it.
-    """
-
-    mechanism: str
-    epsilon: Fraction
-    delta: Fraction
-    k: int
-    delta_prime: Fraction
-    delta_total: Fraction
-    rho: str | None
-    rho_interval: tuple[str, str] | None
-    rho_source: str
-    bounds: tuple[Bound, ...]
-    chosen: str | None
-    why: dict[str, str] = field(default_factory=dict)
-    zcdp_at_delta_prime: Bound | None = None
-    noise: dict[str, Any] = field(default_factory=dict)
-    notes: tuple[str, ...] = ()
-
-    @property
-    def vacuous(self) -> bool:
-        """The target ``delta_total >= 1``: no bound says anything."""
-        return self.delta_total >= 1
-
-    def bound(self, name: str) -> Bound:
-        """The bound called ``name`` (InvalidArgument if there is none)."""
-        for bound in self.bounds:
-            if bound.name == name:
-                return bound
-        raise InvalidArgument(f"name must be one of {', '.join(b.name for b in self.bounds)}; got name={shown(name)}.")
-
-    def chosen_bound(self) -> Bound | None:
-        return None if self.chosen is None else self.bound(self.chosen)
-
-    def to_json(self) -> dict[str, Any]:
-        chosen = self.chosen_bound()
-        return {
-            "schema": ACCOUNT_SCHEMA,
-            "mechanism": self.mechanism,
-            "parameters": {
-                "epsilon": _fraction_text(self.epsilon),
-                "delta": _fraction_text(self.delta),
-                "k": self.k,
-                "delta_prime": _fraction_text(self.delta_prime),
-            },
-            "rho": self.rho,
-            "rho_interval": None if self.rho_interval is None else list(self.rho_interval),
-            "rho_source": self.rho_source,
-            "noise": self.noise,
-            "delta_total": _fraction_text(self.delta_total),
-            "vacuous": self.vacuous,
-            "bounds": [bound.to_json() for bound in self.bounds],
-            "chosen": self.chosen,
-            "chosen_epsilon": None if chosen is None else chosen.epsilon,
-            "why": dict(self.why),
-            "zcdp_at_delta_prime": None if self.zcdp_at_delta_prime is None else self.zcdp_at_delta_prime.to_json(),
-            "notes": list(self.notes),
-        }
-
-
-def _fraction_text(value: Fraction | int) -> str:
-    value = Fraction(value)
-    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
-
-
-# --- parsing ----------------------------------------------------------------------------------------
-
-
-def _epsilon(value: object) -> Fraction:
-    eps = as_fraction("epsilon", value)
-    if not 0 <= eps <= MAX_EPSILON:
-        raise InvalidArgument(f"epsilon must be a rational with 0 <= epsilon <= 10^4; got epsilon={shown(eps)}.")
-    return eps
-
-
-def _delta(value: object) -> Fraction:
-    delta = as_fraction("delta", value)
-    if not 0 <= delta < 1:
-        raise InvalidArgument(f'delta must be a rational in [0, 1); got delta={shown(delta)}. Pass it as "1/10^6" or "1e-6".')
-    return delta
-
-
-def _delta_prime(value: object) -> Fraction:
-    slack = as_fraction("delta_prime", value)
-    if not 0 < slack < 1:
-        raise InvalidArgument(
-            f'delta_prime must be a rational in (0, 1); got delta_prime={shown(slack)}. Pass it as "1/10^6" or "1e-6".'
-        )
-    return slack
-
-
-def _k(value: object) -> int:
-    return as_int("k", value, low=1, high=MAX_K)
-
-
-def _rho(value: object) -> Fraction | None:
-    if value is None:
-        return None
-    rho = as_fraction("rho", value)
-    if not 0 < rho <= MAX_RHO:
-        raise InvalidArgument(f"rho must be a rational with 0 < rho <= 10^8; got rho={shown(rho)}.")
-    return rho
-
-
-def _required_rho(value: object) -> Fraction:
-    rho = _rho(value)
-    if rho is None:
-        raise InvalidArgument("rho must be a rational with 0 < rho <= 10^8; got rho=None.")
-    return rho
-
-
-def _dps(value: object) -> int:
-    return as_int("dps", value, low=1, high=1000)
-
-
-def _mechanism(value: object) -> str:
-    if not isinstance(value, str) or value not in MECHANISMS:
-        raise InvalidArgument(f"mechanism must be one of {', '.join(MECHANISMS)}; got mechanism={shown(value)}.")
-    return value
-
-
-# --- per-step rho ---------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _Rho:
-    """A per-step zCDP parameter: exact where rational, else an enclosure at the current
-    ``mpmath.iv`` precision; ``source`` says where it comes from."""
-
-    exact: Fraction | None
-    interval: Callable[[], iv.mpf]
-    source: str
-
-    def midpoint(self) -> mpmath.mpf:
-        with interval_precision(64):
-            value = self.interval()
-        return (iv_lower(value) + iv_upper(value)) / 2
-
-
-def _exact_rho(rho: Fraction, source: str) -> _Rho:
-    return _Rho(rho, lambda: iv_rational(rho), source)
-
-
-def _gaussian_rho_interval(eps: Fraction, delta: Fraction) -> iv.mpf:
-    return iv_rational(eps * eps) / (4 * iv.log(iv_rational(Fraction(5, 4) / delta)))
-
-
-def gaussian_rho(epsilon: object, delta: object, dps: object = DPS) -> tuple[mpmath.mpf, mpmath.mpf]:
-    """An enclosure of the per-step ``rho`` of the Gaussian mechanism with the classic
-    calibration ``sigma^2 = 2 ln(1.25/delta) s^2 / eps^2`` (Dwork–Roth Theorem A.1; paper 003):
-    ``rho = s^2 / (2 sigma^2) = eps^2 / (4 ln(1.25/delta))`` (Bun–Steinke 2016 Proposition 1.6;
-    the discrete Gaussian has the same ``rho``, CKS20 Theorem 4).  ``epsilon > 0``, ``delta`` in
-    (0, 1), exact rationals.
-
-    >>> low, high = gaussian_rho("1/10", "1e-6", dps=15)
-    >>> mpmath.nstr(low, 10)
-    '0.000178079749'
-    """
-    eps, slack = _epsilon(epsilon), _delta(delta)
-    if eps == 0 or slack == 0:
-        raise InvalidArgument(
-            f"epsilon and delta must be > 0 for the Gaussian calibration; got epsilon={shown(eps)}, delta={shown(slack)}."
-        )
-    return enclose(lambda: _gaussian_rho_interval(eps, slack), _dps(dps))
-
-
-# --- the setting --------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _Setting:
-    """Parsed inputs: the per-step DP claim (``dp_reason`` is None when it holds) and rho."""
-
-    epsilon: Fraction
-    delta: Fraction
-    k: int
-    delta_prime: Fraction
-    rho: _Rho | None
-    rho_reason: str
-    dp_reason: str | None = None
-
-    @property
-    def target(self) -> Fraction:
-        return self.k * self.delta + self.delta_prime
-
-
-def _setting(epsilon: object, delta: object, k: object, delta_prime: object, rho: object = None) -> _Setting:
-    eps, slack, count, prime, given = _epsilon(epsilon), _delta(delta), _k(k), _delta_prime(delta_prime), _rho(rho)
-    pure = eps * eps / 2
-    if given is not None and (slack > 0 or given <= pure):
-        return _Setting(eps, slack, count, prime, _exact_rho(given, "given"), "")
-    if slack == 0:  # pure eps-DP: both rho hold, keep the smaller
-        below = "" if given is None else ", below the rho given"
-        return _Setting(eps, slack, count, prime,
-                        _exact_rho(pure, f"eps^2/2 from pure eps-DP (Bun–Steinke 2016 Proposition 1.4){below}"), "")
-    return _Setting(eps, slack, count, prime, None,
-                    "no per-step rho: (eps, delta)-DP with delta > 0 implies no zCDP bound; pass rho if the mechanism has one")
-
-
-def _bound(name: str, title: str, citation: str, formula: str, conditions: str, target: Fraction, *,
-           reason: str | None = None, value: tuple[mpmath.mpf, mpmath.mpf] | None = None,
-           exact: Fraction | None = None, notes: tuple[str, ...] = ()) -> Bound:
-    """A Bound from an enclosure (or an exact value); vacuous when ``target >= 1``."""
-    base = dict(name=name, title=title, citation=citation, formula=formula, conditions=conditions,
-                delta_total=target, notes=notes)
-    if reason is not None:
-        return Bound(**base, applies=False, reason=reason)
-    if target >= 1:
-        return Bound(**base, applies=True, vacuous=True,
-                     reason=f"vacuous: delta_total = {_fraction_text(target)} >= 1, so the bound says nothing")
-    if exact is not None:
-        text = decimal_text(exact, EPSILON_DIGITS, up=True)
-        interval = (decimal_text(exact, INTERVAL_DIGITS, up=False), decimal_text(exact, INTERVAL_DIGITS, up=True))
-        return Bound(**base, applies=True, epsilon=text, epsilon_exact=exact, epsilon_interval=interval)
-    assert value is not None
-    low, high = value
-    if mpmath.isinf(high) or mpmath.isnan(high):
-        return Bound(**base, applies=True, vacuous=True, reason="vacuous: eps' is infinite")
-    exact_value = mpf_fraction(low) if low == high and abs(low._mpf_[2]) <= EXACT_EXPONENT_BITS else None
-    return Bound(**base, applies=True, epsilon=decimal_up(high), epsilon_interval=interval_text(low, high),
-                 epsilon_exact=exact_value)
 
 
 # --- basic, DRV, advanced -------------------------------------------------------------------------------
@@ -583,66 +284,6 @@ def zcdp_delta(rho: object, epsilon: object, dps: object = DPS) -> tuple[mpmath.
     return enclose(compute, digits)
 
 
-# --- KOV -------------------------------------------------------------------------------------------------
-
-
-def _kov(s: _Setting) -> Bound:
-    formula = ("eps' = the root of 1 - (1-delta)^k (1 - delta_RR(eps')) = delta_total, "
-               "delta_RR(eps') = sum_i C(k,i) max(0, e^((k-i)eps) - e^eps' e^(i eps)) / (1+e^eps)^k")
-    conditions = "each step (eps, delta)-DP; the optimal bound over all such mechanisms (exact for randomized response)"
-    if s.dp_reason is not None:
-        return _bound("kov", "optimal composition (KOV)", _CITE_KOV, formula, conditions, s.target, reason=s.dp_reason)
-    if s.target >= 1:
-        return _bound("kov", "optimal composition (KOV)", _CITE_KOV, formula, conditions, s.target)
-
-    def compute() -> iv.mpf:
-        return kov_epsilon_interval(s.epsilon, s.k, kov_target_interval(s.delta, s.k, s.target))
-
-    value = enclose(compute, DPS, extra_bits=kov_extra_bits(s.delta_prime, s.k))
-    return _bound("kov", "optimal composition (KOV)", _CITE_KOV, formula, conditions, s.target, value=value)
-
-
-def kov_delta(epsilon: object, delta: object, k: object, epsilon_prime: object, dps: object = DPS) -> tuple[mpmath.mpf, mpmath.mpf]:
-    """An enclosure of the exact ``delta(eps')`` of the optimal k-fold composition of
-    ``(eps, delta)``-DP mechanisms (KOV 2017 Theorem 3.3):
-    ``1 - (1-delta)^k (1 - delta_RR(eps'))`` with
-    ``delta_RR(eps') = sum_(i: x_i > 0) P_i (1 - e^(-x_i))``, ``x_i = (k-2i) eps - eps'``,
-    ``P_i = C(k,i) e^((k-i) eps) / (1+e^eps)^k`` (each term without cancellation).
-    ``epsilon_prime >= 0`` is an exact rational.
-
-    >>> low, high = kov_delta(1, 0, 1, 0, dps=15)   # one step of RR: total variation (e-1)/(e+1)
-    >>> mpmath.nstr(low, 10)
-    '0.4621171573'
-    """
-    eps, slack, count = _epsilon(epsilon), _delta(delta), _k(k)
-    prime = as_fraction("epsilon_prime", epsilon_prime)
-    if prime < 0:
-        raise InvalidArgument(f"epsilon_prime must be a rational >= 0; got epsilon_prime={shown(prime)}.")
-    digits = _dps(dps)
-    if eps == 0 or prime >= count * eps:
-        rr: Callable[[], iv.mpf] = lambda: iv.mpf(0)  # noqa: E731 - no positive term
-    else:
-
-        def rr() -> iv.mpf:
-            w_inv = iv.exp(-iv_rational(eps))
-            term, total = (1 / (1 + w_inv)) ** count, iv.mpf(0)
-            for i in range(count + 1):
-                x = (count - 2 * i) * eps - prime
-                if x <= 0:
-                    break
-                total += term * one_minus_exp_neg(x)
-                term = term * iv_rational(Fraction(count - i, i + 1)) * w_inv if i < count else term
-            return total
-
-    def compute() -> iv.mpf:
-        keep = iv_rational(1 - slack) ** count
-        return clamp_nonnegative(1 - keep * (1 - rr()))
-
-    bits = prime.denominator.bit_length() + count.bit_length()
-    low, high = enclose(compute, digits, extra_bits=bits)
-    return low, high
-
-
 # --- the public bounds and the accountant ------------------------------------------------------------------
 
 
@@ -683,15 +324,6 @@ def zcdp_bs16_composition(epsilon: object, delta: object, k: object, delta_prime
 def zcdp_cks20_composition(epsilon: object, delta: object, k: object, delta_prime: object, rho: object = None) -> Bound:
     """zCDP composition with the Canonne–Kamath–Steinke conversion, at ``k delta + delta'``."""
     return _zcdp(_setting(epsilon, delta, k, delta_prime, rho), "zcdp-cks20")
-
-
-def kov_composition(epsilon: object, delta: object, k: object, delta_prime: object) -> Bound:
-    """The optimal composition (KOV 2017 Theorem 3.3) at ``delta_total = k delta + delta'``.
-
-    >>> kov_composition(1, 0, 1, "1/10").epsilon   # one step of RR: ln(e - (1+e)/10)
-    '0.852905101365'
-    """
-    return _kov(_setting(epsilon, delta, k, delta_prime))
 
 
 def _mechanism_setting(mechanism: str, epsilon: object, delta: object, k: object, delta_prime: object,

@@ -1,9 +1,10 @@
 """The numerical cores of the zCDP conversions and of the optimal (KOV) composition.
 
-Pure mathematics on parsed, exact inputs; :mod:`dpverify.specs._accountants` parses, states the
-bounds and cites them.  Every function returning an interval is a rigorous enclosure at the
-current ``mpmath.iv`` precision; the order searches (``cks_*_order``) are plain floating point
-and only choose a CKS20 order ``a = 1 + beta``, which is valid whatever its value.
+Pure mathematics on parsed, exact inputs; :mod:`dpverify.specs._account_objects` parses them and
+:mod:`dpverify.specs._accountants` states the bounds and cites them.  Every function returning
+an interval is a rigorous enclosure at the current ``mpmath.iv`` precision; the order searches
+(``cks_*_order``) are plain floating point and only choose a CKS20 order ``a = 1 + beta``, which
+is valid whatever its value.
 """
 
 from __future__ import annotations

@@ -86,7 +86,7 @@ class CaseTimeout(BaseException):  # noqa: N818 - a BaseException, so `except Ex
 def time_bound(seconds: float) -> contextlib.AbstractContextManager[None]:
     """Raise :class:`CaseTimeout` in the main thread after ``seconds`` (the engine's SIGALRM bound;
     its own exception, so a gate case's bound inside never mistakes it for its own)."""
-    from dpverify.verify.gate._spec_run import time_bound as engine_bound
+    from dpverify.verify.gate._time_bound import time_bound as engine_bound
 
     return engine_bound(seconds, lambda: CaseTimeout(f"case ran past {seconds} s"))
 

@@ -422,3 +422,14 @@ def test_vector_outputs_are_matched_to_their_enclosures(tmp_path: Path) -> None:
     rows = [r for t in case["pmfs"]["tables"] for r in t["rows"]]
     assert rows and all(r["inside"] for r in rows)
     assert all(Fraction(r["ideal_low_decimal"].split()[0]) > 0 for r in rows)
+
+
+def test_the_trusted_base_locates_the_installed_package_it_audits() -> None:
+    """The location the report names is the folder the package's parts live in (the repository
+    root of an editable install), so its git state is the checkout's, whatever the module depth."""
+    from dpverify.verify.reports._audit_per_spec import trusted_base
+
+    installed = trusted_base()["dpverify"]
+    assert (Path(installed["location"]) / "proofs" / "manifest.json").is_file()
+    if (Path(installed["location"]) / ".git").exists():
+        assert installed["git"] is not None and len(installed["git"]["commit"]) == 40

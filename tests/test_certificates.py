@@ -12,19 +12,16 @@ from pathlib import Path
 import pytest
 import z3
 
-from dpverify.proofs._certificates import (
-    GTM_COVERS,
-    MANIFEST_PATH,
+from dpverify.proofs._certificates import GTM_COVERS, MANIFEST_PATH, instance_obligations, theorem_obligation
+from dpverify.proofs._manifest import (
     MANIFEST_SCHEMA,
-    check_manifest,
     check_recorded_verdicts,
-    instance_obligations,
     prove_result,
     read_manifest,
-    recheck_certificates,
-    theorem_obligation,
     write_certificates,
 )
+from dpverify.proofs._recheck import recheck_certificates
+from dpverify.proofs._stale import check_manifest
 from dpverify.proofs._fingerprint import FingerprintError, fingerprint, normalised_dump, resolve
 from dpverify.proofs._theorem import Theorem
 from dpverify.verify.gate._catalogue import GTM
@@ -356,14 +353,14 @@ def test_a_tampered_verdict_is_a_disagreement(tree: Path) -> None:
 
 def test_cvc5_unknown_is_inconclusive_not_a_disagreement(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("cvc5")
-    monkeypatch.setattr("dpverify.proofs._certificates.cvc5_status", lambda text, timeout_ms: ("unknown", "timeout"))
+    monkeypatch.setattr("dpverify.proofs._recheck.cvc5_status", lambda text, timeout_ms: ("unknown", "timeout"))
     result = recheck_certificates(tree)
     assert result.verdict is Verdict.INCONCLUSIVE
     assert "timeout" in result.summary
 
 
 def test_without_cvc5_the_recheck_is_inconclusive(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("dpverify.proofs._certificates.cvc5_version", lambda: None)
+    monkeypatch.setattr("dpverify.proofs._recheck.cvc5_version", lambda: None)
     result = recheck_certificates(tree)
     assert result.verdict is Verdict.INCONCLUSIVE
     assert "cvc5 is not installed" in result.summary
@@ -379,7 +376,7 @@ def test_a_modified_certificate_fails_the_recheck(tree: Path) -> None:
 
 
 def test_prove_without_cvc5_keeps_the_recorded_cvc5_version(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import dpverify.proofs._certificates as certificates
+    import dpverify.proofs._manifest as certificates
 
     manifest = read_manifest(tree)
     assert manifest is not None
@@ -391,7 +388,7 @@ def test_prove_without_cvc5_keeps_the_recorded_cvc5_version(tree: Path, monkeypa
 
 
 def test_recheck_without_cvc5_is_a_usage_error(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    import dpverify.proofs._certificates as certificates
+    import dpverify.proofs._solvers as certificates
     from dpverify.verify.cli import main
 
     monkeypatch.setattr(certificates, "cvc5_version", lambda: None)

@@ -20,7 +20,7 @@ from dpverify.verify.privacy._looseness import (
     composition_looseness,
     epsilon_upper_bound,
 )
-from dpverify.verify.privacy._pld import Enclosure
+from dpverify.verify.privacy._pld_enclosure import Enclosure
 from dpverify.verify.engine._results import Verdict
 
 DELTA = Fraction(1, 10**6)

@@ -16,15 +16,10 @@ from pathlib import Path
 import pytest
 
 from dpverify.verify.changes._base_revision import BaseRevision
-from dpverify.verify.changes._diff import (
-    DiffOptions,
-    compare_draws,
-    compare_outputs,
-    diff_sides,
-    parse_parameter_set,
-    resolve_reference,
-)
-from dpverify.verify.engine._enumerate import Enumeration
+from dpverify.verify.changes._diff import DiffOptions, diff_sides
+from dpverify.verify.changes._diff_versions import parse_parameter_set, resolve_reference
+from dpverify.verify.changes._law_comparison import compare_draws, compare_outputs
+from dpverify.verify.engine._enumeration import Enumeration
 from dpverify.verify.engine._results import Verdict
 from dpverify.verify.cli import main
 

@@ -18,17 +18,15 @@ pytest.importorskip("diffprivlib")
 np = pytest.importorskip("numpy")
 
 from dpverify.samplers import InvalidArgument, RandomSource  # noqa: E402
-from dpverify.verify.published._diffprivlib import (  # noqa: E402
-    SPECS,
+from dpverify.verify.published._diffprivlib import SPECS  # noqa: E402
+from dpverify.verify.published._diffprivlib_check import (  # noqa: E402
     check_diffprivlib,
     delta_at,
-    diffprivlib_mechanism,
-    geometric_support_edge,
-    gtm_distance,
-    output_pmf,
     sweep_diffprivlib,
     sweep_table,
 )
+from dpverify.verify.published._diffprivlib_edge import geometric_support_edge  # noqa: E402
+from dpverify.verify.published._diffprivlib_pmf import diffprivlib_mechanism, gtm_distance, output_pmf  # noqa: E402
 from dpverify.verify.engine._random_compat import RandomCompat  # noqa: E402
 from dpverify.verify.engine._results import Verdict  # noqa: E402
 
@@ -233,7 +231,7 @@ def test_bad_parameters_are_refused_in_one_line(call, message: str) -> None:  # 
 
 def test_a_complaint_of_the_source_is_not_taken_for_an_output() -> None:
     from dpverify.samplers import SamplerContractError
-    from dpverify.verify.published._diffprivlib import _OneDraw, _runner
+    from dpverify.verify.published._diffprivlib_pmf import _OneDraw, _runner
 
     run = _runner(diffprivlib_mechanism("laplace", epsilon=1), Fraction(0), 3)
     with pytest.raises(SamplerContractError, match="draw once"):

@@ -8,7 +8,7 @@ import pytest
 
 from dpverify.samplers import RandomSource, SamplerContractError, gtm
 from dpverify.verify import bisect_outputs, enumerate_outputs
-from dpverify.verify.engine._enumerate import SamplerCrashed
+from dpverify.verify.engine._enumeration import SamplerCrashed
 
 
 def _geometric(rng: RandomSource) -> int:

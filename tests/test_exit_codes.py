@@ -31,9 +31,9 @@ def _nothing(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _stale_proof(monkeypatch: pytest.MonkeyPatch) -> None:
-    from dpverify.proofs import _certificates
+    from dpverify.proofs import _stale
 
-    monkeypatch.setattr(_certificates, "check_manifest", lambda root, current: CheckResult(
+    monkeypatch.setattr(_stale, "check_manifest", lambda root, current: CheckResult(
         "stale_proofs", Verdict.VIOLATED, "1 stale certificate: gtm.sample changed"))
 
 
@@ -55,13 +55,13 @@ def _prove(verdict: Verdict, recheck: Verdict | None = None, cvc5: str | None = 
     """``prove`` with its solver runs replaced: certificates reach ``verdict``, cvc5 ``recheck``."""
 
     def setup(monkeypatch: pytest.MonkeyPatch) -> None:
-        from dpverify.proofs import _certificates
+        from dpverify.proofs import _certificates, _manifest, _recheck, _solvers
 
         monkeypatch.setattr(_certificates, "instance_obligations", lambda *args, **kwargs: [])
-        monkeypatch.setattr(_certificates, "write_certificates", lambda *args, **kwargs: None)
-        monkeypatch.setattr(_certificates, "prove_result", lambda manifest: CheckResult("prove", verdict, "stub"))
-        monkeypatch.setattr(_certificates, "cvc5_version", lambda: cvc5)
-        monkeypatch.setattr(_certificates, "recheck_certificates", lambda root, **kwargs: CheckResult(
+        monkeypatch.setattr(_manifest, "write_certificates", lambda *args, **kwargs: None)
+        monkeypatch.setattr(_manifest, "prove_result", lambda manifest: CheckResult("prove", verdict, "stub"))
+        monkeypatch.setattr(_solvers, "cvc5_version", lambda: cvc5)
+        monkeypatch.setattr(_recheck, "recheck_certificates", lambda root, **kwargs: CheckResult(
             "recheck", recheck or Verdict.PROVED, "stub"))
 
     return setup
@@ -98,11 +98,12 @@ def _stopped(error: type[BaseException], where: str) -> Setup:
         from dpverify.verify.gate import _gate
 
         from dpverify.verify import cli
+        from dpverify.verify.cli import _privacy as cli_privacy
 
         def stop(*args: object, **kwargs: object) -> Any:
             raise error()
 
-        monkeypatch.setattr(*{"gate": (_gate, "run_gate"), "privacy": (cli, "gtm_privacy")}[where], stop)
+        monkeypatch.setattr(*{"gate": (_gate, "run_gate"), "privacy": (cli_privacy, "gtm_privacy")}[where], stop)
         # the broken-pipe recipe points stdout's descriptor at devnull: not the test runner's
         monkeypatch.setattr(cli.os, "dup2", lambda *args: None)
         monkeypatch.setattr(sys, "stdout", _Stdout())

@@ -26,9 +26,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import _fuzz
-from dpverify.verify.changes import _mutate
+from dpverify.verify.changes import _mutate, _mutate_status
 from dpverify.verify.gate import _sweep
 from dpverify.verify import cli
+from dpverify.verify.cli import _prove as cli_prove
 
 _HEALTH = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large,
            HealthCheck.function_scoped_fixture]
@@ -41,7 +42,7 @@ def _stub_prove(args: object) -> int:
 
 def _stub_measure(targets: object, mutants: Sequence[Any], options: object, **kwargs: object) -> Any:
     """``mutate``'s gate runs: each mutant reported killed at once."""
-    return _mutate.Measurement(tuple(_mutate.Result(m, _mutate.KILLED) for m in mutants), 0.0)
+    return _mutate.Measurement(tuple(_mutate.Result(m, _mutate_status.KILLED) for m in mutants), 0.0)
 
 
 class _InlineExecutor:
@@ -72,18 +73,18 @@ def _sandbox(tmp_path: Path) -> Iterator[list[str]]:
     work.mkdir()
     _fuzz.write_tiny_spec_module(work)
     (work / "a-directory").mkdir()
-    saved_cwd, saved_prove, saved_measure, saved_path = os.getcwd(), cli._prove, _mutate.measure, list(sys.path)
+    saved_cwd, saved_prove, saved_measure, saved_path = os.getcwd(), cli_prove._prove, _mutate.measure, list(sys.path)
     saved_pool = _sweep.ProcessPoolExecutor
     os.chdir(work)
     sys.path.insert(0, str(work))
-    cli._prove = _stub_prove  # type: ignore[assignment]
+    cli_prove._prove = _stub_prove  # type: ignore[assignment]
     _mutate.measure = _stub_measure  # type: ignore[assignment]
     _sweep.ProcessPoolExecutor = _InlineExecutor  # type: ignore[assignment,misc]
     try:
         yield [str(work / "out.json"), "out.smt2", str(tmp_path / "no-such-dir" / "x.json"), "/dev/full",
                str(work / "a-directory"), str(work)]
     finally:
-        cli._prove = saved_prove  # type: ignore[assignment]
+        cli_prove._prove = saved_prove  # type: ignore[assignment]
         _mutate.measure = saved_measure  # type: ignore[assignment]
         _sweep.ProcessPoolExecutor = saved_pool  # type: ignore[misc]
         os.chdir(saved_cwd)

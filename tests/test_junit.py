@@ -112,12 +112,12 @@ def test_passing_cases_keep_their_checks_in_system_out(report: Any) -> None:
 
 def test_the_source_tree_checks_are_a_repository_suite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    from dpverify.proofs import _certificates
+    from dpverify.proofs import _stale
 
     def stale(root: object, current: object) -> CheckResult:
         return CheckResult("stale_proofs", Verdict.VIOLATED, "1 stale certificate: gtm.sample changed")
 
-    monkeypatch.setattr(_certificates, "check_manifest", stale)
+    monkeypatch.setattr(_stale, "check_manifest", stale)
     out = tmp_path / "gate.xml"
     assert main(["check", "--spec", "bernoulli", "--seed", "3", "--samples", "1000", "--junit", str(out)]) == 1
     capsys.readouterr()

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from dpverify.verify.changes._mutate import assemble_package
+from dpverify.verify.changes._mutate_targets import assemble_package
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = ROOT / "pyproject.toml"

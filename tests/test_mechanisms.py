@@ -39,7 +39,8 @@ from dpverify.specs import (
     pushforward,
 )
 from dpverify.verify import Verdict, check_intervals, enumerate_outputs, tightest_alpha
-from dpverify.verify.gate._mechanism_specs import GTM_COMPOSED, VECTOR_LAPLACE
+from dpverify.verify.gate._mechanism_specs import GTM_COMPOSED
+from dpverify.verify.gate._vector_specs import VECTOR_LAPLACE
 from dpverify.verify.privacy._mechanisms import (
     check_classic_sigma2,
     check_guarantee,

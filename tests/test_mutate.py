@@ -22,9 +22,10 @@ from pathlib import Path
 import pytest
 
 from dpverify.samplers import DpverifyError
-from dpverify.verify.changes import _mutate
+from dpverify.verify.changes import _mutate, _mutate_equivalents, _mutate_gate_run, _mutate_status, _mutate_targets
 from dpverify.verify.changes._mutants import OPERATORS, mutants_of, verified_source
-from dpverify.verify.cli import _repository_checks, build_parser, main
+from dpverify.verify.cli import build_parser, main
+from dpverify.verify.cli._check import _repository_checks
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "own-sampler"
@@ -162,16 +163,16 @@ def test_ids_name_module_and_function_and_repeat_exactly() -> None:
 
 
 def test_default_modules_are_the_exact_samplers() -> None:
-    modules = _mutate.default_modules()
+    modules = _mutate_targets.default_modules()
     assert "dpverify.samplers.gtm" in modules and "dpverify.samplers.bernoulli" in modules
     assert not any(m.endswith(("_unsafe", "__init__", "_errors")) for m in modules)
     for module in modules:
-        target = _mutate.locate(module)
+        target = _mutate_targets.locate(module)
         assert mutants_of(module, target.source), module
 
 
 def test_every_sampler_mutant_splices_cleanly() -> None:
-    target = _mutate.locate("dpverify.samplers.discrete_laplace")
+    target = _mutate_targets.locate("dpverify.samplers.discrete_laplace")
     for mutant in mutants_of(target.module, target.source):
         assert verified_source(mutant, target.source) is mutant.source, mutant.description
 
@@ -186,7 +187,7 @@ def _write(tmp_path: Path, text: str) -> str:
 
 
 def test_the_reviewed_file_is_read_and_checked(tmp_path: Path) -> None:
-    reviewed = _mutate.read_reviewed(_write(tmp_path, '''
+    reviewed = _mutate_equivalents.read_reviewed(_write(tmp_path, '''
 [[equivalent]]
 id = "pkg.mod:draw:0123456789"
 module = "pkg.mod"
@@ -216,13 +217,13 @@ reason = "builds messages only"
 ])
 def test_a_bad_reviewed_file_is_one_clear_error(tmp_path: Path, text: str, message: str) -> None:
     with pytest.raises(DpverifyError, match=message):
-        _mutate.read_reviewed(_write(tmp_path, text))
+        _mutate_equivalents.read_reviewed(_write(tmp_path, text))
 
 
 def test_stale_entries_and_skips(tmp_path: Path) -> None:
-    target = _mutate.Target("pkg.mod", tmp_path / "mod.py", "pkg", tmp_path, Path("pkg/mod.py"), SNIPPET)  # type: ignore[arg-type]
+    target = _mutate_targets.Target("pkg.mod", tmp_path / "mod.py", "pkg", tmp_path, Path("pkg/mod.py"), SNIPPET)  # type: ignore[arg-type]
     live = mutants_of("pkg.mod", SNIPPET)[0]
-    reviewed = _mutate.read_reviewed(_write(tmp_path, f'''
+    reviewed = _mutate_equivalents.read_reviewed(_write(tmp_path, f'''
 [[equivalent]]
 id = "{live.id}"
 module = "pkg.mod"
@@ -248,7 +249,7 @@ module = "pkg.mod"
 function = "gone"
 reason = "no such function"
 '''))
-    work = _mutate.plan([target], reviewed)
+    work = _mutate_targets.plan([target], reviewed)
     assert {getattr(s, "id", None) or s.function for s in work.stale} == {"pkg.mod:draw:0000000000", "gone"}  # type: ignore[union-attr]
     assert work.skipped == sum(m.function == "spread" for m in mutants_of("pkg.mod", SNIPPET)) > 0
     assert not any(m.function == "spread" for m in work.mutants)
@@ -256,10 +257,10 @@ reason = "no such function"
 
 def test_select_by_prefix_and_limit() -> None:
     found = mutants_of("pkg.mod", SNIPPET)
-    assert all(m.function == "at_least" for m in _mutate.select(found, only=["pkg.mod:at_least:"]))
-    assert len(_mutate.select(found, limit=3)) == 3
+    assert all(m.function == "at_least" for m in _mutate_targets.select(found, only=["pkg.mod:at_least:"]))
+    assert len(_mutate_targets.select(found, limit=3)) == 3
     with pytest.raises(DpverifyError, match="no mutant id starts with"):
-        _mutate.select(found, only=["pkg.mod:nothing"])
+        _mutate_targets.select(found, only=["pkg.mod:nothing"])
 
 
 # --- classification ------------------------------------------------------------------------------
@@ -272,11 +273,11 @@ def _entry(name: str, met: bool, checks: list[tuple[str, str]], problems: list[s
 
 
 def _run(code: int | None, entries: list[dict[str, object]] | None, repository: tuple[tuple[str, str], ...] = (),
-         stderr: str = "") -> _mutate.GateRun:
+         stderr: str = "") -> _mutate_gate_run.GateRun:
     document = None if entries is None else {
         "passed": code == 0, "entries": entries,
         "repository": [{"check": c, "verdict": v, "summary": f"{c} {v}"} for c, v in repository]}
-    return _mutate.GateRun(code, document, stderr, 1.0)
+    return _mutate_gate_run.GateRun(code, document, stderr, 1.0)
 
 
 def test_a_kill_names_the_case_and_each_failing_check() -> None:
@@ -286,28 +287,28 @@ def test_a_kill_names_the_case_and_each_failing_check() -> None:
                                 ("timing_channel", "violated")],
                ["exactness violated: code and spec differ", "expected code_privacy proved, got violated: ratio"]),
     ]
-    status, kills, _ = _mutate.classify(_run(1, entries))
-    assert status == _mutate.KILLED
+    status, kills, _ = _mutate_status.classify(_run(1, entries))
+    assert status == _mutate_status.KILLED
     assert [(k.entry, k.check, k.verdict) for k in kills] == [("gtm/b", "exactness", "violated"),
                                                              ("gtm/b", "code_privacy", "violated")]
 
 
 def test_statuses_of_other_endings() -> None:
-    assert _mutate.classify(_run(0, []))[0] == _mutate.SURVIVED
-    assert _mutate.classify(_run(None, None), 7) == (_mutate.TIMEOUT, (), "no answer within 7 s")
-    broken = _mutate.classify(_run(2, [_entry("x/y", False, [], [], error="checking stopped on ZeroDivisionError")]))
-    assert broken[0] == _mutate.BROKEN and broken[1][0].check == "error" and "ZeroDivisionError" in broken[2]
-    refused = _mutate.classify(_run(2, None, stderr="dpverify: error: cannot load entry point builtin\n"))
-    assert refused[0] == _mutate.BROKEN and "cannot load entry point" in refused[2]
-    crashed = _mutate.classify(_run(1, None, stderr="Traceback (most recent call last):\n  ...\nRecursionError: deep\n"))
-    assert crashed[0] == _mutate.CRASHED and "RecursionError: deep" in crashed[2] and "no JSON" in crashed[2]
-    assert _mutate.classify(_run(-9, None))[0] == _mutate.CRASHED
-    assert _mutate.classify(_run(1, [], repository=(("static", "violated"),)))[1][0].entry == "repository"
+    assert _mutate_status.classify(_run(0, []))[0] == _mutate_status.SURVIVED
+    assert _mutate_status.classify(_run(None, None), 7) == (_mutate_status.TIMEOUT, (), "no answer within 7 s")
+    broken = _mutate_status.classify(_run(2, [_entry("x/y", False, [], [], error="checking stopped on ZeroDivisionError")]))
+    assert broken[0] == _mutate_status.BROKEN and broken[1][0].check == "error" and "ZeroDivisionError" in broken[2]
+    refused = _mutate_status.classify(_run(2, None, stderr="dpverify: error: cannot load entry point builtin\n"))
+    assert refused[0] == _mutate_status.BROKEN and "cannot load entry point" in refused[2]
+    crashed = _mutate_status.classify(_run(1, None, stderr="Traceback (most recent call last):\n  ...\nRecursionError: deep\n"))
+    assert crashed[0] == _mutate_status.CRASHED and "RecursionError: deep" in crashed[2] and "no JSON" in crashed[2]
+    assert _mutate_status.classify(_run(-9, None))[0] == _mutate_status.CRASHED
+    assert _mutate_status.classify(_run(1, [], repository=(("static", "violated"),)))[1][0].entry == "repository"
 
 
 def test_a_stale_proof_alone_is_not_a_kill() -> None:
-    status, kills, detail = _mutate.classify(_run(1, [], repository=(("stale_proofs", "violated"),)))
-    assert status == _mutate.SURVIVED and not kills and "stale-proof" in detail
+    status, kills, detail = _mutate_status.classify(_run(1, [], repository=(("stale_proofs", "violated"),)))
+    assert status == _mutate_status.SURVIVED and not kills and "stale-proof" in detail
 
 
 def test_a_profiled_function_is_named_as_mutants_name_it() -> None:
@@ -320,7 +321,7 @@ def test_a_profiled_function_is_named_as_mutants_name_it() -> None:
 
 def test_a_mutant_runs_the_specs_that_ran_its_function() -> None:
     found = {(m.function, m.at_import): m for m in mutants_of("pkg.mod", SNIPPET)}
-    target = _mutate.Target("pkg.mod", Path("mod.py"), "pkg", Path("."), Path("pkg/mod.py"), SNIPPET)  # type: ignore[arg-type]
+    target = _mutate_targets.Target("pkg.mod", Path("mod.py"), "pkg", Path("."), Path("pkg/mod.py"), SNIPPET)  # type: ignore[arg-type]
     coverage = {"a": {("pkg/mod.py", "draw")}, "b": {("pkg/mod.py", "spread"), ("other.py", "draw")}, "c": set()}
     assert _mutate._chosen_specs(found["draw", False], target, coverage) == ("a",)
     assert _mutate._chosen_specs(found["at_least", False], target, coverage) == ()
@@ -346,7 +347,7 @@ def _tree_digest(folder: Path) -> str:
 
 
 def test_a_mutant_runs_in_a_copy_that_python_imports(tmp_path: Path) -> None:
-    target = _mutate.locate("dpverify.samplers.gtm")
+    target = _mutate_targets.locate("dpverify.samplers.gtm")
     mutant = next(m for m in mutants_of(target.module, target.source) if m.operator == "randbelow")
     before = _tree_digest(ROOT / "samplers")
     workspace = _mutate._Workspace([target])
@@ -360,7 +361,7 @@ def test_a_mutant_runs_in_a_copy_that_python_imports(tmp_path: Path) -> None:
         assert not list(folder.rglob("__pycache__"))
         probe = ("import dpverify.samplers.gtm as g, dpverify.verify.gate._catalogue as c, dpverify.proofs._certificates as p\n"
                  "print(g.__file__); print(c.__file__); print(p.repository_root())")
-        run = subprocess.run([sys.executable, "-c", probe], cwd=folder, env=_mutate._environment(folder),
+        run = subprocess.run([sys.executable, "-c", probe], cwd=folder, env=_mutate_gate_run._environment(folder),
                              capture_output=True, text=True, timeout=120, check=True)
         for line in run.stdout.split():
             assert Path(line).resolve().is_relative_to(folder.resolve()), line
@@ -372,7 +373,7 @@ def test_a_mutant_runs_in_a_copy_that_python_imports(tmp_path: Path) -> None:
 
 
 def test_a_user_module_is_located_in_its_own_package(example: None) -> None:
-    target = _mutate.locate("own_sampler.sampler")
+    target = _mutate_targets.locate("own_sampler.sampler")
     assert target.top == "own_sampler" and str(target.relative) == "own_sampler/sampler.py"
     assert target.file == (EXAMPLE / "own_sampler" / "sampler.py").resolve()
 

@@ -84,7 +84,7 @@ def test_enumerated_certain_bernoulli() -> None:
 
 
 def test_enumerating_source_refuses_bad_arguments_as_a_crash_of_the_code() -> None:
-    from dpverify.verify.engine._enumerate import SamplerCrashed
+    from dpverify.verify.engine._enumeration import SamplerCrashed
 
     for sampler, call in ((lambda rng: rng.randbelow(0), "randbelow"), (lambda rng: rng.bernoulli(4, 3), "bernoulli")):
         with pytest.raises(SamplerCrashed, match=call) as crashed:

@@ -7,7 +7,7 @@ from fractions import Fraction
 import pytest
 
 from dpverify.samplers import InvalidArgument, SeededRandomSource, gtm
-from dpverify.verify.engine._enumerate import _FixedDraw
+from dpverify.verify.engine._bisect import _FixedDraw
 
 
 @pytest.mark.parametrize(

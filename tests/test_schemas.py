@@ -20,7 +20,7 @@ import pytest
 
 import _fuzz
 from _report_specs import spec_module
-from dpverify.verify.changes import _mutate
+from dpverify.verify.changes import _mutate, _mutate_gate_run, _mutate_status
 from dpverify.verify.reports._output import JsonOption
 from dpverify.verify.cli import build_parser, main
 
@@ -227,15 +227,15 @@ def test_mutate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.
         main(["check", "--spec-module", module, "--spec", "flip-off-by-one", "--seed", "1", "--json", "violated.json"])
         main(["check", "--spec-module", module, "--spec", "flip", "--seed", "1", "--json", "passed.json"])
         capsys.readouterr()
-        runs = [_mutate.GateRun(1, json.loads(Path("violated.json").read_text()), "", 1.0),
-                _mutate.GateRun(0, json.loads(Path("passed.json").read_text()), "", 1.0),
-                _mutate.GateRun(2, None, "dpverify: error: spec 'x': pmf(p) sums to 5/7, not 1.", 1.0),
-                _mutate.GateRun(None, None, "", 300.0)]
+        runs = [_mutate_gate_run.GateRun(1, json.loads(Path("violated.json").read_text()), "", 1.0),
+                _mutate_gate_run.GateRun(0, json.loads(Path("passed.json").read_text()), "", 1.0),
+                _mutate_gate_run.GateRun(2, None, "dpverify: error: spec 'x': pmf(p) sums to 5/7, not 1.", 1.0),
+                _mutate_gate_run.GateRun(None, None, "", 300.0)]
 
         def measure(targets: object, mutants: Sequence[Any], options: object, **kwargs: object) -> Any:
             results = []
             for mutant, run in zip(mutants, runs, strict=True):
-                status, kills, detail = _mutate.classify(run)
+                status, kills, detail = _mutate_status.classify(run)
                 results.append(_mutate.Result(mutant, status, kills, detail, run.seconds, specs=("flip",)))
             return _mutate.Measurement(tuple(results), 2.0, ("flip",))
 

@@ -16,12 +16,8 @@ import pytest
 import dpverify.samplers._random_source as module
 from dpverify.samplers import InvalidArgument, SeededRandomSource, SystemRandomSource
 from dpverify.verify import CheckResult, Verdict
-from dpverify.verify.gate._spec_run import time_bound
+from dpverify.verify.gate._time_bound import time_bound
 from dpverify.verify.gate._source_check import (
-    SEEDED,
-    SYSTEM,
-    Call,
-    WordSource,
     check_bernoulli,
     check_randbelow,
     check_source,
@@ -30,6 +26,7 @@ from dpverify.verify.gate._source_check import (
     default_sizes,
     width_generic,
 )
+from dpverify.verify.gate._word_sources import SEEDED, SYSTEM, Call, WordSource
 from dpverify.verify.gate._source_specs import SEEDED_SOURCE, SOURCE_SPECS, SYSTEM_SOURCE
 from dpverify.verify.gate._spec_run import run_case
 
@@ -294,7 +291,8 @@ def test_the_gate_entry_fails_when_the_production_source_is_broken(monkeypatch: 
 
 def test_refuses_catches_a_source_that_lets_an_invalid_draw_through(monkeypatch: pytest.MonkeyPatch) -> None:
     from dpverify.samplers import _random_source
-    from dpverify.verify.gate._source_check import SEEDED, SYSTEM, check_refuses
+    from dpverify.verify.gate._source_check import check_refuses
+    from dpverify.verify.gate._word_sources import SEEDED, SYSTEM
 
     assert check_refuses(SYSTEM, 2).verdict is Verdict.PROVED
     monkeypatch.setattr(_random_source, "_check_bernoulli", lambda num, den: (num, den))
@@ -304,7 +302,8 @@ def test_refuses_catches_a_source_that_lets_an_invalid_draw_through(monkeypatch:
 
 def test_refuses_catches_a_guard_that_lets_a_broken_user_source_through(monkeypatch: pytest.MonkeyPatch) -> None:
     from dpverify.samplers import _random_source
-    from dpverify.verify.gate._source_check import SYSTEM, check_refuses
+    from dpverify.verify.gate._source_check import check_refuses
+    from dpverify.verify.gate._word_sources import SYSTEM
 
     monkeypatch.setattr(_random_source, "_guard_randbelow", lambda method: method)
     result = check_refuses(SYSTEM, 1)

@@ -173,7 +173,7 @@ def test_refuses_must_name_declared_parameters() -> None:
 
 
 def test_a_draw_the_source_refuses_is_a_crash_with_its_draws() -> None:
-    from dpverify.verify.engine._enumerate import SamplerCrashed
+    from dpverify.verify.engine._enumeration import SamplerCrashed
 
     def zero_den(rng: RandomSource) -> bool:
         return rng.randbelow(2) == 1 and rng.bernoulli(1, 0)
@@ -209,7 +209,7 @@ def test_refuses_wants_the_error_to_name_the_parameter() -> None:
 def test_a_case_bound_inside_an_enclosing_bound_keeps_the_enclosing_one() -> None:
     import signal
 
-    from dpverify.verify.gate._spec_run import time_bound
+    from dpverify.verify.gate._time_bound import time_bound
 
     signal.setitimer(signal.ITIMER_REAL, 50)
     try:

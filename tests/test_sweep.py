@@ -27,10 +27,11 @@ import pytest
 
 from dpverify.samplers import DpverifyError, InvalidArgument, RandomSource
 from dpverify.specs import Case, Input, PureDp, Rational, Spec
-from dpverify.verify.changes import _mutate
+from dpverify.verify.changes import _mutate, _mutate_gate_run, _mutate_status, _mutate_targets
 from dpverify.verify.gate import _sweep
 from dpverify.verify.changes._mutants import mutants_of, verified_source
-from dpverify.verify.gate._spec_run import CaseTimeUp, run_case, time_bound
+from dpverify.verify.gate._spec_run import run_case
+from dpverify.verify.gate._time_bound import CaseTimeUp, time_bound
 from dpverify.verify.gate._sweep import need_scheduler, sweep, sweep_results
 from dpverify.verify.cli import main
 
@@ -350,16 +351,16 @@ def test_reproduce_on_a_cluster_gives_the_local_rows(cluster: str) -> None:
 
 
 def test_a_mutant_task_builds_its_own_copy_on_a_worker(cluster: str) -> None:
-    target = _mutate.locate("dpverify.samplers._rational")
+    target = _mutate_targets.locate("dpverify.samplers._rational")
     mutant = next(m for m in mutants_of(target.module, target.source) if m.id.endswith(":ad90650026"))
     assert mutant.description == "line 30: constant: `MAX_DIGITS = 1000` -> `MAX_DIGITS = 999`"
-    options = _mutate.GateOptions(seed=0, samples=500, specs=("rational-parsing",), time_limit=60)
+    options = _mutate_gate_run.GateOptions(seed=0, samples=500, specs=("rational-parsing",), time_limit=60)
     modules = ((target.module, hashlib.sha256(target.source.encode()).hexdigest()),)
     tasks = [(_mutate.CopyTask(modules, options),),
              (_mutate.CopyTask(modules, options, (target.module, verified_source(mutant, target.source))),)]
 
-    def verdicts(runs: list[tuple[_mutate.GateRun, frozenset[tuple[str, str]]]]) -> list[tuple[str, list[str]]]:
-        return [(status, sorted(str(k) for k in kills)) for status, kills, _ in (_mutate.classify(r) for r, _ in runs)]
+    def verdicts(runs: list[tuple[_mutate_gate_run.GateRun, frozenset[tuple[str, str]]]]) -> list[tuple[str, list[str]]]:
+        return [(status, sorted(str(k) for k in kills)) for status, kills, _ in (_mutate_status.classify(r) for r, _ in runs)]
 
     here = verdicts([_mutate.run_in_copy(*task) for task in tasks])
     assert [status for status, _ in here] == ["survived", "killed"]

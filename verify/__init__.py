@@ -1,9 +1,16 @@
-"""The verification engine: exact enumeration, privacy loss, SMT and statistical checks."""
+"""The verification engine: exact enumeration, privacy loss, SMT and statistical checks.
+
+This module is the public Python API and only re-exports; the work lives in the subpackages,
+bottom to top ``engine``, ``privacy`` | ``precision``, ``gate``, ``changes`` | ``published``,
+``reports``, ``cli`` (the README's "Architecture"). No module of the package imports this one.
+"""
 
 from dpverify.verify.privacy._accounting import dgauss_delta, dgauss_delta_hockey_stick, dgauss_privacy
 from dpverify.verify.privacy._claim_checks import check_approx_dp, check_pure_epsilon, check_zcdp
 from dpverify.verify.gate._discovery import FoundSpec, discover
-from dpverify.verify.engine._enumerate import Enumeration, SamplerCrashed, bisect_outputs, enumerate_outputs
+from dpverify.verify.engine._bisect import bisect_outputs
+from dpverify.verify.engine._enumerate import enumerate_outputs
+from dpverify.verify.engine._enumeration import Enumeration, SamplerCrashed
 from dpverify.verify.engine._exactness import check_exactness, code_distribution
 from dpverify.verify.precision._fixed_point import fixed_point_smtlib, prove_fixed_point_leak
 from dpverify.verify.precision._float_attack import check_float_laplace, first_violation, laplace_float_attack
@@ -14,7 +21,9 @@ from dpverify.verify.precision._grid import check_grid_laplace_claim, grid_claim
 from dpverify.verify.engine._intervals import check_intervals, judge_intervals, renewal
 from dpverify.verify.precision._mironov import mironov_attack, reachable
 from dpverify.verify.precision._planar import planar_report
-from dpverify.verify.privacy._pld import Enclosure, PrivacyLossDistribution, common_base
+from dpverify.verify.privacy._pld import PrivacyLossDistribution
+from dpverify.verify.privacy._pld_enclosure import Enclosure
+from dpverify.verify.privacy._pld_lattice import common_base
 from dpverify.verify.privacy._pld_worst_case import WorstCase, check_composed_claim, composed_delta, composed_epsilon
 from dpverify.verify.privacy._gtm_privacy import gtm_privacy, gtm_table
 from dpverify.verify.privacy._ratio import PrivacyLoss, check_pure_dp, tightest_alpha

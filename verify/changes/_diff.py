@@ -26,7 +26,7 @@ likewise for the new code (the enumeration's module docstring proves these bound
   says to lower the enumeration's ``min_mass``).
 
 The timing channel.  The same comparison is made of the joint law of (output, number of draws)
-(:attr:`~dpverify.verify.engine._enumerate.Enumeration.joint`, the input of
+(:attr:`~dpverify.verify.engine._enumeration.Enumeration.joint`, the input of
 :mod:`dpverify.verify.privacy._timing`), enumerated without summaries since a summarised loop counts as
 one draw.  Pairs are compared as outputs are, and so is the distribution function of the number
 of draws, ``P(draws <= k)``, whose explored part ``F(k)`` bounds it within ``[F(k), F(k) + U]``:
@@ -49,314 +49,49 @@ the two bounds stated.
 Parameter sets: the spec's cases, the caller's own, and a Hypothesis search of the declared
 domain (:func:`dpverify.verify.gate._search.parameter_strategy`) for a set where the laws differ,
 shrunk to a simple one, seeded and replayable.  Each set runs under a time bound.
+
+Here: each parameter set's run of both versions, the whole diff and its document.  The
+comparison of two laws is :mod:`~dpverify.verify.changes._law_comparison`, the versions and
+parameter sets :mod:`~dpverify.verify.changes._diff_versions`, and ``check --base``'s choice of
+changed specs :mod:`~dpverify.verify.changes._changed_specs`.
 """
 
 from __future__ import annotations
 
-import importlib
-import os
 import random
-import sys
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, fields, replace
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
-from dpverify.samplers import DpverifyError, InvalidArgument, SamplerContractError, SeededRandomSource
+from dpverify.samplers import InvalidArgument, SamplerContractError
 from dpverify.samplers._rational import shown
-from dpverify.specs import Integer, Rational, SamplesPmf
-from dpverify.specs._api import Attempt, Bisection, Bounded, Case, Exhaustive, Randomness, Spec, SpecError
+from dpverify.specs._api import Attempt, Bisection, Bounded, Exhaustive, Spec, SpecError
+from dpverify.verify.changes._diff_versions import BARE_MIN_MASS, Side, _bare_frame
+from dpverify.verify.changes._law_comparison import DEFAULT_MAX_TV, _union, compare_draws, compare_outputs
 from dpverify.verify.engine._arguments import DEFAULT_TIME_LIMIT, elided
-from dpverify.verify.changes._base_revision import module_file_of
-from dpverify.verify.engine._enumerate import Enumeration, LoopNeverAccepts, SamplerCrashed, enumerate_outputs
+from dpverify.verify.engine._enumerate import LoopNeverAccepts, enumerate_outputs
+from dpverify.verify.engine._enumeration import Enumeration, SamplerCrashed
 from dpverify.verify.engine._exactness import code_distribution
 from dpverify.verify.engine._intervals import decimal_text, renewal
 from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text, json_value
-from dpverify.verify.gate._spec_run import TIMING_MIN_MASS, CaseTimeUp, _Instance, time_bound
+from dpverify.verify.gate._spec_checks import TIMING_MIN_MASS, _Instance
+from dpverify.verify.gate._time_bound import CaseTimeUp, time_bound
 
 __all__ = [
-    "DEFAULT_MAX_TV",
     "DEFAULT_SEARCH_EXAMPLES",
     "DIFF_SCHEMA",
     "DiffOptions",
     "ParameterDiff",
-    "Side",
     "SpecDiff",
-    "compare_draws",
-    "compare_outputs",
     "diff_document",
     "diff_sides",
-    "parse_parameter_set",
-    "resolve_reference",
+    "overall",
 ]
 
 DIFF_SCHEMA = "dpverify.diff/1"
-#: A bounded enumeration proves two laws equal when its TV bound is at most this.
-DEFAULT_MAX_TV = Fraction(1, 1000)
 #: Parameter sets the search draws when not told otherwise (each enumerates both versions).
 DEFAULT_SEARCH_EXAMPLES = 20
-#: The enumeration of a bare sampler (no spec): exact for a finite sampler whose every path
-#: weighs at least this much, exact intervals otherwise.
-BARE_MIN_MASS = Fraction(1, 10**9)
-
-
-# --- the two versions -----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Side:
-    """One version: its label, the spec it came with (None for a bare sampler), the sampler,
-    and how to enumerate it (the spec's declaration, rebuilt with this dpverify's classes)."""
-
-    label: str
-    spec: Spec | None
-    sampler: Callable[..., Hashable]
-    enumeration: Any = None
-
-
-def _attribute(module: Any, path: str, reference: str) -> Any:
-    value = module
-    for part in path.split("."):
-        if not hasattr(value, part):
-            raise InvalidArgument(f"reference {shown(reference)} names no attribute {elided(repr(part), 60)} in "
-                                  f"{elided(str(getattr(value, '__name__', '?')), 60)}; a reference is module:attribute.")
-        value = getattr(value, part)
-    return value
-
-
-def _current_enumeration(declared: Any) -> Any:
-    """``declared`` (possibly built from an old copy of the spec API) as this dpverify's class."""
-    for kind in (Exhaustive, Bisection, Bounded, Attempt):
-        if type(declared).__name__ == kind.__name__:
-            return declared if isinstance(declared, kind) else kind(**{f.name: getattr(declared, f.name)
-                                                                      for f in fields(kind)})
-    return None
-
-
-def _side(value: Any, label: str) -> Side:
-    """A Side from a resolved reference: a Spec (of this or an old copy of the API) or a callable."""
-    if isinstance(value, Spec) or (type(value).__name__ == "Spec" and hasattr(value, "sampler")):
-        sampler = value.sampler
-        if sampler is None:
-            raise InvalidArgument(f"reference {shown(label)} is a spec without a sampler; there is no code to compare.")
-        if Randomness(value.randomness) is Randomness.NONE:
-            raise InvalidArgument(f"reference {shown(label)} is a black-box spec (randomness='none'): its draws "
-                                  "cannot be enumerated, so its law cannot be compared exactly.")
-        return Side(label, value if isinstance(value, Spec) else None, sampler, _current_enumeration(value.enumeration))
-    if isinstance(value, (list, tuple)) and value and all(type(v).__name__ == "Spec" for v in value):
-        names = ", ".join(v.name for v in value)
-        raise InvalidArgument(f"reference {shown(label)} holds {len(value)} specs ({elided(names, 80)}); name one: "
-                              "module:attribute of a Spec, or its spec name.")
-    if callable(value):
-        return Side(label, None, value)
-    raise InvalidArgument(f"reference {shown(label)} is {type(value).__name__}, not a Spec or a sampler callable.")
-
-
-def resolve_reference(reference: str, base: Any = None) -> Side:
-    """``module:attribute`` (a Spec, or a sampler taking ``rng``) or a spec name found by
-    :func:`~dpverify.verify.gate._discovery.discover`; with ``base`` (a
-    :class:`~dpverify.verify.changes._base_revision.BaseRevision`), the version at that revision."""
-    if not isinstance(reference, str) or not reference.strip():
-        raise InvalidArgument(f"a reference is module:attribute or a spec name; got {shown(reference)}.")
-    label = reference if base is None else f"{reference} at {base.revision}"
-    if ":" not in reference:
-        from dpverify.verify.gate._discovery import discover
-
-        try:
-            (found,) = discover((), names=[reference])
-        except SpecError as error:
-            raise InvalidArgument(f"reference {shown(reference)} is no module:attribute, and as a spec name: "
-                                  f"{elided(str(error), 150)}") from None
-        new = _side(found.spec, label)
-        return new if base is None else old_of(new, base, label)
-    module_name, _, path = reference.partition(":")
-    if not module_name or not path:
-        raise InvalidArgument(f"a reference is module:attribute; got {shown(reference)}.")
-    if base is not None:
-        module = base.module(module_name)
-    else:
-        try:
-            module = importlib.import_module(module_name)
-        except Exception as error:  # noqa: BLE001 - the user's module: whatever stops its import is reported
-            raise InvalidArgument(f"reference {shown(reference)}: module {elided(repr(module_name), 60)} does not "
-                                  f"import: {type(error).__name__}: {elided(str(error), 80)}") from None
-    return _side(_attribute(module, path, reference), label)
-
-
-def _function_at(base: Any, function: Callable[..., Any], what: str) -> Callable[..., Any]:
-    module, qualname = getattr(function, "__module__", None), getattr(function, "__qualname__", "")
-    if not module or "<" in qualname:
-        raise InvalidArgument(f"the {what} {shown(function, 60)} is not a module-level function or method "
-                              f"({qualname or '?'}), so it cannot be found at {base.revision}.")
-    return _attribute(base.module(module), qualname, f"{module}:{qualname}")
-
-
-def old_of(new: Side, base: Any, label: str | None = None) -> Side:
-    """The version at ``base`` of ``new``'s sampler (and of its attempt): same spec, old code."""
-    sampler = _function_at(base, new.sampler, "sampler")
-    enumeration = new.enumeration
-    if isinstance(enumeration, Attempt):
-        enumeration = replace(enumeration, attempt=_function_at(base, enumeration.attempt, "attempt"))
-    return Side(label or f"{new.label} at {base.revision}", new.spec, sampler, enumeration)
-
-
-# --- parameter sets ----------------------------------------------------------------------------------
-
-
-def parse_parameter_set(text: str) -> dict[str, str]:
-    """``"scale=3/2,sensitivity=1"`` as ``{"scale": "3/2", "sensitivity": "1"}`` (values stay
-    text: the spec's domains parse them exactly)."""
-    pairs: dict[str, str] = {}
-    for item in str(text).split(","):
-        name, equals, value = item.partition("=")
-        name, value = name.strip(), value.strip()
-        if not equals or not name.isidentifier() or not value:
-            raise InvalidArgument(f"--param must be name=value pairs separated by commas, such as scale=3/2,sensitivity=1; "
-                                  f"got --param={shown(text)}.")
-        if name in pairs:
-            raise InvalidArgument(f"--param names {name} twice; got --param={shown(text)}.")
-        pairs[name] = value
-    return pairs
-
-
-def _bare_frame(sampler: Callable[..., Any], sets: Sequence[Mapping[str, str]], label: str) -> Spec:
-    """A spec for two bare samplers: their parameters from the caller's sets, no search."""
-    if not sets:
-        raise InvalidArgument(f"neither reference is a spec, so there are no declared parameter sets; give one with "
-                              f"--param name=value,... (comparing {label}).")
-    names = list(sets[0])
-    if any(list(s) != names for s in sets):
-        raise InvalidArgument("every --param set must name the same parameters when neither reference is a spec.")
-    domains = {n: Integer(-(10**100)) if all(_is_integer(s[n]) for s in sets) else Rational() for n in names}
-    return Spec(name="diff", sampler=sampler, parameters=domains, cases=[Case(dict(s)) for s in sets],
-                claim=SamplesPmf(), enumeration=Bounded(min_mass=BARE_MIN_MASS))
-
-
-def _is_integer(text: str) -> bool:
-    return text.strip().lstrip("+-").isdigit()
-
-
-# --- comparing two laws ------------------------------------------------------------------------------
-
-
-def _order(keys: list[Hashable]) -> list[Hashable]:
-    try:
-        return sorted(keys)  # type: ignore[type-var]
-    except TypeError:
-        return keys
-
-
-def _union(first: Mapping[Hashable, Any], second: Mapping[Hashable, Any]) -> list[Hashable]:
-    return _order([*first, *(k for k in second if k not in first)])
-
-
-def _interval(value: Fraction, width: Fraction) -> dict[str, str]:
-    return {"low": fraction_text(value), "high": fraction_text(value + width)}
-
-
-def _compare(
-    old: Mapping[Hashable, Fraction], old_u: Fraction, new: Mapping[Hashable, Fraction], new_u: Fraction,
-    max_tv: Fraction, check: str, what: Callable[[Hashable], str], shown_key: Callable[[Hashable], Any],
-) -> CheckResult:
-    """The comparison of the module docstring, on masses keyed by outputs or (output, draws)."""
-    keys = _union(old, new)
-    zero = Fraction(0)
-    if old_u == 0 and new_u == 0:
-        for key in keys:
-            a, b = old.get(key, zero), new.get(key, zero)
-            if a != b:
-                return CheckResult(check, Verdict.VIOLATED,
-                                   f"{what(key)}: old {fraction_text(a)} (~{decimal_text(a, 6)}) vs new "
-                                   f"{fraction_text(b)} (~{decimal_text(b, 6)})",
-                                   evidence={"at": shown_key(key), "old": fraction_text(a), "new": fraction_text(b),
-                                             "exact": True, "compared": len(keys)})
-        return CheckResult(check, Verdict.PROVED, f"identical exact laws over {len(keys)} value(s)",
-                           evidence={"exact": True, "compared": len(keys), "tv_bound": "0", "pointwise_bound": "0"})
-    pointwise, absolute = max(old_u, new_u), zero
-    widest: tuple[Fraction, Hashable] | None = None  # the value whose intervals lie farthest apart
-    for key in keys:
-        a, b = old.get(key, zero), new.get(key, zero)
-        gap = max(b - (a + old_u), a - (b + new_u))
-        if gap > 0 and (widest is None or gap > widest[0]):
-            widest = (gap, key)
-        absolute += abs(a - b)
-        pointwise = max(pointwise, a + old_u - b, b + new_u - a)
-    if widest is not None:
-        key = widest[1]
-        a, b = old.get(key, zero), new.get(key, zero)
-        return CheckResult(check, Verdict.VIOLATED,
-                           f"{what(key)}: old in [{decimal_text(a, 8)}, {decimal_text(a + old_u, 8)}], new in "
-                           f"[{decimal_text(b, 8)}, {decimal_text(b + new_u, 8)}]: disjoint, so they differ",
-                           evidence={"at": shown_key(key), "old": _interval(a, old_u), "new": _interval(b, new_u),
-                                     "gap": fraction_text(widest[0]), "exact": False, "compared": len(keys)})
-    tv = (absolute + old_u + new_u) / 2
-    evidence = {"exact": False, "compared": len(keys), "tv_bound": fraction_text(tv),
-                "tv_bound_decimal": decimal_text(tv, 8), "pointwise_bound": fraction_text(pointwise),
-                "pointwise_bound_decimal": decimal_text(pointwise, 8), "old_unexplored": fraction_text(old_u),
-                "new_unexplored": fraction_text(new_u), "max_tv": fraction_text(max_tv)}
-    summary = (f"no value separates them: TV(old, new) <= {decimal_text(tv, 6)} and |P_old - P_new| <= "
-               f"{decimal_text(pointwise, 6)} at every value ({len(keys)} compared)")
-    if tv <= max_tv:
-        return CheckResult(check, Verdict.PROVED, summary, evidence=evidence)
-    reason = (f"the TV bound {decimal_text(tv, 6)} exceeds max_tv={fraction_text(max_tv)}: "
-              "lower the enumeration's min_mass to tighten it")
-    return CheckResult(check, Verdict.INCONCLUSIVE, f"{summary}; {reason}", reason=reason, evidence=evidence)
-
-
-def compare_outputs(old: Enumeration, new: Enumeration, *, max_tv: Fraction = DEFAULT_MAX_TV) -> CheckResult:
-    """The output laws of two enumerations compared (module docstring, "Outputs")."""
-    return _compare(old.masses, old.unexplored, new.masses, new.unexplored, max_tv, "output_distribution",
-                    lambda o: f"the laws differ at output {shown(o, 60)}", json_value)
-
-
-def compare_draws(old: Enumeration, new: Enumeration, *, max_tv: Fraction = DEFAULT_MAX_TV) -> CheckResult:
-    """The joint laws of (output, draws) compared: the timing channel (module docstring)."""
-    result = _compare(old.joint, old.unexplored, new.joint, new.unexplored, max_tv, "timing_channel",
-                      lambda key: f"the number of draws changed: P(output={shown(key[0], 40)}, draws={key[1]})",
-                      lambda key: {"output": json_value(key[0]), "draws": key[1]})
-    if result.verdict is not Verdict.VIOLATED:
-        result = _draws_cdf(old, new) or result
-    evidence = dict(result.evidence)
-    if old.exhausted and new.exhausted:
-        evidence["old_mean_draws"] = fraction_text(_mean_draws(old))
-        evidence["new_mean_draws"] = fraction_text(_mean_draws(new))
-    return replace(result, evidence=evidence)
-
-
-def _draws_cdf(old: Enumeration, new: Enumeration) -> CheckResult | None:
-    """A difference in ``P(draws <= k)``, or None.  Its explored part ``F(k)`` satisfies
-    ``F(k) <= P(draws <= k) <= F(k) + U``, so disjoint intervals separate the two laws.  Shifting
-    many light paths by one draw each moves little mass per (output, draws) pair but adds up in
-    the distribution function, which is where a rejection loop's extra draw shows."""
-    marginals = []
-    for found in (old, new):
-        by_draws: dict[int, Fraction] = {}
-        for (_, draws), mass in found.joint.items():
-            by_draws[draws] = by_draws.get(draws, Fraction(0)) + mass
-        marginals.append(by_draws)
-    widest: tuple[Fraction, int, Fraction, Fraction] | None = None
-    below_old = below_new = Fraction(0)
-    for k in sorted({*marginals[0], *marginals[1]}):
-        below_old += marginals[0].get(k, Fraction(0))
-        below_new += marginals[1].get(k, Fraction(0))
-        gap = max(below_new - (below_old + old.unexplored), below_old - (below_new + new.unexplored))
-        if gap > 0 and (widest is None or gap > widest[0]):
-            widest = (gap, k, below_old, below_new)
-    if widest is None:
-        return None
-    gap, k, a, b = widest
-    return CheckResult("timing_channel", Verdict.VIOLATED,
-                       f"the number of draws changed: P(draws <= {k}): old in [{decimal_text(a, 8)}, "
-                       f"{decimal_text(a + old.unexplored, 8)}], new in [{decimal_text(b, 8)}, "
-                       f"{decimal_text(b + new.unexplored, 8)}]: disjoint, so they differ",
-                       evidence={"at": {"draws_at_most": k}, "old": _interval(a, old.unexplored),
-                                 "new": _interval(b, new.unexplored), "gap": fraction_text(gap),
-                                 "exact": old.exhausted and new.exhausted})
-
-
-def _mean_draws(found: Enumeration) -> Fraction:
-    return sum((mass * draws for (_, draws), mass in found.joint.items()), Fraction(0))
 
 
 # --- one parameter set ---------------------------------------------------------------------------------
@@ -748,116 +483,3 @@ def diff_document(diffs: Sequence[SpecDiff], *, base: Any = None, options: DiffO
             "base": None if base is None else {"revision": base.revision, "commit": base.commit},
             "max_tv": fraction_text(options.max_tv), "seed": options.seed,
             "specs": [d.to_json() for d in diffs]}
-
-
-# --- check --base: which specs changed ------------------------------------------------------------------
-
-
-@contextmanager
-def _profiled(called: set[tuple[str, str]]) -> Iterator[None]:
-    def hook(frame: Any, event: str, arg: Any) -> None:
-        if event == "call":
-            code = frame.f_code
-            called.add((code.co_filename, code.co_qualname))
-
-    previous = sys.getprofile()
-    sys.setprofile(hook)
-    try:
-        yield
-    finally:
-        sys.setprofile(previous)
-
-
-#: Seeds each case's sampler is traced with, so branches taken only on some draws are seen too.
-TRACE_SEEDS = 8
-
-
-def functions_run(spec: Spec, base: Any) -> set[tuple[str, str]]:
-    """``(file, qualified name)`` of the repository's functions that ``spec``'s sampler (and its
-    declared attempt) enter on its cases, each case run with :data:`TRACE_SEEDS` seeds.  A nested
-    function counts as its enclosing function, whose fingerprint covers it."""
-    called: set[tuple[str, str]] = set()
-    enumeration = spec.enumeration_for()
-    for case in spec.cases:
-        try:
-            instance = _Instance(spec, spec.bind(case), spec.name, seed=0, samples=1)
-        except Exception:  # noqa: BLE001 - a broken case is check's to report
-            continue
-        q = None if instance.inputs is None else instance.inputs[0]
-        functions = [None, enumeration.attempt] if isinstance(enumeration, Attempt) else [None]
-        for function in functions:
-            for seed in range(TRACE_SEEDS):
-                with _profiled(called):
-                    try:
-                        with time_bound(10):
-                            instance.run(q, SeededRandomSource(seed), function)
-                    except (Exception, CaseTimeUp):  # noqa: BLE001 - tracing is best effort
-                        pass
-    found = set()
-    for filename, qualname in called:
-        outer = qualname.split(".<locals>", 1)[0]
-        if "<" not in outer and os.path.isabs(filename) and os.path.isfile(filename) and base.relative(filename) is not None:
-            found.add((filename, outer))
-    return found
-
-
-def changed_functions(spec: Spec, base: Any) -> tuple[str, ...]:
-    """The functions ``spec``'s sampler runs whose normalised syntax tree differs at ``base``
-    (:mod:`dpverify.proofs._fingerprint`: comments, docstrings and formatting do not count)."""
-    # proofs/ builds on verify/; only the application layer reads it, and lazily.
-    from dpverify.proofs._fingerprint import FingerprintError, fingerprint_in_file
-
-    changed = []
-    for filename, qualname in sorted(functions_run(spec, base)):
-        where = f"{base.relative(filename)}:{qualname}"
-        old = base.old_file(filename)
-        if old is None:
-            changed.append(f"{where} (new file)")
-            continue
-        try:
-            before = fingerprint_in_file(old, qualname)
-        except FingerprintError:
-            changed.append(f"{where} (new function)")
-            continue
-        try:
-            if fingerprint_in_file(filename, qualname) != before:
-                changed.append(where)
-        except FingerprintError:
-            continue  # defined dynamically (a wrapper's name): its enclosing code is traced too
-    return tuple(changed)
-
-
-def diff_changed_specs(found: Sequence[Any], base: Any, options: DiffOptions) -> list[SpecDiff]:
-    """``check --base``: each found spec whose sampler's code changed since ``base``, compared
-    with its old version on its cases; the others listed as unchanged."""
-    results = []
-    for item in found:
-        spec = item.spec
-        if spec.sampler is None or Randomness(spec.randomness) is Randomness.NONE:
-            results.append(SpecDiff(spec.name, "", "", status="not comparable",
-                                    reason="no sampler whose draws can be enumerated"))
-            continue
-        module_file = module_file_of(getattr(spec.sampler, "__module__", "") or "")
-        if module_file is None or base.relative(module_file) is None:
-            results.append(SpecDiff(spec.name, "", spec.name, status="outside",
-                                    reason=f"its sampler's module ({module_file or '?'}) is not a file of the repository at "
-                                           f"{base.root} (an installed package; install this checkout with pip install -e .)"))
-            continue
-        changed = changed_functions(spec, base)
-        new = _side(spec, spec.name)
-        if not changed:
-            results.append(SpecDiff(spec.name, f"{spec.name} at {base.revision}", spec.name, status="unchanged",
-                                    reason="no function its sampler runs changed"))
-            continue
-        if base.old_file(module_file) is None:
-            results.append(SpecDiff(spec.name, "", spec.name, changed=changed, status="new",
-                                    reason=f"its sampler's module did not exist at {base.revision}; nothing to compare"))
-            continue
-        try:
-            old = old_of(new, base, f"{spec.name} at {base.revision}")
-        except DpverifyError as error:
-            results.append(SpecDiff(spec.name, f"{spec.name} at {base.revision}", spec.name, changed=changed,
-                                    status="unreadable", reason=str(error)))
-            continue
-        results.append(diff_sides(old, new, options=replace(options, search_examples=0), changed=changed))
-    return results

@@ -1,6 +1,6 @@
 """``dpverify audit --black-box SPEC``: the command line over :mod:`dpverify.verify.published._blackbox`.
 
-Kept apart from ``cli.py`` so that the audit command only hands over: it prints one line per
+Kept apart from the ``audit`` command (``_audit``) so that it only hands over: it prints one line per
 test with the bound, the seed, the draws and the time, writes ``DIR/blackbox.json``
 (``dpverify.blackbox/1``) and, with ``--json``, the same document where ``--json`` says.
 """
@@ -15,7 +15,9 @@ from fractions import Fraction
 
 from dpverify.samplers import DpverifyError, as_open_unit_interval, fresh_seed
 from dpverify.samplers._rational import shown
-from dpverify.verify.published._blackbox import BLACKBOX_SCHEMA, DEFAULT_ALPHA, DEFAULT_BETA, audit_black_box, resolve_black_box
+from dpverify.verify.published._blackbox import BLACKBOX_SCHEMA, audit_black_box, resolve_black_box
+from dpverify.verify.published._blackbox_distribution import DEFAULT_BETA
+from dpverify.verify.published._blackbox_privacy import DEFAULT_ALPHA
 from dpverify.verify.cli._common import parameter_pairs
 from dpverify.verify.reports._output import emit_json, human_stream
 

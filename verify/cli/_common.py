@@ -1,13 +1,117 @@
-"""What several commands' command lines share."""
+"""What several commands' command lines share: the parser with the project's one-line usage
+error, the count option type and its limits, a bare command's usage, the GTM instance that
+``pmf gtm`` and ``privacy gtm`` both read, and an audit's ``--PARAM VALUE`` pairs."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import argparse
+import re
+import sys
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+from typing import Any, NoReturn
 
-from dpverify.samplers import DpverifyError
+from dpverify.samplers import DpverifyError, as_int
 from dpverify.samplers._rational import shown
+from dpverify.specs import GtmSpec
+from dpverify.verify.engine._text import short_rational
 
-__all__ = ["parameter_pairs"]
+__all__ = ["MAX_COMPOSITIONS", "MAX_JOBS", "MAX_MUTANTS", "MAX_N", "MAX_SAMPLES", "MAX_SEED", "MAX_TABLE_BITS",
+           "MAX_TIMEOUT", "parameter_pairs"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr, with the one prefix every error has,
+    and exit code 2; and a value such as ``-1e-3`` or ``-1/3`` is a value, not an option."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # argparse takes only -1 and -1.5 for numbers; a dash followed by a digit or a point
+        # is never one of our options, so it is always a (negative) value
+        self._negative_number_matcher = re.compile(r"^-\.?\d")
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"dpverify: error: {_clip(message)} (see '{self.prog} --help')\n")
+
+
+def _clip(text: str, limit: int = 200) -> str:
+    """One short line: control characters escaped, a long text cut."""
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
+def _usage(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], int]:
+    """A bare command (``dpverify``, ``dpverify pmf``): its usage and subcommands, exit 2."""
+
+    def show(args: argparse.Namespace) -> int:
+        sys.stderr.write(parser.format_help())
+        return 2
+
+    return show
+
+
+#: Upper limits of the CLI's counts, so that no option asks for work without end.
+MAX_SEED = 2**64 - 1  # fresh seeds are 64-bit
+MAX_SAMPLES = 10**7
+MAX_TIMEOUT = 86_400
+MAX_JOBS = 1024
+MAX_MUTANTS = 10**6
+MAX_COMPOSITIONS = 10**6
+
+
+#: An option's count: digits, or a power such as ``10^4``.  Read here, not by the samplers'
+#: parsers, so that the gate starts (and reports) when the code it checks, those parsers among
+#: it, is broken.
+_COUNT = re.compile(r"\+?(\d{1,30})(?:\s*(?:\^|\*\*)\s*(\d{1,2}))?")
+
+
+def _count(name: str, low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: an integer in ``[low, high]``, with the project's one-line message."""
+
+    def parse(text: str) -> int:
+        match = _COUNT.fullmatch(text.strip())
+        value = int(match[1]) ** int(match[2] or 1) if match else None
+        if value is None or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{name} must be an integer with {name} >= {low} and {name} <= {high}, "
+                                             f'such as "1000" or "10^4"; got {name}={shown(text)}.')
+        return value
+
+    parse.__name__ = name  # argparse names the type in its message
+    return parse
+
+
+def _gtm_arguments(parser: argparse.ArgumentParser, *, with_q: bool) -> None:
+    parser.add_argument("--alpha", required=True, help='privacy ratio in (0, 1), e.g. "1/3"')
+    parser.add_argument("--n", required=True, help="outputs are 0..n (n >= 1)")
+    parser.add_argument("--T", required=True, help='size of the uniform (>= 1); "10^100" works')
+    if with_q:
+        parser.add_argument("--q", required=True, help="the query answer, 0 <= q <= n")
+
+
+#: The exact table has (n+1)^2 big-integer entries; past this n a query would run for minutes
+#: and gigabytes, so it is refused up front instead.
+MAX_N = 5000
+
+
+#: The ideal table's common denominator is (a+b)*b^n for alpha = a/b; past this many bits its
+#: exact probabilities could no longer be printed (CPython prints at most 4300 digits).
+MAX_TABLE_BITS = 12_000
+
+
+def _gtm_spec(args: argparse.Namespace) -> GtmSpec:
+    n = as_int("n", args.n, low=1, high=MAX_N)
+    spec = GtmSpec.create(args.alpha, n, args.T)
+    bits = n * spec.alpha.denominator.bit_length()
+    if bits > MAX_TABLE_BITS:
+        raise DpverifyError(
+            f"n={n} with alpha={shown(spec.alpha)} makes exact probabilities of about {bits * 3 // 10} digits; "
+            f"the limit is {MAX_TABLE_BITS * 3 // 10}: lower n, or give alpha a smaller denominator."
+        )
+    return spec
+
+
+def _describe(spec: GtmSpec) -> str:
+    return ", ".join(f"{k}={short_rational(Fraction(v))}" for k, v in spec.parameters().items())
 
 
 def parameter_pairs(tokens: Sequence[str]) -> list[tuple[str, str]]:

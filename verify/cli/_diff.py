@@ -76,7 +76,8 @@ def add_diff_parser(commands: Any, count: Any, max_seed: int, max_time: int) -> 
 
 
 def _options(args: argparse.Namespace, seed: int) -> Any:
-    from dpverify.verify.changes._diff import DEFAULT_MAX_TV, DEFAULT_SEARCH_EXAMPLES, DiffOptions
+    from dpverify.verify.changes._diff import DEFAULT_SEARCH_EXAMPLES, DiffOptions
+    from dpverify.verify.changes._law_comparison import DEFAULT_MAX_TV
 
     examples = getattr(args, "search_examples", None)
     return DiffOptions(max_tv=args.max_tv or DEFAULT_MAX_TV,
@@ -104,7 +105,8 @@ def _report(args: argparse.Namespace, diffs: Sequence[Any], base: Any, options: 
 
 def run_diff(args: argparse.Namespace) -> int:
     from dpverify.verify.changes._base_revision import BaseRevision
-    from dpverify.verify.changes._diff import diff_sides, parse_parameter_set, resolve_reference
+    from dpverify.verify.changes._diff import diff_sides
+    from dpverify.verify.changes._diff_versions import parse_parameter_set, resolve_reference
 
     references = list(args.references)
     if args.base is None and len(references) != 2:
@@ -135,7 +137,7 @@ def run_diff(args: argparse.Namespace) -> int:
 
 
 def _changed(args: argparse.Namespace, base: Any, options: Any, found: Sequence[Any]) -> int:
-    from dpverify.verify.changes._diff import diff_changed_specs
+    from dpverify.verify.changes._changed_specs import diff_changed_specs
 
     diffs = diff_changed_specs(found, base, options)
     compared = sum(d.status == "compared" for d in diffs)

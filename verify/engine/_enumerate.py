@@ -10,9 +10,10 @@ model"):
   ``min_mass``).  The mass of cut subtrees, and of paths never visited because ``max_paths``
   ran out, is reported as an exact remainder, never dropped.  ``bernoulli(num, den)``
   branches two ways, not ``den`` ways.
-- :func:`bisect_outputs` handles inverse-transform samplers that draw once, ``randbelow(T)``,
-  with output non-decreasing in the draw.  Bisection finds each output's range of draws in
-  ``O(outputs * log T)`` executions, so the code's exact PMF is known for ``T = 10**100``.
+- :func:`~dpverify.verify.engine._bisect.bisect_outputs` (its own module) handles
+  inverse-transform samplers that draw once, by bisection over the draw.
+
+Both return an :class:`~dpverify.verify.engine._enumeration.Enumeration` (its own module).
 
 The intervals.  Let ``E(o)`` be the exact mass of the valid paths that return ``o`` and
 ``U = 1 - sum_o E(o)`` the exact mass of every path that was cut or never visited.  The
@@ -78,59 +79,16 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 
 from dpverify.samplers import DpverifyError, InvalidArgument, RandomSource, SamplerContractError, as_fraction
 from dpverify.samplers._random_source import _check_bernoulli, _check_randbelow
 from dpverify.samplers._rational import shown
-from dpverify.verify.engine._arguments import need_callable, need_count, need_instance
+from dpverify.verify.engine._arguments import need_callable, need_count
+from dpverify.verify.engine._enumeration import Enumeration, Sampler, SamplerCrashed
 from dpverify.verify.engine._lazy_uniform import LazyUniform, settled
 from dpverify.verify.engine._program_state import EnumeratingSource, program_state
-
-Sampler = Callable[[RandomSource], Hashable]
-
-
-@dataclass(frozen=True, slots=True)
-class Enumeration:
-    """Exact output masses found so far, and the exact mass not yet attributed to any output.
-
-    For every output ``o`` the true probability lies in
-    ``[masses[o], masses[o] + unexplored]``; ``exhausted`` means ``unexplored == 0``.
-    ``joint[(o, k)]`` is the exact mass of the valid paths that return ``o`` after exactly
-    ``k`` draws (so ``masses[o] = sum_k joint[(o, k)]``).  ``paths`` counts executions of
-    the sampler; ``cut`` counts subtrees left unexplored by ``min_mass`` or ``max_depth``;
-    ``stopped`` says why the walk ended: ``"exhausted"`` (every path valid),
-    ``"budget"`` (tree walked, some subtrees cut) or ``"max_paths"``.
-    """
-
-    masses: dict[Hashable, Fraction]
-    unexplored: Fraction
-    paths: int
-    executions: int
-    method: str
-    joint: dict[tuple[Hashable, int], Fraction] = field(default_factory=dict)
-    cut: int = 0
-    stopped: str = "exhausted"
-
-    @property
-    def exhausted(self) -> bool:
-        return self.unexplored == 0
-
-    @property
-    def explored(self) -> Fraction:
-        """``1 - unexplored``: the exact mass of the valid paths."""
-        return 1 - self.unexplored
-
-
-class SamplerCrashed(DpverifyError):
-    """The sampler raised on some draws: a finding about the code, reported with the draws."""
-
-    def __init__(self, draws: list[int], error: BaseException) -> None:
-        super().__init__(f"the sampler raised {type(error).__name__}: {error} on draws {draws}")
-        self.draws = draws
-        self.error = error
-
 
 #: ``second[d]`` of a summarised call (``None`` marks randbelow, a den >= 1 bernoulli).
 _SUMMARY = -1
@@ -460,11 +418,6 @@ class _TreeWalker(RandomSource, EnumeratingSource, trusted=True):
         self.depth = 0
 
 
-def need_enumeration(name: str, found: object) -> Enumeration:
-    """``found`` itself if it is an :class:`Enumeration`, else a one-line error naming ``name``."""
-    return need_instance(name, found, Enumeration, "an Enumeration (from enumerate_outputs or bisect_outputs)")
-
-
 def enumerate_outputs(
     sampler: Sampler,
     *,
@@ -565,70 +518,3 @@ def _run_marked(function: Callable[..., Hashable], args: tuple[object, ...], loo
         z = function(*args)
         if z is not None:
             return z
-
-
-class _FixedDraw(RandomSource, trusted=True):
-    """Answers the single ``randbelow(T)`` of an inverse-transform sampler with ``value``."""
-
-    def __init__(self, T: int, value: int) -> None:
-        self.T = T
-        self.value = value
-        self.draws = 0
-
-    def randbelow(self, n: int) -> int:
-        self.draws += 1
-        if self.draws > 1 or n != self.T:
-            raise SamplerContractError(
-                f"bisection needs exactly one draw randbelow({self.T}); the sampler asked for "
-                f"randbelow({n}) as draw {self.draws}"
-            )
-        return self.value
-
-
-def bisect_outputs(sampler: Sampler, T: int) -> Enumeration:
-    """Exact PMF of a single-draw inverse-transform sampler by bisection over its draw.
-
-    Assumes the output is a non-decreasing function of the draw ``j`` in ``0..T-1``, so each
-    output's draws form one interval.  The assumption is checked where it is cheap: an output
-    found in two separate intervals, or a segment whose midpoint disagrees with its ends,
-    raises SamplerContractError.
-    """
-    need_callable("sampler", sampler, "a callable taking a RandomSource, e.g. lambda rng: sample(q, rng)")
-    T = need_count("T", T, low=1)
-    executions = 0
-
-    def output_at(j: int) -> Hashable:
-        nonlocal executions
-        executions += 1
-        try:
-            return sampler(_FixedDraw(T, j))
-        except SamplerContractError:  # more than one draw: bisection does not apply
-            raise
-        except Exception as error:  # a refusal by the code is its crash too
-            raise SamplerCrashed([j], error) from error
-
-    masses: dict[Hashable, Fraction] = {}
-    start = 0
-    while start < T:
-        output = output_at(start)
-        if output in masses:
-            raise SamplerContractError(
-                f"output {shown(output)} occurs in two separate ranges of the draw: the sampler is "
-                "not monotone in its draw, so bisection does not apply"
-            )
-        low, high = start, T - 1  # invariant: output_at(low) == output
-        while low < high:
-            middle = (low + high + 1) // 2
-            if output_at(middle) == output:
-                low = middle
-            else:
-                high = middle - 1
-        if low > start and output_at((start + low) // 2) != output:
-            raise SamplerContractError(
-                f"the draws {start}..{low} do not all give output {shown(output)}: the sampler is not "
-                "monotone in its draw"
-            )
-        masses[output] = Fraction(low - start + 1, T)
-        start = low + 1
-    joint = {(output, 1): mass for output, mass in masses.items()}  # always exactly one draw
-    return Enumeration(masses, Fraction(0), len(masses), executions, "bisection", joint)

@@ -7,7 +7,9 @@ from fractions import Fraction
 
 from dpverify.samplers import InvalidArgument, SamplerContractError
 from dpverify.specs import MechanismSpec
-from dpverify.verify.engine._enumerate import Enumeration, SamplerCrashed, bisect_outputs, enumerate_outputs
+from dpverify.verify.engine._bisect import bisect_outputs
+from dpverify.verify.engine._enumerate import enumerate_outputs
+from dpverify.verify.engine._enumeration import Enumeration, SamplerCrashed
 from dpverify.verify.engine._arguments import need_count, need_instance, shown
 from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text, json_value
 

@@ -49,7 +49,8 @@ from mpmath.libmp import to_rational
 
 from dpverify.samplers import InvalidArgument, SamplerContractError, as_fraction
 from dpverify.verify.engine._arguments import need_callable, need_count, need_dps, need_outputs, shown
-from dpverify.verify.engine._enumerate import Enumeration, LoopNeverAccepts, Sampler, SamplerCrashed, enumerate_outputs, need_enumeration
+from dpverify.verify.engine._enumerate import LoopNeverAccepts, enumerate_outputs
+from dpverify.verify.engine._enumeration import Enumeration, Sampler, SamplerCrashed, need_enumeration
 from dpverify.verify.engine._program_state import suspended_driver
 from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text, json_value
 

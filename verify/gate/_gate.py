@@ -32,7 +32,8 @@ from dpverify.specs._api import Case
 from dpverify.verify.engine._arguments import DEFAULT_TIME_LIMIT
 from dpverify.verify.gate._discovery import FoundSpec, discover
 from dpverify.verify.engine._results import CheckResult, Verdict
-from dpverify.verify.gate._spec_run import ERROR, CaseOutcome, replay_command, run_case
+from dpverify.verify.gate._spec_instance import replay_command
+from dpverify.verify.gate._spec_run import ERROR, CaseOutcome, run_case
 from dpverify.verify.gate._sweep import sweep_results
 
 __all__ = ["CHECK_SCHEMA", "REPOSITORY_SUITE", "SPECS_SUITE", "gate_json", "gate_junit", "outcome_lines",

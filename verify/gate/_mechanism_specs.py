@@ -17,6 +17,12 @@ through the public spec API (part of the built-in catalogue, :mod:`dpverify.veri
   ``alpha^k``, so exactness, the tightest ratio and Z3 run on the exact table as for one GTM.
 - ``gtm-postprocessed``: the sum of ``k`` runs (:func:`~dpverify.samplers.mechanisms.postprocess`),
   the pushforward PMF, and a check that post-processing did not raise the exact epsilon.
+- ``gtm-repeated`` and ``accountants``: many runs of a GTM, its exact ``(eps, delta)`` and every
+  accountant's bound against it.
+
+This module holds ``mechanism-noise``, ``gtm-composed``, ``gtm-postprocessed`` and the list of all
+the entries; the vector entries are in :mod:`dpverify.verify.gate._vector_specs`, the many-run
+entries in :mod:`dpverify.verify.gate._repeated_specs`.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from functools import lru_cache
 from typing import Any
 
 
-from dpverify.samplers import as_int, mechanisms, vector_gaussian, vector_laplace
+from dpverify.samplers import as_int, mechanisms
 from dpverify.samplers._rational import shown
 from dpverify.samplers.mechanisms import Mechanism
 from dpverify.specs import (
@@ -42,7 +48,6 @@ from dpverify.specs import (
     Params,
     PureDp,
     Rational,
-    SamplesPmf,
     Spec,
     VectorGaussianSpec,
     VectorLaplaceSpec,
@@ -53,178 +58,22 @@ from dpverify.specs import (
 from dpverify.specs._claims import Claim
 from dpverify.specs.mechanisms import MAX_DIMS, MAX_REPEAT
 from dpverify.verify.engine._results import CheckResult
+from dpverify.verify.gate._repeated_specs import ACCOUNTANTS, GTM_REPEATED
+from dpverify.verify.gate._vector_specs import (
+    VECTOR_GAUSSIAN,
+    VECTOR_GAUSSIAN_SIGMA2,
+    VECTOR_LAPLACE,
+    _defaults,
+    _positive,
+)
 
 __all__ = ["MECHANISM_SPECS"]
 
-#: As the catalogue's noise entries: every listed output within this of its ideal probability.
-TOLERANCE = Fraction(1, 10**6)
-_BOUNDED = Bounded(min_mass=Fraction(1, 10**9), max_unexplored=2 * TOLERANCE)
 #: The composed noise entry checks how the parts are put together (each part's law is proved to
-#: TOLERANCE by its own entry), so a coarse budget keeps its six-draw batch quick.
+#: ``_vector_specs.TOLERANCE`` by its own entry), so a coarse budget keeps its six-draw batch quick.
 _COARSE = Bounded(min_mass=Fraction(1, 10**4), max_unexplored=Fraction(1, 200))
 #: The most runs a composed GTM entry takes: the exact table has (n+1)^runs outputs per input.
 MAX_RUNS = 4
-
-
-def _positive(low: object = 0, search: tuple[object, object] = (Fraction(1, 2), 2)) -> Rational:
-    return Rational(low, low_open=True, search=search)  # type: ignore[arg-type]
-
-
-def _centre(p: Params) -> tuple[Fraction, ...]:
-    """The input the vector entries run: two coordinates on the grid, off the origin."""
-    return (p["step"], -2 * p["step"])
-
-
-def _one_input(p: Params) -> tuple[tuple[Fraction, ...]]:
-    # An ideal PMF is stated for one input (``ideal(p, output, dps)`` does not take it), so each
-    # vector entry runs one input; its claim is proved for every pair of inputs by its own check.
-    return (_centre(p),)
-
-
-# --- vector Laplace ------------------------------------------------------------------------------
-
-
-def _laplace(p: Params) -> VectorLaplaceSpec:
-    return VectorLaplaceSpec.create(p["sensitivity"], p["epsilon"], p["step"])
-
-
-def _laplace_claim_proof(p: Params) -> CheckResult:
-    from dpverify.verify.privacy._mechanisms import check_vector_laplace_claim
-
-    return check_vector_laplace_claim(_laplace(p), 2)
-
-
-def _defaults(*calls: tuple[str, Callable[[Params, Any], Any], Callable[[Params, Any], Any]]) -> Callable[[Params], CheckResult]:
-    def check(p: Params) -> CheckResult:
-        from dpverify.verify.privacy._mechanisms import check_defaults
-
-        return check_defaults((label, lambda rng, f=f: f(p, rng), lambda rng, g=g: g(p, rng)) for label, f, g in calls)
-
-    check.__name__ = "defaults"
-    return check
-
-
-_LAPLACE_DEFAULTS = _defaults((
-    "vector_laplace.sample without step",
-    lambda p, rng: vector_laplace.sample((1, -2), p["sensitivity"], p["epsilon"], rng=rng),
-    lambda p, rng: vector_laplace.sample((1, -2), p["sensitivity"], p["epsilon"], 1, rng),
-))
-
-_VECTOR_REFUSES = ({"values": ()}, {"values": (0,) * (MAX_DIMS + 1)}, {"values": (0, "1/3")}, {"values": "01"}, {"values": (0, 0.5)}, {"step": 0},
-                   {"sensitivity": 0}, {"k": -1})
-
-VECTOR_LAPLACE = Spec(
-    name="vector-laplace",
-    sampler=vector_laplace.sample,
-    parameters={"sensitivity": _positive(), "epsilon": _positive(), "step": _positive(search=(Fraction(1, 4), 1))},
-    input=Input("values", values=_one_input, neighbours=lambda p: ()),
-    claim=lambda p: PureDp(epsilon=p["epsilon"]),
-    ideal=lambda p, output, dps: _laplace(p).ideal_probability(_centre(p), output, dps),
-    outputs=lambda p: _laplace(p).outputs_for_check(_centre(p)),
-    enumeration=_BOUNDED,
-    batch=vector_laplace.sample_many,
-    refuses=(*_VECTOR_REFUSES, {"epsilon": 0}, {"epsilon": -1}, {"epsilon": 0.5}),
-    accepts=({"epsilon": "1/10^6"}, {"step": "1/10^6", "values": (0, "1/10^6")}, {"values": (0,) * MAX_DIMS}),
-    checks=(_laplace_claim_proof, _LAPLACE_DEFAULTS),
-    citation="CKS20 Algorithm 2 (the noise); Dwork, Roth, the Laplace mechanism (L1 sensitivity)",
-    description="the Laplace mechanism on a vector on the grid step*Z, exact discrete Laplace noise per coordinate",
-    cases=(
-        Case({"sensitivity": 1, "epsilon": 2, "step": 1}, "proved",
-             "two coordinates of exact discrete Laplace noise against the product of the ideal enclosures; "
-             "epsilon proved by Z3 for all grid inputs within L1 distance s", label="s=1,eps=2,L=1"),
-        Case({"sensitivity": "1/2", "epsilon": 3, "step": "1/2"}, "proved",
-             "a grid of step 1/2 and a noise scale of 1/3 grid step (CKS20 Algorithm 2 with t/s = 1/3)",
-             label="s=1/2,eps=3,L=1/2"),
-    ),
-)
-
-# --- vector Gaussian -----------------------------------------------------------------------------
-
-
-def _classic(p: Params) -> VectorGaussianSpec:
-    return VectorGaussianSpec.classic(p["sensitivity"], p["epsilon"], p["delta"], p["step"])
-
-
-def _sigma2(p: Params) -> VectorGaussianSpec:
-    return VectorGaussianSpec.create(p["sigma2"], p["step"], p["sensitivity"])
-
-
-def _classic_sigma2_check(p: Params) -> CheckResult:
-    from dpverify.verify.privacy._mechanisms import check_classic_sigma2
-
-    return check_classic_sigma2(vector_gaussian.classic_sigma2, [(p["sensitivity"], p["epsilon"], p["delta"])])
-
-
-def _classic_approx_dp_check(p: Params) -> CheckResult:
-    """The classic calibration's (epsilon, delta) claim on the discrete mechanism, in the
-    gate: CKS20 Theorem 4 per coordinate, zCDP composition over the coordinates and the CKS20
-    conversion (:func:`dpverify.verify.check_gaussian_mechanism`)."""
-    from dpverify.verify.privacy._gaussian_calibration import check_gaussian_mechanism
-
-    return check_gaussian_mechanism(_classic(p).sigma2, p["sensitivity"], p["epsilon"], p["delta"],
-                                    dims=len(_centre(p)))
-
-
-def _ln_bounds_check(p: Params) -> CheckResult:
-    from dpverify.verify.privacy._mechanisms import check_ln_bounds
-
-    return check_ln_bounds(vector_gaussian._ln_scaled)
-
-
-VECTOR_GAUSSIAN = Spec(
-    name="vector-gaussian",
-    sampler=vector_gaussian.sample,
-    parameters={"sensitivity": _positive(), "epsilon": Rational(0, 1, low_open=True, high_open=True),
-                "delta": Rational(0, 1, low_open=True, high_open=True), "step": _positive(search=(Fraction(1, 4), 1))},
-    input=Input("values", values=_one_input, neighbours=lambda p: ()),
-    # The classic calibration's claim; its rho-zCDP (CKS20 Theorem 4) is what the check converts.
-    claim=lambda p: ApproxDp(p["epsilon"], p["delta"]),
-    ideal=lambda p, output, dps: _classic(p).ideal_probability(_centre(p), output, dps),
-    outputs=lambda p: _classic(p).outputs_for_check(_centre(p)),
-    enumeration=_BOUNDED,
-    batch=vector_gaussian.sample_many,
-    refuses=(*_VECTOR_REFUSES, {"epsilon": 0}, {"epsilon": 1}, {"epsilon": "3/2"}, {"delta": 0}, {"delta": 1},
-             {"delta": 0.5}),
-    accepts=({"epsilon": "999999/1000000", "delta": "1/10^100"},),
-    checks=(_classic_sigma2_check, _classic_approx_dp_check, _ln_bounds_check, _defaults((
-        "vector_gaussian.sample without step",
-        lambda p, rng: vector_gaussian.sample((1, -2), p["sensitivity"], p["epsilon"], p["delta"], rng=rng),
-        lambda p, rng: vector_gaussian.sample((1, -2), p["sensitivity"], p["epsilon"], p["delta"], 1, rng),
-    ))),
-    citation="Dwork, Roth, Theorem A.1 (the classic calibration, paper 003); CKS20 Algorithm 3, Theorem 4",
-    description="the Gaussian mechanism on a vector with sigma^2 = 2 ln(1.25/delta) s^2/epsilon^2 rounded up to 2^-32",
-    cases=(
-        Case({"sensitivity": "1/4", "epsilon": "9/10", "delta": "1/2", "step": 1}, "proved",
-             "the classic sigma^2 (about 0.141), from the spec's certified logarithm, in two coordinates; the "
-             "sampler's integer-series sigma^2 equals the certified one here and at a fixed bank", label="classic"),
-    ),
-)
-
-VECTOR_GAUSSIAN_SIGMA2 = Spec(
-    name="vector-gaussian-sigma2",
-    sampler=vector_gaussian.sample_sigma2,
-    parameters={"sigma2": _positive(), "step": _positive(search=(Fraction(1, 4), 1)),
-                "sensitivity": _positive()},
-    input=Input("values", values=_one_input, neighbours=lambda p: ()),
-    claim=lambda p: _sigma2(p).zcdp_claim(),
-    ideal=lambda p, output, dps: _sigma2(p).ideal_probability(_centre(p), output, dps),
-    outputs=lambda p: _sigma2(p).outputs_for_check(_centre(p)),
-    enumeration=_BOUNDED,
-    batch=vector_gaussian.sample_sigma2_many,
-    refuses=(*_VECTOR_REFUSES[:6], {"sigma2": 0}, {"sigma2": -1}, {"sigma2": 0.5}, {"k": -1}),
-    checks=(_defaults((
-        "vector_gaussian.sample_sigma2 without step",
-        lambda p, rng: vector_gaussian.sample_sigma2((1, -2), p["sigma2"], rng=rng),
-        lambda p, rng: vector_gaussian.sample_sigma2((1, -2), p["sigma2"], 1, rng),
-    )),),
-    citation="CKS20 Algorithm 3, Theorem 4; Bun, Steinke 2016, Lemma 2.3",
-    description="the discrete Gaussian on a vector with a given sigma2 (e.g. a tight one from CKS20 Theorem 7)",
-    cases=(
-        Case({"sigma2": "1/32", "step": "1/2", "sensitivity": "1/2"}, "proved",
-             "variance 1/8 in grid units, two coordinates, against the product of the ideal enclosures",
-             label="sigma2=1/32,L=1/2"),
-    ),
-)
 
 
 # --- the noise constructors, composed --------------------------------------------------------------
@@ -586,93 +435,6 @@ GTM_POSTPROCESSED = Spec(
         Case({"alpha": "1/2", "n": 2, "T": 12, "runs": 2}, "proved",
              "the sum of two GTM releases keeps alpha^2, and its exact tightest alpha is no smaller than the "
              "unprocessed pair's", label="thm7.1/D=2,n=2,runs=2,sum", sample_inputs=(1,)),
-    ),
-)
-
-# --- many runs: the exact privacy loss distribution, and the accountants against it ----------------
-
-
-def _gtm_table_of(p: Params) -> tuple[dict[Any, Any], tuple[tuple[int, int], ...]]:
-    from dpverify.verify.privacy._gtm_privacy import gtm_table
-
-    spec = GtmSpec.create(p["alpha"], p["n"], p["T"])
-    return gtm_table(spec), spec.neighbours()
-
-
-def _composed_claim(p: Params) -> CheckResult:
-    from dpverify.verify.privacy._pld_worst_case import check_composed_claim
-
-    table, pairs = _gtm_table_of(p)
-    return check_composed_claim(table, pairs, p["k"], ApproxDp(p["epsilon"], p["delta"]))
-
-
-def _accountants_sound(p: Params) -> CheckResult:
-    from dpverify.verify.privacy._looseness import check_accountants_sound, composition_looseness
-
-    table, pairs = _gtm_table_of(p)
-    eps_bar, rows = composition_looseness(table, pairs, sorted({k for k in (1, 2, 10, p["k"] // 2, p["k"]) if 1 <= k <= p["k"]}), p["delta"])
-    return check_accountants_sound(rows, eps_bar=eps_bar)
-
-
-def _repeated_instances(with_epsilon: bool) -> Any:
-    """Hypothesis: Theorem 7.1 GTMs run k times, with a claim basic composition guarantees
-    (``epsilon = k * eps_bar``, ``eps_bar >= ln D``), so every drawn set must prove."""
-    from hypothesis import strategies as st
-
-    from dpverify.verify.privacy._looseness import epsilon_upper_bound
-
-    def build(D: int, n: int, k: int, delta_exponent: int) -> dict[str, Any]:
-        p: dict[str, Any] = {"alpha": Fraction(1, D), "n": n, "T": (D + 1) * D**n, "k": k,
-                             "delta": Fraction(1, 10**delta_exponent)}
-        if with_epsilon:
-            p["epsilon"] = k * epsilon_upper_bound(Fraction(1, D), 6)
-        return p
-
-    return st.builds(build, st.integers(2, 6), st.integers(1, 6), st.integers(1, 60), st.integers(2, 12))
-
-
-_REPEATED_PARAMETERS = {"alpha": Rational(0, 1, low_open=True, high_open=True), "n": Integer(1, 12, search=(1, 6)),
-                        "T": Integer(1, search=(1, 10**6)), "k": Integer(1, 1000, search=(1, 100)),
-                        "epsilon": Rational(0, search=(0, 60)),
-                        "delta": Rational(0, 1, low_open=True, high_open=True, search=(Fraction(1, 10**9), Fraction(1, 10)))}
-
-GTM_REPEATED = Spec(
-    name="gtm-repeated",
-    sampler=None,
-    parameters=_REPEATED_PARAMETERS,
-    claim=lambda p: ApproxDp(p["epsilon"], p["delta"]),
-    checks=(_composed_claim,),
-    draw=lambda: _repeated_instances(True),
-    citation="Amorim, Gaboardi, Rindisbacher, Theorem 7.1; the privacy loss distribution of a composition",
-    description="k runs of a GTM on one input, far beyond enumeration: its exact (eps, delta) from the k-fold "
-                "privacy loss distribution, the worst case over ordered neighbours (dpverify.verify.check_composed_claim)",
-    cases=(
-        Case({"alpha": "1/2", "n": 10, "T": 3 * 2**10, "k": 100, "epsilon": 52, "delta": "1/10^6"}, "proved",
-             "100 runs of Theorem 7.1's GTM (D=2, n=10): the exact eps_100(10^-6) = ln R is about 51.146",
-             label="thm7.1/D=2,n=10,k=100,eps=52"),
-        Case({"alpha": "1/2", "n": 10, "T": 3 * 2**10, "k": 100, "epsilon": 50, "delta": "1/10^6"}, "violated",
-             "the same composition is not (50, 10^-6)-DP: its exact delta at eps = 50 exceeds 10^-6",
-             label="thm7.1/D=2,n=10,k=100,eps=50"),
-        Case({"alpha": "2/5", "n": 6, "T": 10**5, "k": 100, "epsilon": 75, "delta": "1/10^6"}, "proved",
-             "an arbitrary T: certified bounds from the pessimistic and optimistic discretisations put "
-             "eps_100(10^-6) in [74.26, 74.58]", label="arbitrary-T/alpha=2/5,n=6,k=100,eps=75"),
-    ),
-)
-
-ACCOUNTANTS = Spec(
-    name="accountants",
-    sampler=None,
-    parameters={name: _REPEATED_PARAMETERS[name] for name in ("alpha", "n", "T", "k", "delta")},
-    claim=SamplesPmf(),
-    checks=(_accountants_sound,),
-    draw=lambda: _repeated_instances(False),
-    citation="Dwork–Roth Thm 3.16; Dwork–Rothblum–Vadhan 2010 Thm III.3; Bun–Steinke 2016; CKS20; "
-             "Kairouz–Oh–Viswanath 2017 Thm 3.3; paper 003",
-    description="every accountant's bound on a k-fold GTM, from its per-step epsilon, against the exact eps_k(delta)",
-    cases=(
-        Case({"alpha": "1/2", "n": 10, "T": 3 * 2**10, "k": 100, "delta": "1/10^6"}, "proved",
-             "no accountant (basic, advanced, DRV, zCDP, KOV) is below the exact epsilon of the composition",
-             label="thm7.1/D=2,n=10,k=100"),
     ),
 )
 

@@ -30,7 +30,7 @@ this order:
    that returns a rejected value, redraws wrongly, or returns something else.
 2. **The documented conversion, exactly.**  The joint law of (output, words read) over every
    stream of up to ``D`` words must equal that of the conversion the docstrings describe,
-   computed here independently: attempt ``i`` of ``randbelow`` is ``k`` fresh uniform bits,
+   computed independently: attempt ``i`` of ``randbelow`` is ``k`` fresh uniform bits,
    each value below ``n`` with mass ``2^-k (1 - n 2^-k)^(i-1)``, and it ends after ``i *
    ceil(k/w)`` words (SystemRandomSource: each attempt takes whole new words) or after
    ``ceil(i k / w)`` blocks (SeededRandomSource: unused bits stay in the pool); ``bernoulli``
@@ -93,32 +93,40 @@ is read, not enumerated, since the enumerated words never raise IndexError.  A m
 loops for ever without reading a word is out of reach
 of any enumeration (a path ends at a return, a word or an exception); one that keeps reading
 words is cut at ``D`` words and gets a verdict.
+
+Where it lives.  This module holds the default cases and the checks; the sources under test
+and their draws are :mod:`~dpverify.verify.gate._word_sources`, the documented conversion of
+step 2 :mod:`~dpverify.verify.gate._documented_conversion` (which never imports the sources'
+code), and the walk over every word stream with its findings :mod:`~dpverify.verify.gate._source_walk`.
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from types import CodeType
 from typing import Any
 
-from dpverify.samplers import DpverifyError, InvalidArgument, RandomSource, SeededRandomSource, SystemRandomSource
-from dpverify.samplers._random_source import _check_bernoulli, _check_randbelow
+from dpverify.samplers import InvalidArgument, RandomSource, SystemRandomSource
 from dpverify.samplers._rational import shown
-from dpverify.verify.engine._enumerate import Enumeration, SamplerCrashed, enumerate_outputs
-from dpverify.verify.engine._intervals import renewal
-from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text, json_value
+from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text
 from dpverify.verify.engine._text import short_rational
+from dpverify.verify.gate._source_walk import (
+    BERNOULLI_BITS,
+    LOOP_BITS,
+    SEQUENCE_BITS,
+    _attempt_call,
+    _digit_call,
+    _Finding,
+    _sequence,
+)
+from dpverify.verify.gate._word_sources import SYSTEM, Call, WordSource, _call_text, _need_source, _need_width
 
 __all__ = [
-    "SEEDED",
-    "SYSTEM",
-    "Call",
-    "WordSource",
     "check_bernoulli",
     "check_randbelow",
+    "check_refuses",
     "check_source",
     "check_successive",
     "default_fractions",
@@ -128,109 +136,8 @@ __all__ = [
     "width_generic",
 ]
 
-#: Every ``randbelow`` loop is enumerated over at least this many bits of words (and at least
-#: one whole attempt), so that the retries are run too where that is affordable.
-LOOP_BITS = 10
-#: ``bernoulli`` of SystemRandomSource is enumerated over this many bits of words:
-#: ``|P[True] - p| <= 2^-BERNOULLI_BITS`` where ``p``'s expansion does not end.
-BERNOULLI_BITS = 12
-#: Successive draws are enumerated over this many bits of words.
-SEQUENCE_BITS = 16
-#: A walk never runs more paths than this (a mutant's tree may be far wider than the code's).
-MAX_PATHS = 200_000
-#: A successive-draws result whose remainder exceeds this proves too little: inconclusive.
-MAX_SEQUENCE_REMAINDER = Fraction(1, 8)
-
-
-# --- the sources under test --------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class WordSource:
-    """A randomness source whose conversion runs over an injected supply of words.
-
-    ``build(words, width)`` returns the source reading its words from ``words()`` (ints uniform
-    on ``[0, 2**width)``); ``pooled`` says that bits a draw does not use stay for the next
-    (SeededRandomSource's pool) rather than each attempt taking whole fresh words;
-    ``digit_bernoulli`` that ``bernoulli`` compares ``U`` with ``p`` digit by digit rather than
-    being ``randbelow(den) < num``.  The last two choose the documented conversion the code is
-    compared with; ``refills`` that an IndexError from ``words()`` means an empty pool, which
-    the code answers by calling it once more: every third word is then read that way, so the
-    refill path of production is enumerated as well as the plain one.  ``name`` labels results
-    and reproductions (``name.build(...)``).
-    """
-
-    name: str
-    build: Callable[[Callable[[], int], int], RandomSource]
-    pooled: bool
-    digit_bernoulli: bool
-    refills: bool = False
-
-    @property
-    def constructor(self) -> str:
-        owner = getattr(self.build, "__self__", None)
-        method = getattr(self.build, "__name__", "build")
-        return f"{owner.__name__}.{method}" if isinstance(owner, type) else f"{self.name}.{method}"
-
-
-#: The production source: 64-bit words, whole fresh words per attempt, digit-wise coins.
-SYSTEM = WordSource("SystemRandomSource", SystemRandomSource.from_words, pooled=False, digit_bernoulli=True,
-                    refills=True)
-#: The replay source: 256-bit blocks feeding a pool of bits; its coin is randbelow(den) < num.
-SEEDED = WordSource("SeededRandomSource", SeededRandomSource.from_blocks, pooled=True, digit_bernoulli=False)
-
-
-@dataclass(frozen=True, slots=True)
-class Call:
-    """One draw: ``Call("randbelow", (n,))`` or ``Call("bernoulli", (num, den))``."""
-
-    method: str
-    arguments: tuple[int, ...]
-
-    def __post_init__(self) -> None:
-        if self.method == "randbelow" and isinstance(self.arguments, tuple) and len(self.arguments) == 1:
-            _check_randbelow(self.arguments[0])
-        elif self.method == "bernoulli" and isinstance(self.arguments, tuple) and len(self.arguments) == 2:
-            _check_bernoulli(*self.arguments)
-        else:
-            raise InvalidArgument(f'a Call is Call("randbelow", (n,)) or Call("bernoulli", (num, den)); got '
-                                  f"method={shown(self.method)}, arguments={shown(self.arguments)}.")
-
-    def __str__(self) -> str:
-        return f"{self.method}({', '.join(map(str, self.arguments))})"
-
-    def ideal(self) -> dict[Hashable, Fraction]:
-        if self.method == "randbelow":
-            (n,) = self.arguments
-            return {x: Fraction(1, n) for x in range(n)}
-        num, den = self.arguments
-        return {o: m for o, m in ((True, Fraction(num, den)), (False, Fraction(den - num, den))) if m}
-
-    def run(self, source: RandomSource) -> Hashable:
-        return getattr(source, self.method)(*self.arguments)
-
-
-def _need_width(width: object) -> int:
-    if isinstance(width, bool) or not isinstance(width, int) or not 1 <= width <= 4:
-        raise InvalidArgument(
-            f"width must be an int in [1, 4] (bits per enumerated word); got width={shown(width)}. "
-            "Widths 1 to 3 cover every case of the conversion."
-        )
-    return width
-
-
-def _need_source(source: object) -> WordSource:
-    if not isinstance(source, WordSource):
-        raise InvalidArgument(f"source must be a WordSource (SYSTEM, SEEDED, or your own); got source={shown(source)} "
-                              f"({type(source).__name__}).")
-    return source
-
 
 # --- the default cases at one width ---------------------------------------------------------
-
-
-def _words_for(k: int, width: int) -> int:
-    return -(-k // width)
 
 
 def default_sizes(width: int) -> tuple[int, ...]:
@@ -300,263 +207,6 @@ def default_sequences(width: int) -> tuple[tuple[Call, ...], ...]:
     )
 
 
-# --- the conversion the docstrings document, computed independently ----------------------------
-
-Law = dict[tuple[Hashable, int], Fraction]
-
-
-def _attempts_law(
-    k: int, n: int, output: Callable[[int], Hashable], ends: Callable[[int], int], depth: int
-) -> tuple[Law, Fraction]:
-    """Attempts of ``k`` fresh uniform bits, accepted below ``n``; attempt ``i`` ends after
-    ``ends(i)`` words.  The joint law of (output, words) over ``depth`` words, and the mass
-    still undecided after them."""
-    if k == 0:
-        return {(output(0), 0): Fraction(1)}, Fraction(0)
-    each, undecided = Fraction(1, 2**k), Fraction(1)
-    reject = 1 - n * each
-    law: Law = {}
-    attempt = 1
-    while undecided and ends(attempt) <= depth:
-        words = ends(attempt)
-        for x in range(n):
-            key = (output(x), words)
-            law[key] = law.get(key, Fraction(0)) + undecided * each
-        undecided *= reject
-        attempt += 1
-    return law, undecided
-
-
-def _digits_law(num: int, den: int, width: int, depth: int) -> tuple[Law, Fraction]:
-    """``U < num/den`` decided ``width`` bits at a time, as SystemRandomSource documents it."""
-    if num == 0 or num == den:
-        return {(num == den, 0): Fraction(1)}, Fraction(0)
-    size, tie, remainder = 2**width, Fraction(1), num
-    law: Law = {}
-    for words in range(1, depth + 1):
-        digit, remainder = divmod(remainder << width, den)
-        law[(True, words)] = tie * Fraction(digit, size)
-        law[(False, words)] = tie * Fraction(size - 1 - digit + (remainder == 0), size)
-        tie /= size
-        if remainder == 0:
-            return {key: m for key, m in law.items() if m}, Fraction(0)
-    return {key: m for key, m in law.items() if m}, tie
-
-
-# --- running the real code over every word stream ----------------------------------------------
-
-
-class _Walk:
-    """One enumeration of ``calls`` on a fresh source over enumerated words, recording for each
-    (output, words read) the first word stream that gives it, to reproduce it."""
-
-    def __init__(self, source: WordSource, width: int, calls: Sequence[Call]) -> None:
-        self.source, self.width, self.calls = source, width, tuple(calls)
-        self.witness: dict[tuple[Hashable, int], tuple[int, ...]] = {}
-
-    def sampler(self, rng: RandomSource) -> Hashable:
-        size, drawn, refilling = 2**self.width, [], [False]
-
-        def words() -> int:
-            if self.source.refills and len(drawn) % 3 == 2 and not refilling[0]:
-                refilling[0] = True
-                raise IndexError("the pool is empty")  # the code must now read this word from its refill
-            refilling[0] = False
-            word = rng.randbelow(size)
-            drawn.append(word)
-            return word
-
-        source = self.source.build(words, self.width)
-        outputs = tuple(call.run(source) for call in self.calls)
-        output = outputs[0] if len(outputs) == 1 else outputs
-        self.witness.setdefault((output, len(drawn)), tuple(drawn))
-        return output
-
-    def words_of(self, output: Hashable) -> tuple[int, ...] | None:
-        found = [words for (o, _), words in self.witness.items() if o == output]
-        return min(found, key=len) if found else None
-
-    def reproduce(self, words: Sequence[int]) -> str:
-        calls = ", ".join(f"source.{call}" for call in self.calls)
-        calls = f"({calls})" if len(self.calls) > 1 else calls
-        refills = " (the third, sixth, ... word read after an IndexError, as from an empty pool)" \
-            if self.source.refills else ""
-        return f"source = {self.source.constructor}(iter({list(words)}).__next__, width={self.width}); {calls}{refills}"
-
-    def run(self, depth: int) -> Enumeration:
-        return enumerate_outputs(self.sampler, max_paths=MAX_PATHS, max_depth=depth)
-
-
-@dataclass(frozen=True, slots=True)
-class _Finding:
-    """The verdict on one call (or sequence of calls) at one width."""
-
-    verdict: Verdict
-    summary: str
-    evidence: dict[str, Any]
-
-
-def _enumerate(walk: _Walk, depth: int, what: str) -> Enumeration | _Finding:
-    """The walk, or the finding it ended with: the code raised (violated, with the words) or
-    broke the enumeration's contract (inconclusive)."""
-    try:
-        return walk.run(depth)
-    except SamplerCrashed as crash:
-        words = list(crash.draws)
-        return _Finding(Verdict.VIOLATED, f"{what} raised {type(crash.error).__name__}: {shown(str(crash.error))} "
-                        f"on the words {words}",
-                        {"words": words, "error": repr(crash.error), "reproduce": walk.reproduce(words)})
-    except DpverifyError as error:
-        return _Finding(Verdict.INCONCLUSIVE, f"{what}: {error}", {"reason": str(error)})
-
-
-def _law_violation(walk: _Walk, found: Enumeration, ideal: dict[Hashable, Fraction], what: str) -> _Finding | None:
-    """Step 1: an output whose ideal probability lies outside the code's exact interval."""
-    gaps = {}
-    for output in {*ideal, *found.masses}:
-        explored, expected = found.masses.get(output, Fraction(0)), ideal.get(output, Fraction(0))
-        gap = max(explored - expected, expected - explored - found.unexplored)
-        if gap > 0:
-            gaps[output] = (explored > expected, gap, repr(output))
-    if not gaps:
-        return None
-    # Prefer an output returned too often: a word stream that returns it reproduces the finding.
-    output = max(gaps, key=gaps.__getitem__)
-    explored, expected = found.masses.get(output, Fraction(0)), ideal.get(output, Fraction(0))
-    code = (fraction_text(explored) if found.exhausted
-            else f"[{fraction_text(explored)}, {fraction_text(explored + found.unexplored)}]")
-    words = walk.words_of(output)
-    if words is None:  # the output is too rare: show one that is returned too often, if any
-        too_often = [o for o in found.masses if found.masses[o] > ideal.get(o, Fraction(0))]
-        words = walk.words_of(too_often[0]) if too_often else None
-    evidence = {
-        "output": json_value(output),
-        "code_probability": code,
-        "expected_probability": fraction_text(expected),
-        "unexplored": fraction_text(found.unexplored),
-        "words": None if words is None else list(words),
-        "reproduce": None if words is None else walk.reproduce(words),
-    }
-    side = "more" if explored > expected else "less"
-    return _Finding(Verdict.VIOLATED,
-                    f"{what} returns {output!r} with probability {code}, {side} than {fraction_text(expected)}",
-                    evidence)
-
-
-def _conversion_violation(walk: _Walk, found: Enumeration, law: Law, undecided: Fraction, depth: int,
-                          what: str) -> _Finding | None:
-    """Step 2: the code's joint law of (output, words read) against the documented one."""
-    if found.joint == {key: m for key, m in law.items() if m} and found.unexplored == undecided:
-        return None
-    differences = {key: found.joint.get(key, Fraction(0)) - law.get(key, Fraction(0))
-                   for key in {*found.joint, *law}}
-    differences = {key: d for key, d in differences.items() if d}
-    if not differences:  # only the undecided mass differs
-        return _Finding(Verdict.VIOLATED,
-                        f"{what} leaves mass {fraction_text(found.unexplored)} undecided after {depth} words; the "
-                        f"documented conversion leaves {fraction_text(undecided)}",
-                        {"unexplored": fraction_text(found.unexplored), "expected_unexplored": fraction_text(undecided),
-                         "words_enumerated": depth})
-    excess = [key for key, d in differences.items() if d > 0]
-    key = max(excess or differences, key=lambda k: (abs(differences[k]), repr(k)))
-    output, words_read = key
-    words = walk.witness.get(key)
-    code, documented = found.joint.get(key, Fraction(0)), law.get(key, Fraction(0))
-    return _Finding(
-        Verdict.VIOLATED,
-        f"{what} returns {output!r} after reading {words_read} words with probability {fraction_text(code)}; the "
-        f"documented conversion gives {fraction_text(documented)}",
-        {"output": json_value(output), "words_read": words_read, "code_probability": fraction_text(code),
-         "documented_probability": fraction_text(documented), "unexplored": fraction_text(found.unexplored),
-         "expected_unexplored": fraction_text(undecided), "words": None if words is None else list(words),
-         "reproduce": None if words is None else walk.reproduce(words)},
-    )
-
-
-def _exact_by_renewal(found: Enumeration, first_attempt_words: int, ideal: dict[Hashable, Fraction],
-                      what: str) -> _Finding | None:
-    """Step 3: the loop's law from its first attempt, exactly, by renewal."""
-    attempt: dict[Hashable, Fraction] = {}
-    for (output, words), mass in found.joint.items():
-        if words <= first_attempt_words:
-            attempt[output] = attempt.get(output, Fraction(0)) + mass
-    rejected = 1 - sum(attempt.values(), Fraction(0))
-    one = Enumeration(masses={**attempt, None: rejected} if rejected else attempt, unexplored=Fraction(0),
-                      paths=found.paths, executions=found.executions, method="first attempt")
-    loop = renewal(one).masses
-    if loop == ideal:
-        return None
-    output = next(o for o in sorted({*ideal, *loop}, key=repr) if loop.get(o) != ideal.get(o))
-    return _Finding(Verdict.VIOLATED,
-                    f"{what}: by renewal over one attempt the loop returns {output!r} with probability "
-                    f"{fraction_text(loop.get(output, Fraction(0)))}, not {fraction_text(ideal.get(output, Fraction(0)))}",
-                    {"output": json_value(output), "code_probability": fraction_text(loop.get(output, Fraction(0))),
-                     "expected_probability": fraction_text(ideal.get(output, Fraction(0)))})
-
-
-def _ends(source: WordSource, k: int, width: int) -> Callable[[int], int]:
-    if source.pooled:
-        return lambda attempt: _words_for(attempt * k, width)
-    words = _words_for(k, width)
-    return lambda attempt: attempt * words
-
-
-def _attempt_call(source: WordSource, width: int, call: Call) -> tuple[Fraction, _Finding]:
-    """Steps 1 to 3 for one ``randbelow(n)``, or one ``bernoulli`` that is ``randbelow(den) < num``.
-
-    Returns the remainder of the whole-loop enumeration and the finding."""
-    if call.method == "randbelow":
-        (n,) = call.arguments
-        output: Callable[[int], Hashable] = lambda x: x  # noqa: E731
-    else:
-        num, n = call.arguments
-        output = lambda x: x < num  # noqa: E731
-    what = f"{source.name}.{call} at width {width}"
-    k = (n - 1).bit_length()
-    ends = _ends(source, k, width)
-    first = ends(1) if k else 0
-    depth = max(first, LOOP_BITS // width, 1)
-    walk = _Walk(source, width, (call,))
-    found = _enumerate(walk, depth, what)
-    if isinstance(found, _Finding):
-        return Fraction(1), found
-    ideal = call.ideal()
-    law, undecided = _attempts_law(k, n, output, ends, depth)
-    finding = (_law_violation(walk, found, ideal, what)
-               or _stopped(found, what)
-               or _conversion_violation(walk, found, law, undecided, depth, what)
-               or _exact_by_renewal(found, first, ideal, what))
-    if finding:
-        return found.unexplored, finding
-    return found.unexplored, _Finding(Verdict.PROVED, f"{what} is exact", {"words_enumerated": depth, "paths": found.paths})
-
-
-def _digit_call(source: WordSource, width: int, call: Call) -> tuple[Fraction, _Finding]:
-    """Steps 1 and 2 for a digit-wise ``bernoulli(num, den)``: exact when the walk is exhaustive."""
-    num, den = call.arguments
-    what = f"{source.name}.{call} at width {width}"
-    depth = max(BERNOULLI_BITS // width, 1)
-    walk = _Walk(source, width, (call,))
-    found = _enumerate(walk, depth, what)
-    if isinstance(found, _Finding):
-        return Fraction(1), found
-    law, undecided = _digits_law(num, den, width, depth)
-    finding = (_law_violation(walk, found, call.ideal(), what)
-               or _stopped(found, what)
-               or _conversion_violation(walk, found, law, undecided, depth, what))
-    if finding:
-        return found.unexplored, finding
-    exact = "exact" if found.exhausted else f"within {fraction_text(found.unexplored)}"
-    return found.unexplored, _Finding(Verdict.PROVED, f"{what} is {exact}", {"words_enumerated": depth})
-
-
-def _stopped(found: Enumeration, what: str) -> _Finding | None:
-    if found.stopped != "max_paths":
-        return None
-    reason = f"{what}: the walk stopped at max_paths={MAX_PATHS} before every stream of words was read"
-    return _Finding(Verdict.INCONCLUSIVE, reason, {"reason": reason, "paths": found.paths})
-
-
 # --- the checks --------------------------------------------------------------------------------
 
 
@@ -606,10 +256,6 @@ def _result(check: str, source: WordSource, width: int, findings: list[tuple[Cal
                        evidence={**base, "max_unexplored": fraction_text(worst),
                                  "max_unexplored_decimal": short_rational(worst), "bound": bound,
                                  "calls_checked": [_call_text(c) for c, _, _ in findings]})
-
-
-def _call_text(call: Call | tuple[Call, ...]) -> str:
-    return str(call) if isinstance(call, Call) else f"({', '.join(map(str, call))})"
 
 
 def _run_all(calls: Sequence[Call | tuple[Call, ...]],
@@ -669,30 +315,11 @@ def check_bernoulli(source: WordSource, width: int, fractions: Sequence[tuple[in
     )
 
 
-def _sequence(source: WordSource, width: int, calls: tuple[Call, ...], depth: int) -> tuple[Fraction, _Finding]:
-    what = f"{source.name} at width {width}: {_call_text(calls)}"
-    walk = _Walk(source, width, calls)
-    found = _enumerate(walk, depth, what)
-    if isinstance(found, _Finding):
-        return Fraction(1), found
-    ideal: dict[Hashable, Fraction] = {(): Fraction(1)}
-    for call in calls:
-        ideal = {(*o, x): m * p for o, m in ideal.items() for x, p in call.ideal().items()}
-    if len(calls) == 1:
-        ideal = {o[0]: m for o, m in ideal.items()}
-    finding = _law_violation(walk, found, ideal, what) or _stopped(found, what)
-    if finding is None and found.unexplored > MAX_SEQUENCE_REMAINDER:
-        reason = (f"{what}: mass {fraction_text(found.unexplored)} is still undecided after {depth} words, above "
-                  f"{fraction_text(MAX_SEQUENCE_REMAINDER)}: the draws read more words than they should")
-        finding = _Finding(Verdict.INCONCLUSIVE, reason, {"reason": reason, "unexplored": fraction_text(found.unexplored)})
-    return found.unexplored, finding or _Finding(Verdict.PROVED, f"{what}: independent", {})
-
-
 def check_successive(source: WordSource, width: int, sequences: Sequence[Sequence[Call]] | None = None) -> CheckResult:
     """Successive draws on one ``source`` at ``width`` are jointly distributed as the product
     of their ideal laws, for each sequence in ``sequences`` (default:
     :func:`default_sequences`): exactly where the walk is exhaustive, within its remainder
-    otherwise (inconclusive above :data:`MAX_SEQUENCE_REMAINDER`)."""
+    otherwise (inconclusive above :data:`~dpverify.verify.gate._source_walk.MAX_SEQUENCE_REMAINDER`)."""
     source, width = _need_source(source), _need_width(width)
     sequences = default_sequences(width) if sequences is None else tuple(tuple(s) for s in sequences)
     if not sequences or not all(calls and all(isinstance(c, Call) for c in calls) for calls in sequences):

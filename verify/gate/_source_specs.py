@@ -37,11 +37,11 @@ WIDTHS = (1, 2, 3)
 
 def _check(source: str, method: str) -> Callable[[Params], CheckResult]:
     def check(p: Params) -> CheckResult:
-        from dpverify.verify.gate import _source_check
+        from dpverify.verify.gate import _source_check, _word_sources
         from dpverify.verify.engine._results import Verdict
 
         try:
-            return getattr(_source_check, method)(getattr(_source_check, source), p["width"])
+            return getattr(_source_check, method)(getattr(_word_sources, source), p["width"])
         except Exception as error:  # noqa: BLE001 - the source's code raised while being verified: a finding
             return CheckResult(method.removeprefix("check_"), Verdict.VIOLATED,
                                f"the {source.lower()} source's code raised {type(error).__name__} while being verified "

@@ -29,7 +29,7 @@ from dpverify.samplers import InvalidArgument
 from dpverify.specs import ExactPmf, account
 from dpverify.specs._enclosure import interval_precision, iv_rational
 from dpverify.verify.engine._arguments import need_count, need_neighbours, need_rational, need_table
-from dpverify.verify.privacy._pld import Enclosure
+from dpverify.verify.privacy._pld_enclosure import Enclosure
 from dpverify.verify.privacy._pld_worst_case import composed_epsilon
 from dpverify.verify.privacy._ratio import tightest_alpha
 from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text

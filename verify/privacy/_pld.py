@@ -35,41 +35,12 @@ rational whenever ``e^eps`` is rational (``eps = ln R``, e.g. ``m ln b``:
 ``eps(delta) = ln((A - delta)/B)`` on the piece where ``delta`` falls, the log of an exact
 rational ``R``, reported as ``R`` with a certified enclosure of ``ln R``.
 
-**Certified path** (any other ratios, e.g. a GTM with an arbitrary ``T``).  Each loss is moved
-onto a grid ``i * Delta`` (``Delta`` rational): up to the next grid point on the *pessimistic*
-side, down on the *optimistic* side.  ``ln r / Delta`` is irrational for rational ``r != 1``
-(Lindemann–Weierstrass), so its floor and ceiling are decided with ``mpmath.iv`` intervals at
-rising precision, and the floor is the ceiling minus one (a loss 0 is moved down to ``-Delta``,
-which is sound too): the optimistic PLD is the pessimistic one moved down by one grid point per
-round, so one chain of convolutions serves both.  Masses are fixed point with ``bits``
-fractional bits, rounded up and re-rounded up after every convolution (exact integer products);
-tails lighter than ``2^(bits/4)`` units are cut (the bottom moved up onto the first kept point,
-the top to ``+inf``).  The computed measure then dominates the pessimistic PLD, and exceeds it
-on every non-decreasing ``h`` with values in ``[0, 1]`` by at most a tracked ``excess`` (the
-mass the rounding added and the cuts moved, carried through each convolution as
-``E_a * mass_b + E_b``), so read at the optimistic losses and less ``excess`` it is a lower
-bound.  Then ``delta_low(eps) <= delta(eps) <= delta_high(eps)`` for every ``eps``, and
-``eps_low <= eps(delta) <= eps_high``; the gap is reported (about ``k * Delta`` in ``eps``).
-This is the pessimistic/optimistic discretisation of Meiser–Mohammadi (2018), Koskela, Jälkö,
-Honkela ("Computing Tight Differential Privacy Guarantees Using FFT", AISTATS 2020) and Google's
-dp-accounting PLD, with exact integer convolutions and directed rounding instead of
-floating-point FFTs.
-
-**Why both bounds are sound.**  The integrand ``g(L) = (1 - e^(eps - L))^+`` is non-negative,
-non-decreasing in ``L`` and at most 1 (``1`` at ``+inf``).  Say a measure ``mu`` on
-``[-inf, +inf]`` *dominates* ``omega`` when ``int g dmu >= int g domega`` for every such ``g``.
-Domination is kept by moving mass to higher losses (rounding losses up, moving a tail to
-``+inf``) and by adding mass (rounding masses up), and by convolution: the top part of mass 1 of
-a dominating ``mu`` is above ``omega`` in the usual stochastic order, which convolution
-preserves, and the rest of ``mu`` only adds non-negative integrals.  So the computed measure
-gives ``delta_high``.  For the lower bound: rounding every loss down gives a PLD ``omega_down``
-with ``delta_omega_down <= delta``, and ``omega_down`` is the pessimistic PLD ``omega_up`` moved
-``shift`` grid points down, so ``delta_omega_down(eps) = int h domega_up`` with
-``h(L) = g(L - shift * Delta)``, again non-decreasing with values in ``[0, 1]``; the computed
-measure exceeds ``int h domega_up`` by at most ``excess``, so reading it ``shift`` points lower,
-less ``excess``, gives ``delta_low``.  Every comparison of an irrational number is made with
-outward-rounded intervals, and every fixed-point sum of ``e^(-i Delta)`` is rounded the safe way
-for the bound it serves.
+The certified path (any other ratios) and why both of its bounds are sound are explained in
+:mod:`dpverify.verify.privacy._pld_certified`; enclosures and ``epsilon`` queries are in
+:mod:`dpverify.verify.privacy._pld_enclosure`, the common base and the lattices in
+:mod:`dpverify.verify.privacy._pld_lattice`, the exact path's composition in
+:mod:`dpverify.verify.privacy._pld_exact`.  This module holds :class:`PrivacyLossDistribution`:
+construction, composition and the ``delta``/``epsilon`` queries of both paths.
 
 The worst case over neighbouring inputs, and claims about a composition, are in
 :mod:`dpverify.verify.privacy._pld_worst_case`.
@@ -77,26 +48,43 @@ The worst case over neighbouring inputs, and claims about a composition, are in
 
 from __future__ import annotations
 
-import bisect
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Hashable, Mapping
 from fractions import Fraction
 from math import lcm
 from typing import Any, Union
 
-from mpmath import iv, libmp
+from mpmath import iv
 
-from dpverify.samplers import DpverifyError, InvalidArgument, as_fraction
+from dpverify.samplers import InvalidArgument, as_fraction
 from dpverify.samplers._rational import shown
 from dpverify.specs import ExactPmf
 from dpverify.specs._claims import _at_least_zero
-from dpverify.specs._enclosure import enclose, interval_precision, iv_rational
-from dpverify.verify.privacy import _convolution
+from dpverify.specs._enclosure import interval_precision, iv_rational
 from dpverify.verify.engine._arguments import need_count, need_dps, need_instance
-from dpverify.verify.privacy._claim_checks import _decide
-from dpverify.verify.engine._intervals import decimal_text
-from dpverify.verify.engine._results import fraction_text
 from dpverify.verify.engine._text import short_rational
+from dpverify.verify.privacy._pld_certified import (
+    _CertifiedState,
+    _certified_compose,
+    _discretise,
+    _exact_to_certified,
+    _ratio_atoms,
+    _Side,
+    _side_scanner,
+)
+from dpverify.verify.privacy._pld_enclosure import (
+    _INFINITE,
+    Enclosure,
+    _at_least,
+    _enclosure_of,
+    _Eps,
+    _exact_value,
+    _floor_of,
+    _log_enclosure,
+    _lower,
+    _upper,
+)
+from dpverify.verify.privacy._pld_exact import _exact_compose, _exact_scanner, _ExactState
+from dpverify.verify.privacy._pld_lattice import _common_base, _height, _ilog, _Lattice, _need_packed, _need_points, _Scanner
 
 __all__ = [
     "AUTO_POINTS",
@@ -104,10 +92,7 @@ __all__ = [
     "DEFAULT_DPS",
     "DEFAULT_GRID",
     "MAX_COMPOSITIONS",
-    "MAX_POINTS",
-    "Enclosure",
     "PrivacyLossDistribution",
-    "common_base",
 ]
 
 #: Grid width ``Delta`` of the certified path when none is given (as dp-accounting's default).
@@ -116,715 +101,17 @@ DEFAULT_GRID = Fraction(1, 10**4)
 DEFAULT_BITS = 64
 #: Certified digits of an exact value's enclosure (relative width ``10^-dps``).
 DEFAULT_DPS = 30
-#: Most points a lattice may have (exact or certified); more is refused before any work.
-MAX_POINTS = 1 << 22
 #: Most compositions one call may ask for.
 MAX_COMPOSITIONS = 10_000
 #: With ``grid=None``, :func:`composed_delta` and friends pick the finest grid ``DEFAULT_GRID * 2^m``
 #: whose k-fold span has at most this many points (GMP big integers; fewer without them).
 AUTO_POINTS = {"gmpy2": 1 << 16, "python": 1 << 14}
-#: Most bits of one packed operand of a convolution, per big-integer backend.
-MAX_PACKED_BITS = {"gmpy2": 1 << 30, "python": 1 << 25}
 
 _MIN_GRID = Fraction(1, 10**9)
 _MIN_BITS, _MAX_BITS = 16, 1024
-#: Spacing of the stored states of a downward scan (see :class:`_Scanner`).
-_CHECKPOINT = 128
-#: Precision cap when deciding on which side of a grid point an irrational loss falls.
-_MAX_DECIDE_BITS = 1 << 14
 
 Pmf = Union[Mapping[Hashable, Any], ExactPmf]
-
-
-# --- enclosures ---------------------------------------------------------------------------------
-
-
-def _fraction_of(raw: tuple) -> Fraction:
-    numerator, denominator = libmp.to_rational(raw)
-    return Fraction(int(numerator), int(denominator))
-
-
-def _lower(value: iv.mpf) -> Fraction:
-    return _fraction_of(value._mpi_[0])
-
-
-def _upper(value: iv.mpf) -> Fraction:
-    return _fraction_of(value._mpi_[1])
-
-
-def _optional_fraction(name: str, value: object) -> Fraction | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, Fraction)):
-        raise InvalidArgument(f"{name} must be a Fraction or None; got {name}={shown(value)} ({type(value).__name__}).")
-    return Fraction(value)
-
-
-@dataclass(frozen=True, slots=True)
-class Enclosure:
-    """A certified enclosure ``low <= v <= high`` of a real ``v`` (a ``delta`` or an ``epsilon``).
-
-    ``low``/``high`` are exact rationals; ``None`` stands for ``+inf`` (``high=None``: no finite
-    upper bound is certified; ``low=None`` too: ``v = +inf`` surely).  When ``v`` is known exactly:
-    ``value`` (``v`` is this rational), ``log_argument`` (``v = ln(log_argument)``, an exact
-    epsilon) or ``affine`` (``(A, B)`` with ``v = A - e^epsilon * B``, an exact delta at an
-    irrational ``e^epsilon``).
-
-    >>> Enclosure(Fraction(1, 4), Fraction(1, 4), value=Fraction(1, 4)).gap
-    Fraction(0, 1)
-    """
-
-    low: Fraction | None
-    high: Fraction | None
-    value: Fraction | None = None
-    log_argument: Fraction | None = None
-    affine: tuple[Fraction, Fraction] | None = None
-
-    def __post_init__(self) -> None:
-        low = _optional_fraction("low", self.low)
-        high = _optional_fraction("high", self.high)
-        if low is not None and high is not None and low > high:
-            raise InvalidArgument(f"low must be <= high; got low={shown(low)}, high={shown(high)}.")
-        if low is None and high is not None:
-            raise InvalidArgument(f"low=None means +infinity, so high must be None too; got high={shown(high)}.")
-        object.__setattr__(self, "low", low)
-        object.__setattr__(self, "high", high)
-        object.__setattr__(self, "value", _optional_fraction("value", self.value))
-        argument = _optional_fraction("log_argument", self.log_argument)
-        if argument is not None and argument <= 0:
-            raise InvalidArgument(f"log_argument must be a rational > 0; got log_argument={shown(argument)}.")
-        object.__setattr__(self, "log_argument", argument)
-        if self.affine is not None:
-            if not isinstance(self.affine, tuple) or len(self.affine) != 2:
-                raise InvalidArgument(f"affine must be None or a pair (A, B); got affine={shown(self.affine)}.")
-            pair = tuple(_optional_fraction(f"affine[{i}]", x) for i, x in enumerate(self.affine))
-            if None in pair:
-                raise InvalidArgument(f"affine must be a pair of Fractions (A, B); got affine={shown(self.affine)}.")
-            object.__setattr__(self, "affine", pair)
-
-    @property
-    def infinite(self) -> bool:
-        """True when the value is ``+inf`` for certain."""
-        return self.low is None
-
-    @property
-    def exact(self) -> bool:
-        """True when the value is known exactly (rational, ``ln`` of a rational, or ``A - e^eps B``)."""
-        return self.value is not None or self.log_argument is not None or self.affine is not None or self.infinite
-
-    @property
-    def gap(self) -> Fraction | None:
-        """``high - low``; ``None`` when an end is infinite (0 for a surely infinite value)."""
-        if self.low is None:
-            return Fraction(0)
-        return None if self.high is None else self.high - self.low
-
-    def contains(self, x: Fraction | int) -> bool:
-        """``low <= x <= high`` for a finite rational ``x``."""
-        x = as_fraction("x", x)
-        return self.low is not None and self.low <= x and (self.high is None or x <= self.high)
-
-    def __str__(self) -> str:
-        if self.low is None:
-            return "+inf"
-        if self.value is not None:
-            return short_rational(self.value)
-        high = "+inf" if self.high is None else decimal_text(self.high, 12)
-        return f"[{decimal_text(self.low, 12)}, {high}]"
-
-    def to_json(self) -> dict[str, Any]:
-        """JSON-ready: exact ends as ``"num/den"`` (``"Infinity"`` for ``+inf``), decimals for eyes."""
-
-        def text(x: Fraction | None) -> str:
-            return "Infinity" if x is None else fraction_text(x)
-
-        def decimal(x: Fraction | None) -> str:
-            return "Infinity" if x is None else decimal_text(x, 20)
-
-        return {
-            "low": text(self.low), "high": text(self.high),
-            "low_decimal": decimal(self.low), "high_decimal": decimal(self.high),
-            "value": None if self.value is None else fraction_text(self.value),
-            "log_argument": None if self.log_argument is None else fraction_text(self.log_argument),
-            "affine": None if self.affine is None else [fraction_text(x) for x in self.affine],
-        }
-
-
-_INFINITE = Enclosure(None, None)
-
-
-def _exact_value(x: Fraction) -> Enclosure:
-    return Enclosure(x, x, value=x)
-
-
-def _enclosure_of(compute: Callable[[], iv.mpf], dps: int, **exact: Any) -> Enclosure:
-    low, high = enclose(compute, dps)
-    return Enclosure(max(Fraction(0), _fraction_of(low._mpf_)), _fraction_of(high._mpf_), **exact)
-
-
-def _log_enclosure(argument: Fraction, dps: int) -> Enclosure:
-    """``ln(argument)`` for a rational ``argument >= 1``, exactly when it is 1."""
-    if argument <= 1:
-        return Enclosure(Fraction(0), Fraction(0), value=Fraction(0), log_argument=Fraction(1))
-    return _enclosure_of(lambda: iv.log(iv_rational(argument)), dps, log_argument=argument)
-
-
-# --- epsilon as a query -------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _Eps:
-    """An ``epsilon >= 0`` given as a rational, or as ``ln(log_of)`` for a rational ``log_of >= 1``."""
-
-    rational: Fraction | None = None
-    log_of: Fraction | None = None
-
-    def interval(self) -> iv.mpf:
-        return iv_rational(self.rational) if self.log_of is None else iv.log(iv_rational(self.log_of))
-
-    def exp_exact(self) -> Fraction | None:
-        if self.log_of is not None:
-            return self.log_of
-        return Fraction(1) if self.rational == 0 else None
-
-    def exp_interval(self) -> iv.mpf:
-        exact = self.exp_exact()
-        return iv_rational(exact) if exact is not None else iv.exp(iv_rational(self.rational))
-
-    def bits(self) -> int:
-        value = self.rational if self.log_of is None else self.log_of
-        return value.numerator.bit_length() + value.denominator.bit_length()
-
-    def describe(self) -> str:
-        return f"epsilon={short_rational(self.rational)}" if self.log_of is None else f"epsilon=ln({short_rational(self.log_of)})"
-
-    def to_json(self) -> dict[str, str]:
-        if self.log_of is None:
-            return {"epsilon": fraction_text(self.rational)}
-        return {"epsilon_ln_of": fraction_text(self.log_of)}
-
-
-def _at_least(eps: _Eps, value: Fraction) -> bool:
-    """``eps >= value`` for a rational ``value`` (False when undecided, the safe answer here)."""
-    if eps.log_of is None:
-        return eps.rational >= value
-    if value <= 0:
-        return True
-    return _decide(lambda: iv_rational(value), eps.interval) is True
-
-
-def _floors(y: iv.mpf) -> tuple[int | None, int | None]:
-    """The floors of an interval's ends; None for an infinite end (an interval divided by one
-    that still holds 0)."""
-    ends = []
-    for raw in y._mpi_:
-        ends.append(None if raw in (libmp.finf, libmp.fninf, libmp.fnan) else int(libmp.to_int(raw, "f")))
-    return ends[0], ends[1]
-
-
-def _floor_of(compute: Callable[[], iv.mpf], bits: int) -> int:
-    """``floor(y)`` for an irrational ``y`` enclosed by ``compute()`` (never an integer, so a
-    precise enough enclosure decides it); ``bits``: the starting precision."""
-    bits = max(bits, 96)
-    most = _MAX_DECIDE_BITS + 4 * bits
-    while bits <= most:
-        with interval_precision(bits):
-            y = compute()
-        low, high = _floors(y)
-        if low is not None and low == high:
-            return low
-        bits *= 2
-    raise DpverifyError(f"could not place a privacy loss between two grid points within {most} bits; "
-                        "report this as a bug with the PMFs that caused it.")
-
-
-def _floor_ceil(compute: Callable[[], iv.mpf], bits: int) -> tuple[int, int]:
-    """``(floor(y), ceil(y))`` for an irrational ``y``; at the precision cap, the floor of the lower
-    end and the ceiling of the upper end (further out, so still sound for both sides)."""
-    bits = max(bits, 96)
-    most = _MAX_DECIDE_BITS + 4 * bits
-    while True:
-        with interval_precision(bits):
-            y = compute()
-        low, high = _floors(y)
-        if low is not None and low == high:
-            return low, low + 1
-        if bits >= most and low is not None and high is not None:
-            return low, high + 1
-        if bits >= 4 * most:
-            raise DpverifyError("could not bound a privacy loss within the working precision; report this as a bug.")
-        bits *= 2
-
-
-# --- the common base of the ratios --------------------------------------------------------------
-
-
-def _height(r: Fraction) -> int:
-    return max(r.numerator, r.denominator).bit_length()
-
-
-def _may_equal(r: Fraction, b: Fraction, m: int) -> bool:
-    """False when ``b^m = r`` is impossible by heights: in lowest terms ``height(b^m) = height(b)^m``,
-    and ``2^((bits(b) - 1) m) <= height(b)^m``; so the power is only computed when it is at most
-    about as large as ``r``."""
-    return (_height(b) - 1) * m < _height(r)
-
-
-def _ilog(r: Fraction, b: Fraction, cap: int) -> int | None:
-    """The largest ``k >= 0`` with ``b^k <= r``, for rationals ``r >= 1`` and ``b > 1``; None when
-    that ``k`` exceeds ``cap``.
-
-    ``k = floor(ln r / ln b)``, decided with intervals at rising precision; when an interval holds
-    an integer ``m``, ``b^m = r`` is checked exactly (only where heights allow it), so no power
-    of ``b`` much larger than ``r`` is ever computed."""
-    if r < b:
-        return 0
-    # ln b for b = 1 + x has about log2(1/x) <= bits(b) leading zero bits: start past them
-    bits = 64 + _height(b) + _height(r).bit_length() + cap.bit_length()
-    most = _MAX_DECIDE_BITS + 4 * bits
-    while True:
-        with interval_precision(bits):
-            y = iv.log(iv_rational(r)) / iv.log(iv_rational(b))
-        low, high = _floors(y)
-        if low is not None and low > cap:
-            return None
-        if low is not None and low == high:
-            return low
-        if high is not None and high == low + 1 and _may_equal(r, b, high) and b**high == r:  # type: ignore[operator]
-            return high if high <= cap else None
-        if bits > most:
-            raise DpverifyError(f"could not compare the log of a ratio of {_height(r)} bits with a multiple of the "
-                                f"log of one of {_height(b)} bits within {most} bits; report this as a bug.")
-        bits *= 2
-
-
-def _power_of(r: Fraction, b: Fraction) -> int | None:
-    """``j`` with ``b^j = r`` exactly, or None."""
-    if r == 1:
-        return 0
-    up = r if r > 1 else 1 / r
-    k = _ilog(up, b, cap=_height(up))
-    if k is None or not _may_equal(up, b, k) or b**k != up:
-        return None
-    return k if r > 1 else -k
-
-
-def _pair_base(r: Fraction, s: Fraction) -> Fraction | None:
-    """The largest ``c > 1`` with ``r = c^p`` and ``s = c^q`` for integers ``p, q >= 1``, or None.
-
-    Euclid's algorithm on the exponents, run multiplicatively: ``r = s^k t`` with ``1 <= t < s``,
-    then ``(s, t)``.  Suppose ``r = c^p, s = c^q`` for a primitive ``c`` (lowest terms, so
-    ``height(c^m) = height(c)^m`` with ``height(c) >= 2``).  Then every ``t`` is some ``c^m`` with
-    ``m <= p``, so ``height(t) <= H``, the larger height of the inputs; ``height(s)^k <= height(r)``;
-    and Euclid takes at most ``1.45 log2(min(p, q)) + 2`` steps, with ``p <= log2(H)``.  A run that
-    breaks any of these bounds proves there is no common base (and ``s^k`` is only computed within
-    them); a run that ends with ``t = 1`` verified every step exactly.
-    """
-    limit = max(_height(r), _height(s))
-    for _ in range(2 * limit.bit_length() + 8):
-        if r < s:
-            r, s = s, r
-        k = _ilog(r, s, cap=_height(r))
-        if k is None or not _may_equal(r, s, k):
-            return None
-        t = r / s**k
-        if t == 1:
-            return s
-        if _height(t) > limit:
-            return None
-        r, s = s, t
-    return None
-
-
-def common_base(ratios: Iterable[Fraction | int | str]) -> tuple[Fraction | None, tuple[int, ...]] | None:
-    """``(b, (j_1, ...))`` with ``ratios[i] = b^j_i`` for the largest rational ``b > 1``, or None
-    when the ratios have no common base.  ``b`` is None when every ratio is 1.
-
-    >>> common_base(["4", "1/8", 1])
-    (Fraction(2, 1), (2, -3, 0))
-    >>> common_base([2, 3]) is None
-    True
-    """
-    values = []
-    for i, r in enumerate(_finite_iterable("ratios", ratios)):
-        value = as_fraction(f"ratios[{i}]", r)
-        if value <= 0:
-            raise InvalidArgument(f"ratios must be rationals > 0; got ratios[{i}]={shown(value)}.")
-        values.append(value)
-    return _common_base(values)
-
-
-def _common_base(values: Sequence[Fraction]) -> tuple[Fraction | None, tuple[int, ...]] | None:
-    base: Fraction | None = None
-    for value in set(values):
-        if value == 1:
-            continue
-        up = value if value > 1 else 1 / value
-        base = up if base is None else _pair_base(base, up)
-        if base is None:
-            return None
-    if base is None:
-        return None, tuple(0 for _ in values)
-    exponents = tuple(_power_of(v, base) for v in values)
-    assert all(j is not None for j in exponents), "the Euclid base must divide every ratio"
-    return base, exponents  # type: ignore[return-value]
-
-
-def _finite_iterable(name: str, value: object) -> list[Any]:
-    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
-        raise InvalidArgument(f"{name} must be a list or tuple; got {name}={shown(value)} ({type(value).__name__}).")
-    return list(value)
-
-
-# --- lattices -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _Lattice:
-    """Masses ``weights[i] / scale`` at the integer points ``offset + i`` (non-negative ints; the
-    first and last weights are positive unless the lattice is empty)."""
-
-    offset: int
-    weights: tuple[int, ...]
-    scale: int
-
-    @property
-    def top(self) -> int:
-        return self.offset + len(self.weights) - 1
-
-    def total(self) -> Fraction:
-        return Fraction(sum(self.weights), self.scale)
-
-    @classmethod
-    def of(cls, masses: Mapping[int, int], scale: int) -> _Lattice:
-        points = [j for j, w in masses.items() if w]
-        if not points:
-            return cls(0, (), scale)
-        low, high = min(points), max(points)
-        _need_points(high - low + 1)
-        weights = [0] * (high - low + 1)
-        for j, w in masses.items():
-            if w:
-                weights[j - low] += w
-        return cls(low, tuple(weights), scale)
-
-    @classmethod
-    def trimmed(cls, offset: int, weights: Sequence[int], scale: int) -> _Lattice:
-        start = next((i for i, w in enumerate(weights) if w), len(weights))
-        end = len(weights)
-        while end > start and not weights[end - 1]:
-            end -= 1
-        return cls(offset + start, tuple(weights[start:end]), scale)
-
-
-def _need_points(points: int, what: str = "the privacy loss distribution") -> None:
-    if points > MAX_POINTS:
-        raise InvalidArgument(f"{what} would have {points} points, more than {MAX_POINTS}; "
-                              "use a coarser grid (e.g. grid=\"1/10^3\") or fewer compositions.")
-
-
-def _need_packed(length: int, bits: int, what: str) -> None:
-    limit = MAX_PACKED_BITS[_convolution.backend()]
-    if length * bits > limit:
-        hint = "" if _convolution.backend() == "gmpy2" else " or install gmpy2 (the extra 'fast')"
-        raise InvalidArgument(f"{what} needs integers of about {length * bits} bits, more than {limit}; "
-                              f"use fewer compositions or a coarser grid{hint}.")
-
-
-# --- the two states of a PLD --------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _ExactState:
-    """Loss ``j ln base`` with mass ``lattice.weights[j - offset] / lattice.scale``; ``inf`` at ``+inf``.
-    ``base`` None: every finite loss is 0 (the lattice is at most the point 0)."""
-
-    base: Fraction | None
-    lattice: _Lattice
-    inf: Fraction
-
-
-@dataclass(frozen=True, slots=True)
-class _Side:
-    """A measure with mass ``weights / 2^bits`` at the loss ``i * grid`` and ``inf`` at ``+inf``,
-    read as an upper bound on ``delta`` (``upper``) or a lower one."""
-
-    lattice: _Lattice
-    inf: Fraction
-    upper: bool
-
-    def mass(self) -> Fraction:
-        return self.lattice.total() + self.inf
-
-
-@dataclass(frozen=True, slots=True)
-class _CertifiedState:
-    """A certified PLD: the pessimistic measure ``side``, which dominates the exact PLD ``omega``
-    of the losses rounded *up* to the grid, and from which both bounds are read.
-
-    ``shift``: rounding each round's losses *down* instead gives exactly ``omega`` moved down by
-    ``shift`` grid points (every atom's floor is its ceiling minus one, a loss 0 is moved to
-    ``-grid``), so the optimistic measure is ``omega`` read ``shift * grid`` lower.  ``excess``
-    bounds ``int h d(side) - int h d(omega)`` for every non-decreasing ``h`` with values in
-    ``[0, 1]``: what rounding masses up added and what cutting tails moved up.  ``inf``: the exact
-    mass at ``+inf``; ``support_top``: every finite loss is at most ``support_top * grid`` (None:
-    there is none), so ``delta(eps) = inf`` exactly from there on.
-    """
-
-    grid: Fraction
-    bits: int
-    side: _Side
-    shift: int
-    excess: Fraction
-    inf: Fraction
-    support_top: int | None
-
-    @property
-    def upper(self) -> _Side:
-        return self.side
-
-    @property
-    def lower(self) -> _Side:
-        """The optimistic reading: ``side`` moved ``shift`` points down, ``excess`` taken off."""
-        lattice = self.side.lattice
-        return _Side(_Lattice(lattice.offset - self.shift, lattice.weights, lattice.scale),
-                     self.side.inf - self.excess, False)
-
-
 State = Union[_ExactState, _CertifiedState]
-
-
-def _exact_compose(a: _ExactState, b: _ExactState) -> _ExactState | None:
-    """The exact convolution, or None when the two bases have no common base."""
-    if a.base is None or b.base is None or a.base == b.base:
-        base = a.base if b.base is None else b.base
-        steps = (1, 1)
-    else:
-        base = _pair_base(a.base, b.base)
-        if base is None:
-            return None
-        steps = (_power_of(a.base, base), _power_of(b.base, base))
-    first, second = _spread(a.lattice, steps[0]), _spread(b.lattice, steps[1])
-    return _ExactState(base, _convolve_exact(first, second), a.inf + b.inf - a.inf * b.inf)
-
-
-def _spread(lattice: _Lattice, step: int | None) -> _Lattice:
-    """The same masses at ``step * j`` (a lattice on ``ln b`` re-expressed on ``ln c``, ``b = c^step``)."""
-    assert step is not None and step >= 1
-    if step == 1 or not lattice.weights:
-        return lattice
-    weights = [0] * ((len(lattice.weights) - 1) * step + 1)
-    weights[::step] = lattice.weights
-    return _Lattice(lattice.offset * step, tuple(weights), lattice.scale)
-
-
-def _convolve_exact(a: _Lattice, b: _Lattice) -> _Lattice:
-    if not a.weights or not b.weights:
-        return _Lattice(0, (), a.scale * b.scale)
-    length = len(a.weights) + len(b.weights) - 1
-    _need_points(length)
-    _need_packed(length, max(a.weights).bit_length() + max(b.weights).bit_length() + 8, "the exact convolution")
-    weights = _convolution.convolve(a.weights, a.weights if a is b else b.weights)
-    return _Lattice.trimmed(a.offset + b.offset, weights, a.scale * b.scale)
-
-
-def _compose_sides(a: _Side, b: _Side, bits: int) -> tuple[_Side, Fraction]:
-    """The convolution of two pessimistic sides, masses re-rounded up to ``bits``, thin tails cut
-    (:func:`_trim_tails`), the mass at ``+inf`` computed exactly from the two measures; and what
-    the rounding added plus what the cut moved."""
-    inf = a.inf * b.mass() + (a.mass() - a.inf) * b.inf
-    if not a.lattice.weights or not b.lattice.weights:
-        return _Side(_Lattice(0, (), 1 << bits), inf, True), Fraction(0)
-    length = len(a.lattice.weights) + len(b.lattice.weights) - 1
-    _need_points(length)
-    _need_packed(length, 2 * bits + 2 + length.bit_length(), "the convolution")
-    weights = _convolution.convolve(a.lattice.weights, a.lattice.weights if a is b else b.lattice.weights,
-                                    shift=bits, round_up=True)
-    # the exact products sum to sum(a) * sum(b) in units of 2^-2bits
-    added = Fraction((sum(weights) << bits) - sum(a.lattice.weights) * sum(b.lattice.weights), 1 << (2 * bits))
-    side, moved = _trim_tails(a.lattice.offset + b.lattice.offset, weights, inf, bits)
-    return side, added + moved
-
-
-def _trim_tails(offset: int, weights: list[int], inf: Fraction, bits: int) -> tuple[_Side, Fraction]:
-    """Cut the tails of at most ``2^(bits//4)`` units each: the bottom is moved up onto the first
-    kept point and the top to ``+inf`` (losses only rise); returns the side and the mass moved."""
-    budget = 1 << (bits // 4)
-    start, end, bottom = 0, len(weights), 0
-    while start < end and bottom + weights[start] <= budget:
-        bottom += weights[start]
-        start += 1
-    top = 0
-    while end > start and top + weights[end - 1] <= budget:
-        top += weights[end - 1]
-        end -= 1
-    kept = weights[start:end]
-    if kept:
-        kept[0] += bottom
-    else:
-        top += bottom  # everything went: to +inf
-    scale = 1 << bits
-    return _Side(_Lattice.trimmed(offset + start, kept, scale), inf + Fraction(top, scale), True), Fraction(bottom + top, scale)
-
-
-def _certified_compose(a: _CertifiedState, b: _CertifiedState) -> _CertifiedState:
-    """The composition.  If ``side_a`` exceeds ``omega_a`` by at most ``E_a`` on every ``h`` (see
-    :class:`_CertifiedState`), then ``side_a * side_b`` exceeds ``omega_a * omega_b`` by at most
-    ``E_a * mass(side_b) + E_b`` (``x -> h(x + z)`` is again such an ``h``), plus this
-    composition's own rounding and cuts."""
-    side, own = _compose_sides(a.side, b.side, a.bits)
-    top = None if a.support_top is None or b.support_top is None else a.support_top + b.support_top
-    return _CertifiedState(a.grid, a.bits, side, a.shift + b.shift, a.excess * b.side.mass() + b.excess + own,
-                           a.inf + b.inf - a.inf * b.inf, top)
-
-
-# --- discretisation -----------------------------------------------------------------------------
-
-
-def _discretise(atoms: Sequence[tuple[Callable[[], iv.mpf] | None, int, Fraction]], inf: Fraction,
-                grid: Fraction, bits: int) -> _CertifiedState:
-    """Certified sides from exact atoms ``(y, size_bits, mass)``: ``y()`` encloses ``loss / grid``
-    (None for loss 0), ``size_bits`` the bits of its magnitude."""
-    up: dict[int, Fraction] = {}
-    shift = 1
-    for compute, size, mass in atoms:
-        if not mass:
-            continue
-        floor, ceil = (-1, 0) if compute is None else _floor_ceil(compute, 96 + size)
-        up[ceil] = up.get(ceil, Fraction(0)) + mass
-        shift = max(shift, ceil - floor)  # 1 unless the precision cap left an atom undecided
-    scale = 1 << bits
-    upper = _Lattice.of({j: -((-m.numerator << bits) // m.denominator) for j, m in up.items()}, scale)
-    top = upper.top if upper.weights else None
-    side = _Side(upper, inf, True)
-    return _CertifiedState(grid, bits, side, shift, side.mass() - 1, inf, top)
-
-
-def _ratio_atoms(atoms: Mapping[Fraction, Fraction], grid: Fraction) -> list[tuple[Callable[[], iv.mpf] | None, int, Fraction]]:
-    """``(ln r / grid, bits, mass)`` per ratio; ``bits`` starts the precision past the leading zeros
-    of ``ln r`` for ``r`` near 1 (at most the bits of ``r``'s height)."""
-    g = grid
-
-    def y(r: Fraction) -> Callable[[], iv.mpf]:
-        return lambda: iv.log(iv_rational(r)) / iv_rational(g)
-
-    size = g.denominator.bit_length() + g.numerator.bit_length()
-    return [(None if r == 1 else y(r), size + _height(r), m) for r, m in atoms.items()]
-
-
-def _exact_to_certified(state: _ExactState, grid: Fraction, bits: int) -> _CertifiedState:
-    lattice, base = state.lattice, state.base
-    atoms: list[tuple[Callable[[], iv.mpf] | None, int, Fraction]] = []
-    size = grid.numerator.bit_length() + grid.denominator.bit_length()
-    for i, w in enumerate(lattice.weights):
-        j = lattice.offset + i
-        mass = Fraction(w, lattice.scale)
-        if j == 0 or base is None:
-            atoms.append((None, 0, mass))
-        else:
-            atoms.append(((lambda j=j: j * iv.log(iv_rational(base)) / iv_rational(grid)),
-                          size + abs(j).bit_length() + _height(base), mass))
-    return _discretise(atoms, state.inf, grid, bits)
-
-
-# --- downward scans -----------------------------------------------------------------------------
-
-
-class _Scanner:
-    """The states ``s(j)`` for ``j = top, top-1, ..., stop`` (``offset - 1 <= stop``, ``top`` the
-    lattice's top): ``s(top)`` is given and ``s(j) = step(s(j+1), W[j+1])``, so ``s(j)`` summarises
-    the atoms above ``j``; ``run(s, ws)`` applies ``step`` for each weight of ``ws`` in turn.
-    Every :data:`_CHECKPOINT`-th state is kept, so a state is recomputed in fewer steps than that,
-    and :meth:`largest` finds a crossing by bisection over the kept states."""
-
-    def __init__(self, lattice: _Lattice, stop: int, first: Any, run: Callable[[Any, Sequence[int]], Any]) -> None:
-        self.lattice, self.run = lattice, run
-        top = lattice.top
-        self.js: list[int] = [top]
-        self.states: list[Any] = [first]
-        state, j = first, top
-        while j > stop:
-            lower = max(stop, j - _CHECKPOINT)
-            state = run(state, self._weights(j, lower))
-            j = lower
-            self.js.append(j)
-            self.states.append(state)
-        self._keys = [-x for x in self.js]
-
-    def _weights(self, high: int, low: int) -> Sequence[int]:
-        """``W[high], W[high-1], ..., W[low+1]``: what takes ``s(high)`` to ``s(low)``."""
-        offset = self.lattice.offset
-        return self.lattice.weights[low + 1 - offset : high + 1 - offset][::-1]
-
-    def state(self, j: int) -> Any:
-        """``s(j)`` for ``stop <= j <= top``."""
-        m = bisect.bisect_left(self._keys, -j)  # js descend: the first kept index with js[m] <= j
-        if m < len(self.js) and self.js[m] == j:
-            return self.states[m]
-        return self.run(self.states[m - 1], self._weights(self.js[m - 1], j))
-
-    def largest(self, above: Callable[[Any], bool]) -> tuple[int, Any] | None:
-        """The largest ``j`` with ``above(s(j))`` true and ``above(s(j+1))`` false (``above`` is
-        false at ``top``), or None when ``above`` is false at every kept state."""
-        low, high = 1, len(self.js) - 1  # states[0] (j = top) is below
-        if high < 1 or not above(self.states[high]):
-            return None
-        while low < high:  # the first kept index where above holds
-            middle = (low + high) // 2
-            if above(self.states[middle]):
-                high = middle
-            else:
-                low = middle + 1
-        state, at = self.states[low - 1], self.js[low - 1]
-        while True:
-            state = self.run(state, self._weights(at, at - 1))
-            at -= 1
-            if above(state):
-                return at, state
-
-
-def _exact_scanner(state: _ExactState, stop: int) -> _Scanner:
-    """States ``(A, t, U)`` with ``A = sum_{i>j} W_i``, ``U = u^(top-j)`` and
-    ``t = sum_{i>j} W_i v^(i-j) u^(top-i)``, so ``sum_{i>j} W_i b^-(i-j) = t / U`` for ``b = u/v``."""
-    base = state.base if state.base is not None else Fraction(2)
-    u, v = base.numerator, base.denominator
-
-    def run(s: tuple[int, int, int], ws: Sequence[int]) -> tuple[int, int, int]:
-        a, t, big_u = s
-        for w in ws:
-            a, t, big_u = a + w, v * (w * big_u + t), big_u * u
-        return a, t, big_u
-
-    return _Scanner(state.lattice, stop, (0, 0, 1), run)
-
-
-def _side_scanner(side: _Side, grid: Fraction, bits: int, stop: int) -> tuple[_Scanner, int]:
-    """States ``(A, T)``: ``A = sum_{i>j} w_i`` and ``T ~ sum_{i>j} w_i e^-((i-j) grid) * 2^P`` rounded
-    down on the upper side (it is subtracted) and up on the lower side, with ``e^-grid`` bounded
-    the same way.  Returns the scanner and ``P``."""
-    precision = max(64, bits) + len(side.lattice.weights).bit_length() + 16
-    with interval_precision(precision + 32):
-        scaled = iv.exp(-iv_rational(grid)) * iv.mpf(2) ** precision
-    if side.upper:
-        factor = int(libmp.to_int(scaled._mpi_[0], "f"))
-
-        def run(s: tuple[int, int], ws: Sequence[int]) -> tuple[int, int]:
-            a, t = s
-            for w in ws:
-                a += w
-                t = (factor * ((w << precision) + t)) >> precision
-            return a, t
-    else:
-        factor = -int(libmp.to_int(scaled._mpi_[1], "c"))
-
-        def run(s: tuple[int, int], ws: Sequence[int]) -> tuple[int, int]:
-            a, t = s
-            for w in ws:
-                a += w
-                t = -((factor * ((w << precision) + t)) >> precision)  # the ceiling, factor < 0
-            return a, t
-
-    return _Scanner(side.lattice, stop, (0, 0), run), precision
 
 
 # --- the public object --------------------------------------------------------------------------

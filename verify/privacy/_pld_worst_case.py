@@ -37,17 +37,16 @@ from dpverify.verify.privacy._pld import (
     DEFAULT_DPS,
     DEFAULT_GRID,
     MAX_COMPOSITIONS,
-    Enclosure,
     PrivacyLossDistribution,
     _atoms,
-    _finite_iterable,
     _need_bits,
     _need_delta,
     _need_epsilon,
     _need_grid,
-    _optional_fraction,
     _pmf_dict,
 )
+from dpverify.verify.privacy._pld_enclosure import Enclosure, _optional_fraction
+from dpverify.verify.privacy._pld_lattice import _finite_iterable
 from dpverify.verify.engine._results import CheckResult, RatioWitness, Verdict, fraction_text
 from dpverify.verify.engine._text import short_rational
 

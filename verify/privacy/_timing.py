@@ -47,7 +47,8 @@ from mpmath import iv
 
 from dpverify.samplers import SamplerContractError, as_fraction
 from dpverify.verify.engine._arguments import need_callable, need_count, need_dps, need_outputs
-from dpverify.verify.engine._enumerate import Enumeration, Sampler, SamplerCrashed, enumerate_outputs, need_enumeration
+from dpverify.verify.engine._enumerate import enumerate_outputs
+from dpverify.verify.engine._enumeration import Enumeration, Sampler, SamplerCrashed, need_enumeration
 from dpverify.verify.engine._intervals import DEFAULT_MIN_MASS, decimal_text
 from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text, json_value
 

@@ -1,0 +1,63 @@
+"""What an enumeration returns: a sampler's exact output masses and the exact mass not yet
+attributed (:class:`Enumeration`), or the finding that the code crashed on some draws.  Its own
+module because both ways of deriving it build it: the tree walk (:mod:`dpverify.verify.engine._enumerate`)
+and bisection (:mod:`dpverify.verify.engine._bisect`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from dpverify.samplers import DpverifyError, RandomSource
+from dpverify.verify.engine._arguments import need_instance
+
+__all__ = ["Enumeration", "Sampler", "SamplerCrashed", "need_enumeration"]
+
+Sampler = Callable[[RandomSource], Hashable]
+
+
+@dataclass(frozen=True, slots=True)
+class Enumeration:
+    """Exact output masses found so far, and the exact mass not yet attributed to any output.
+
+    For every output ``o`` the true probability lies in
+    ``[masses[o], masses[o] + unexplored]``; ``exhausted`` means ``unexplored == 0``.
+    ``joint[(o, k)]`` is the exact mass of the valid paths that return ``o`` after exactly
+    ``k`` draws (so ``masses[o] = sum_k joint[(o, k)]``).  ``paths`` counts executions of
+    the sampler; ``cut`` counts subtrees left unexplored by ``min_mass`` or ``max_depth``;
+    ``stopped`` says why the walk ended: ``"exhausted"`` (every path valid),
+    ``"budget"`` (tree walked, some subtrees cut) or ``"max_paths"``.
+    """
+
+    masses: dict[Hashable, Fraction]
+    unexplored: Fraction
+    paths: int
+    executions: int
+    method: str
+    joint: dict[tuple[Hashable, int], Fraction] = field(default_factory=dict)
+    cut: int = 0
+    stopped: str = "exhausted"
+
+    @property
+    def exhausted(self) -> bool:
+        return self.unexplored == 0
+
+    @property
+    def explored(self) -> Fraction:
+        """``1 - unexplored``: the exact mass of the valid paths."""
+        return 1 - self.unexplored
+
+
+class SamplerCrashed(DpverifyError):
+    """The sampler raised on some draws: a finding about the code, reported with the draws."""
+
+    def __init__(self, draws: list[int], error: BaseException) -> None:
+        super().__init__(f"the sampler raised {type(error).__name__}: {error} on draws {draws}")
+        self.draws = draws
+        self.error = error
+
+
+def need_enumeration(name: str, found: object) -> Enumeration:
+    """``found`` itself if it is an :class:`Enumeration`, else a one-line error naming ``name``."""
+    return need_instance(name, found, Enumeration, "an Enumeration (from enumerate_outputs or bisect_outputs)")

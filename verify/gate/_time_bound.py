@@ -1,0 +1,129 @@
+"""A case's time bound: :func:`time_bound` raises :class:`CaseTimeUp` in the running thread after a
+number of seconds, by a ``SIGALRM`` timer in the main thread and a timer thread anywhere else.
+Its own module: the diff and the audit bound their own work with it, not only a case's run."""
+
+from __future__ import annotations
+
+import ctypes
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+__all__ = ["CaseTimeUp", "time_bound"]
+
+
+class CaseTimeUp(BaseException):
+    """The case's time bound expired.  A BaseException, so a sampler's ``except Exception``
+    cannot swallow it."""
+
+
+@contextmanager
+def time_bound(seconds: float | None, expired: Callable[[], BaseException] = CaseTimeUp) -> Iterator[None]:
+    """Raise ``expired()`` (:class:`CaseTimeUp` by default) in this thread after ``seconds`` (None: no bound).
+
+    In the main thread of a POSIX process the bound is a ``SIGALRM`` timer.  An enclosing timer
+    (a caller's own bound) is respected: if it is due first this one is not set, and otherwise
+    it is re-armed with what is left of it on the way out.
+
+    In any other thread (a Dask worker's, a thread pool's), or where there is no ``setitimer``,
+    a :class:`threading.Timer` raises the exception in this thread through
+    ``PyThreadState_SetAsyncExc``, and is cancelled on the way out; an enclosing bound of the
+    same thread that is due first is respected the same way.  Its exception is of a class of its
+    own, derived from ``expired()``'s, so that an enclosing bound's passes through this one, and
+    it is turned into ``expired()`` on the way out.
+
+    Either way the exception is raised between two steps of Python code: a single long call
+    into C (a huge integer operation, a solver call) finishes first.  Off the main thread a
+    blocking call (``time.sleep``, I/O, waiting on a lock) is not interrupted either, as a
+    signal would interrupt it in the main thread.  Without ``ctypes.pythonapi`` (not CPython)
+    only the main thread of a POSIX process is bounded.
+    """
+    if seconds is None:
+        yield
+        return
+    main = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+    with (_alarm_bound if main else _thread_bound)(seconds, expired):
+        yield
+
+
+@contextmanager
+def _alarm_bound(seconds: float, expired: Callable[[], BaseException]) -> Iterator[None]:
+    """The main thread's bound: ``SIGALRM`` after ``seconds``."""
+    enclosing = signal.getitimer(signal.ITIMER_REAL)[0]
+    if enclosing and enclosing <= seconds:
+        yield
+        return
+
+    def expire(signum: int, frame: object) -> None:
+        raise expired()
+
+    started = time.monotonic()
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        if enclosing:
+            signal.setitimer(signal.ITIMER_REAL, max(enclosing - (time.monotonic() - started), 0.001))
+
+
+def _async_exception_setters() -> tuple[Callable[[int, type], int], Callable[[int, None], int]] | None:
+    """``PyThreadState_SetAsyncExc`` typed twice, to send a class and to clear (NULL); private
+    prototypes, so that no other user of ``ctypes.pythonapi`` sees its argument types change."""
+    try:
+        api = ctypes.pythonapi
+    except AttributeError:  # not CPython
+        return None
+    send = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_ulong, ctypes.py_object)(("PyThreadState_SetAsyncExc", api))
+    clear = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p)(("PyThreadState_SetAsyncExc", api))
+    return send, clear
+
+
+_SET_ASYNC_EXC = _async_exception_setters()
+#: Per thread, the deadlines (``time.monotonic()``) of the thread bounds it is inside.
+_DEADLINES = threading.local()
+
+
+@contextmanager
+def _thread_bound(seconds: float, expired: Callable[[], BaseException]) -> Iterator[None]:
+    """Any other thread's bound: a timer thread raises an exception in this one after ``seconds``."""
+    deadlines: list[float] = _DEADLINES.__dict__.setdefault("deadlines", [])
+    deadline = time.monotonic() + seconds
+    if _SET_ASYNC_EXC is None or (deadlines and min(deadlines) <= deadline):
+        yield
+        return
+    send, clear = _SET_ASYNC_EXC
+    kind = expired if isinstance(expired, type) else type(expired())
+    # The interpreter raises a class, built with no arguments, and it may surface just outside
+    # the block: a subclass of the expected class is caught where that one would be.
+    time_up = type(kind.__name__, (kind,), {"__init__": lambda self, *args: BaseException.__init__(self, *args)})
+    target = threading.get_ident()
+    lock = threading.Lock()
+    state = {"armed": True, "sent": False}
+
+    def expire() -> None:
+        with lock:
+            if state["armed"]:
+                state["sent"] = True
+                send(target, time_up)
+
+    timer = threading.Timer(seconds, expire)
+    timer.daemon = True
+    deadlines.append(deadline)
+    try:
+        try:
+            timer.start()
+            yield
+        finally:
+            with lock:
+                state["armed"] = False
+            timer.cancel()
+            deadlines.pop()
+            if state["sent"]:
+                clear(target, None)  # sent as the block finished, and not raised yet: drop it
+    except time_up:
+        raise expired() from None

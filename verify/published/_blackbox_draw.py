@@ -1,0 +1,173 @@
+"""Black-box outputs and how they are drawn: the outcome kinds (:class:`Raised`, :class:`Garbage`),
+:func:`normalise`, and :func:`draw`, which runs a sampler in forked worker processes under a time
+bound.  Its own module: both tests and the audit read these outcomes; the audit and the
+benchmark draw with it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import multiprocessing
+import operator
+import random
+import time
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+__all__ = [
+    "Draws",
+    "Garbage",
+    "Raised",
+    "draw",
+    "normalise",
+]
+
+#: Draws a worker sends back at a time (partial results survive a hang).
+_CHUNK = 20_000
+
+
+@dataclass(frozen=True, slots=True)
+class Raised:
+    """A draw that raised: the exception's type and (clipped) message stand for the output."""
+
+    error: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"raised {self.error}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class Garbage:
+    """A draw that returned something other than a finite number: its type and (clipped) repr."""
+
+    type: str
+    text: str
+
+    def __str__(self) -> str:
+        return f"{self.type} {self.text}"
+
+
+@dataclass(frozen=True, slots=True)
+class Draws:
+    """The outputs of one input, in draw order; ``complete`` false when the time bound cut them
+    short (``timed_out``) or the process died (a crash in native code: ``exit_code``)."""
+
+    outputs: tuple[Hashable, ...]
+    seconds: float
+    complete: bool
+    seed: int
+    timed_out: bool = False
+    exit_code: int | None = None
+
+
+def _clip(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def normalise(value: object) -> Hashable:
+    """A draw as the tests see it: an ``int`` (bools refused), a finite ``float``, a ``Fraction``,
+    or a :class:`Garbage`.  Scalars of array libraries (``numpy.int64``, ``numpy.float32``) are
+    converted exactly through ``__index__`` or ``item()``."""
+    if isinstance(value, bool):
+        return Garbage("bool", repr(value))
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value) if math.isfinite(value) else Garbage("float", repr(float(value)))
+    if isinstance(value, Fraction):
+        return value
+    if hasattr(value, "__index__") and type(value).__module__.startswith("numpy"):
+        return normalise(operator.index(value))  # type: ignore[arg-type]
+    item = getattr(value, "item", None)
+    if callable(item) and type(value).__module__.startswith("numpy"):
+        try:
+            return normalise(item())
+        except Exception:  # noqa: BLE001 - an array, say: garbage either way
+            pass
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a repr that raises is garbage too
+        text = "<unprintable>"
+    return Garbage(type(value).__name__, _clip(text, 60))
+
+
+def _numeric(output: Hashable) -> bool:
+    return isinstance(output, (int, float, Fraction)) and not isinstance(output, bool)
+
+
+# --- drawing, in worker processes under a time bound -----------------------------------------------
+
+
+def _seed_generators(seed: int) -> None:
+    random.seed(seed)
+    if importlib.util.find_spec("numpy") is not None:
+        import numpy as np
+
+        np.random.seed(seed % 2**32)
+
+
+def _worker(connection: Any, call: Callable[[], object], samples: int, seed: int) -> None:
+    _seed_generators(seed)
+    chunk: list[Hashable] = []
+    for _ in range(samples):
+        try:
+            output = normalise(call())
+        except Exception as error:  # noqa: BLE001 - an exception is an output of the black box
+            output = Raised(type(error).__name__, _clip(str(error)))
+        chunk.append(output)
+        if len(chunk) >= _CHUNK:
+            connection.send(chunk)
+            chunk = []
+    connection.send(chunk)
+    connection.send(None)
+    connection.close()
+
+
+def draw(calls: Sequence[Callable[[], object]], samples: int, *, seed: int, time_limit: float) -> list[Draws]:
+    """``samples`` draws of each ``call()``, each call in its own forked process, all at once,
+    within ``time_limit`` seconds in all.  Draw ``i`` of call ``c`` runs after ``random`` and
+    ``numpy.random`` are seeded with ``seed + c``.  Exceptions become :class:`Raised` outputs and
+    everything else passes through :func:`normalise`; a process still running at the deadline is
+    killed and its draws so far are kept (``complete=False``)."""
+    context = multiprocessing.get_context("fork")
+    started = time.monotonic()
+    deadline = started + time_limit
+    running = []
+    for index, call in enumerate(calls):
+        receive, send = context.Pipe(duplex=False)
+        process = context.Process(target=_worker, args=(send, call, samples, seed + index), daemon=True)
+        process.start()
+        send.close()
+        running.append((process, receive, [], seed + index))
+    results = []
+    for process, receive, outputs, worker_seed in running:
+        complete = died = False
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not receive.poll(left):
+                break
+            try:
+                chunk = receive.recv()
+            except (EOFError, OSError):  # the process died (a crash in native code)
+                died = True
+                break
+            if chunk is None:
+                complete = True
+                break
+            outputs.extend(chunk)
+        if died:  # its pipe closes a moment before it can be reaped: wait for its exit code
+            process.join(5)
+        timed_out = process.is_alive() and not complete
+        if process.is_alive():
+            process.join(1 if complete else 0)
+        if process.is_alive():
+            process.kill()
+        process.join(5)
+        receive.close()
+        results.append(Draws(tuple(outputs), time.monotonic() - started, complete, worker_seed, timed_out,
+                             None if complete or timed_out else process.exitcode))
+    return results
