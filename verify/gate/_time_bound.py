@@ -114,16 +114,23 @@ def _thread_bound(seconds: float, expired: Callable[[], BaseException]) -> Itera
     timer = threading.Timer(seconds, expire)
     timer.daemon = True
     deadlines.append(deadline)
+    delivered = False
     try:
         try:
             timer.start()
             yield
+        except time_up:
+            delivered = True
+            raise
         finally:
             with lock:
                 state["armed"] = False
             timer.cancel()
             deadlines.pop()
-            if state["sent"]:
-                clear(target, None)  # sent as the block finished, and not raised yet: drop it
+            # Sent as the block finished, and not raised yet: drop it.  Never clear one already
+            # raised: on CPython 3.11 clearing also leaves the interpreter's pending-exception flag
+            # set, and a later profiled call (the audit's tracing) then never returns.
+            if state["sent"] and not delivered:
+                clear(target, None)
     except time_up:
         raise expired() from None
