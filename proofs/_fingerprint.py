@@ -52,6 +52,7 @@ __all__ = [
     "FingerprintError",
     "fingerprint",
     "fingerprint_in_file",
+    "module_code",
     "normalised_dump",
     "resolve",
 ]
@@ -115,6 +116,18 @@ def fingerprint_in_file(path: Path | str, name: str, *, label: str | None = None
             "certificate's covers and run `dpverify prove`."
         )
     return hashlib.sha256(normalised_dump(_without_docstrings(node)).encode("utf-8")).hexdigest()
+
+
+def module_code(path: Path | str) -> str | None:
+    """The normalised tree of the whole module at ``path``, every docstring removed (its own
+    too), so two files with the same code give the same text; None where it does not parse."""
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=str(path))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    if tree.body and _is_docstring(tree.body[0]):
+        tree.body = tree.body[1:]
+    return normalised_dump(_without_docstrings(tree))
 
 
 def _find(scope: ast.AST, names: list[str]) -> ast.AST | None:

@@ -341,3 +341,45 @@ def test_an_unchanged_module_over_a_changed_helper_is_read_at_the_base_too(
         assert "the laws differ at output 0: old 1/3" in out
     finally:
         _forget(name)
+
+
+def test_a_helper_whose_only_change_is_a_docstring_is_shared_with_the_old_code(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An edited docstring changes no behaviour; an old copy of the module would give the old code
+    classes of its own (an old ``RandomSource`` that the engine's sources are not instances of)."""
+    name = f"diffdoc_{tmp_path.name.replace('-', '_')}"
+    helpers = "class Token:\n    pass\n"
+    _commit_twice(tmp_path, monkeypatch, {
+        f"{name}.py": f"from {name}_helpers import Token\n\n\ndef make():\n    return Token()\n",
+        f"{name}_helpers.py": helpers}, f"{name}_helpers.py", '"""Tokens, now documented."""\n\n' + helpers)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        new = __import__(f"{name}_helpers")
+        with BaseRevision("HEAD~1") as base:
+            assert isinstance(base.module(name).make(), new.Token)
+        (tmp_path / f"{name}_helpers.py").write_text(helpers + "\n\nLIMIT = 1\n")  # a change of code: old copy again
+        _forget(name)
+        new = __import__(f"{name}_helpers")
+        with BaseRevision("HEAD~1") as base:
+            assert not isinstance(base.module(name).make(), new.Token)
+    finally:
+        _forget(name)
+
+
+def test_the_engine_that_runs_a_sampler_is_not_counted_as_its_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    """check --base compares a spec when code its sampler runs changed; the engine's drivers, its
+    time bound and its tracer run around every sampler, and a change there is the gate's to check."""
+    from dpverify.verify.changes._changed_specs import functions_run
+    from dpverify.verify.gate._catalogue import GTM, MECHANISM_SPECS
+
+    root = Path(__file__).resolve().parents[1]
+    if not (root / ".git").exists():
+        pytest.skip("needs the repository's git checkout")
+    monkeypatch.chdir(root)
+    composed = next(spec for spec in MECHANISM_SPECS if spec.name == "gtm-composed")
+    with BaseRevision("HEAD") as base:
+        files = {str(base.relative(f)) for spec in (GTM, composed) for f, _ in functions_run(spec, base)}
+    assert {"samplers/gtm.py", "verify/gate/_mechanism_specs.py"} <= files  # a catalogue sampler counts
+    harness = {"verify/gate/_spec_instance.py", "verify/gate/_sampler_adapters.py", "verify/gate/_spec_checks.py",
+               "verify/gate/_time_bound.py", "verify/changes/_changed_specs.py"}
+    assert not files & harness and not [f for f in files if f.startswith("verify/engine/")]

@@ -8,9 +8,10 @@ module of the same name, already imported or not, is never replaced in :data:`sy
 
 Which modules the old code sees.  An old module is executed with an ``__import__`` of its own:
 each module it imports whose file lies in the repository and is *stale* is the old copy
-(loaded the same way, recursively): its file differs at REV, or a module it imports is stale
-(so an unchanged module over a changed helper is old too); every other module, an unchanged
-file of the repository whose imports are unchanged, the standard library, an installed
+(loaded the same way, recursively): its code differs at REV (docstrings, comments and formatting
+do not count, as for a certificate's fingerprint), or a module it imports is stale (so an
+unchanged module over a changed helper is old too); every other module, an unchanged file of the
+repository whose imports are unchanged, the standard library, an installed
 package, is the one already in use.  So the old code runs
 against its own changed helpers while sharing every unchanged class (a ``RandomSource``, an
 error type) with the new code.  What the hook cannot redirect is reported as a limit, not
@@ -35,6 +36,7 @@ from types import ModuleType
 from typing import Any
 
 from dpverify.samplers import DpverifyError, InvalidArgument
+from dpverify.proofs._fingerprint import module_code
 from dpverify.samplers._rational import shown
 
 __all__ = ["BaseRevision", "module_file_of", "repository_root"]
@@ -173,9 +175,10 @@ class BaseRevision:
         return self._changed[name]
 
     def _stale(self, name: str, visiting: set[str]) -> bool:
-        """Whether the old code must get its own copy of ``name``: its file in the repository
-        differs at REV, or (for a module, not a package) one it imports at REV is stale.  Sharing
-        an unchanged module whose imports changed would run the *new* helpers under the old name
+        """Whether the old code must get its own copy of ``name``: its code in the repository
+        differs at REV (an edited docstring does not make an old copy, whose classes would differ
+        from the new code's), or (for a module, not a package) one it imports at REV is stale.
+        Sharing an unchanged module whose imports changed would run the *new* helpers under the old name
         (an unchanged ``discrete_gaussian`` over a changed ``discrete_laplace``), and the diff
         would compare the new code with itself.  A package's ``__init__`` counts only by its own
         file, since it mostly re-exports: see the module docstring's limits."""
@@ -188,7 +191,8 @@ class BaseRevision:
         if name in visiting:  # an import cycle: decided by the other modules on it
             return False
         visiting.add(name)
-        stale = old.read_bytes() != path.read_bytes()  # type: ignore[union-attr]
+        stale = old.read_bytes() != path.read_bytes() and (  # type: ignore[union-attr]
+            module_code(old) is None or module_code(old) != module_code(path))  # type: ignore[arg-type]
         if not stale and old.name != "__init__.py":
             stale = any(self._stale(imported, visiting) for imported in _imports(old, name))
         visiting.discard(name)

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from dpverify.samplers import DpverifyError, SeededRandomSource
@@ -17,7 +18,10 @@ from dpverify.specs._api import Attempt, Randomness, Spec
 from dpverify.verify.changes._base_revision import module_file_of
 from dpverify.verify.changes._diff import DiffOptions, SpecDiff, diff_sides
 from dpverify.verify.changes._diff_versions import _side, old_of
+from dpverify.verify import engine as engine_package
+from dpverify.verify.engine._program_state import driver_files
 from dpverify.verify.gate._spec_checks import _Instance
+from dpverify.verify.gate import _time_bound as time_bound_module
 from dpverify.verify.gate._time_bound import CaseTimeUp, time_bound
 
 __all__ = ["TRACE_SEEDS", "changed_functions", "diff_changed_specs", "functions_run"]
@@ -66,12 +70,23 @@ def functions_run(spec: Spec, base: Any) -> set[tuple[str, str]]:
                             instance.run(q, SeededRandomSource(seed), function)
                     except (Exception, CaseTimeUp):  # noqa: BLE001 - tracing is best effort
                         pass
+    harness = _harness_files()
     found = set()
     for filename, qualname in called:
         outer = qualname.split(".<locals>", 1)[0]
-        if "<" not in outer and os.path.isabs(filename) and os.path.isfile(filename) and base.relative(filename) is not None:
+        if "<" not in outer and os.path.isabs(filename) and os.path.isfile(filename) \
+                and base.relative(filename) is not None and os.path.abspath(filename) not in harness:
             found.add((filename, outer))
     return found
+
+
+def _harness_files() -> frozenset[str]:
+    """The files of the code that runs a sampler, not the sampler's: the engine package, the
+    drivers suspended around every execution, the time bound and this tracer.  A change there is
+    the engine's (the gate checks it), and is no reason to run the old sampler code."""
+    engine = Path(engine_package.__file__).resolve().parent
+    return frozenset(os.path.abspath(f) for f in (
+        *driver_files(), time_bound_module.__file__, __file__, *map(str, engine.glob("*.py"))))
 
 
 def changed_functions(spec: Spec, base: Any) -> tuple[str, ...]:

@@ -55,7 +55,7 @@ from typing import Any
 from dpverify.verify.engine._lazy_uniform import LazyUniform, _Draw
 from dpverify.verify.engine._random_compat import RandomCompat
 
-__all__ = ["EnumeratingSource", "program_state", "suspended_driver"]
+__all__ = ["EnumeratingSource", "driver_files", "program_state", "suspended_driver"]
 
 _TERMINATORS = frozenset({"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE", "JUMP_FORWARD",
                           "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP", "JUMP_NO_INTERRUPT"})
@@ -295,6 +295,11 @@ def suspended_driver(path: str) -> None:
 
 
 _DRIVER_FILES: set[str] = set()
+
+
+def driver_files() -> frozenset[str]:
+    """The files of the engine drivers declared so far (:func:`suspended_driver`)."""
+    return frozenset(_DRIVER_FILES)
 
 
 def program_state(frame: types.FrameType, callee: types.FrameType, draw: Hashable, *,
