@@ -30,7 +30,8 @@ include_attributes=False)`` but always omits empty lists and ``None``, exactly a
 ``show_empty=False`` does, so the text is the same on every supported version.
 
 What is not hashed.  Only the functions a certificate names: a change in a helper it calls
-but does not list, a module-level constant or an import is not seen.  A certificate's
+but does not list, a module-level constant or an import is not seen (``check --base`` adds what
+a function reads, :mod:`dpverify.verify.changes._reads`).  A certificate's
 ``covers`` must therefore name every function whose code its obligation depends on.
 
 Functions are found by *parsing source files under a root directory*, never by importing
@@ -51,10 +52,12 @@ __all__ = [
     "FINGERPRINT_SCHEME",
     "FingerprintError",
     "fingerprint",
+    "find_definition",
     "fingerprint_in_file",
     "module_code",
     "normalised_dump",
     "resolve",
+    "without_docstrings",
 ]
 
 #: The installed package whose parts the covered names live in.
@@ -109,13 +112,13 @@ def fingerprint_in_file(path: Path | str, name: str, *, label: str | None = None
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     except (OSError, SyntaxError, ValueError) as error:
         raise FingerprintError(f"cannot parse {str(path)!r} to fingerprint {shown}: {error}") from None
-    node = _find(tree, name.split("."))
+    node = find_definition(tree, name.split("."))
     if node is None:
         raise FingerprintError(
             f"{shown} is not defined in {str(path)!r}; was it renamed or removed? Update the "
             "certificate's covers and run `dpverify prove`."
         )
-    return hashlib.sha256(normalised_dump(_without_docstrings(node)).encode("utf-8")).hexdigest()
+    return hashlib.sha256(normalised_dump(without_docstrings(node)).encode("utf-8")).hexdigest()
 
 
 def module_code(path: Path | str) -> str | None:
@@ -127,10 +130,10 @@ def module_code(path: Path | str) -> str | None:
         return None
     if tree.body and _is_docstring(tree.body[0]):
         tree.body = tree.body[1:]
-    return normalised_dump(_without_docstrings(tree))
+    return normalised_dump(without_docstrings(tree))
 
 
-def _find(scope: ast.AST, names: list[str]) -> ast.AST | None:
+def find_definition(scope: ast.AST, names: list[str]) -> ast.AST | None:
     """The *last* definition of ``names[0]`` in ``scope``'s body (the one in effect after the
     module or class body has run), descending into classes for the remaining names.  Module-
     and class-level assignments to a plain name (constants) resolve too."""
@@ -147,10 +150,10 @@ def _find(scope: ast.AST, names: list[str]) -> ast.AST | None:
             found = statement
     if found is None or len(names) == 1:
         return found
-    return _find(found, names[1:]) if isinstance(found, ast.ClassDef) else None
+    return find_definition(found, names[1:]) if isinstance(found, ast.ClassDef) else None
 
 
-def _without_docstrings(node: ast.AST) -> ast.AST:
+def without_docstrings(node: ast.AST) -> ast.AST:
     """A copy of ``node`` with the docstring of it and of every nested function or class removed
     (an emptied body gets ``pass``, so the tree stays well formed)."""
     node = copy.deepcopy(node)

@@ -15,9 +15,12 @@ from typing import Any
 
 from dpverify.samplers import DpverifyError, SeededRandomSource
 from dpverify.specs._api import Attempt, Randomness, Spec
-from dpverify.verify.changes._base_revision import module_file_of
+from dpverify.proofs._fingerprint import FingerprintError
 from dpverify.verify.changes._diff import DiffOptions, SpecDiff, diff_sides
-from dpverify.verify.changes._diff_versions import _side, old_of
+from dpverify.verify.changes._diff_versions import Side, _current_enumeration, new_of, old_of
+from dpverify.verify.changes._reads import function_reads
+from dpverify.verify.changes._source_layout import module_file_of
+from dpverify.verify.engine._arguments import elided
 from dpverify.verify import engine as engine_package
 from dpverify.verify.engine._program_state import driver_files
 from dpverify.verify.gate._spec_checks import _Instance
@@ -50,19 +53,22 @@ TRACE_SEEDS = 8
 
 
 def functions_run(spec: Spec, base: Any) -> set[tuple[str, str]]:
-    """``(file, qualified name)`` of the repository's functions that ``spec``'s sampler (and its
-    declared attempt) enter on its cases, each case run with :data:`TRACE_SEEDS` seeds.  A nested
-    function counts as its enclosing function, whose fingerprint covers it."""
+    """``(repository path, qualified name)`` of the repository's functions that ``spec``'s sampler
+    (and its declared attempt) enter on its cases, each case run with :data:`TRACE_SEEDS` seeds,
+    plus the sampler and attempt themselves (a sampler that fails before entering anything is
+    still compared).  A file the interpreter ran counts by its path in the repository, also when
+    it ran from an installed copy.  A nested function counts as its enclosing function, whose
+    tree covers it."""
     called: set[tuple[str, str]] = set()
     enumeration = spec.enumeration_for()
+    attempt = enumeration.attempt if isinstance(enumeration, Attempt) else None
     for case in spec.cases:
         try:
             instance = _Instance(spec, spec.bind(case), spec.name, seed=0, samples=1)
         except Exception:  # noqa: BLE001 - a broken case is check's to report
             continue
         q = None if instance.inputs is None else instance.inputs[0]
-        functions = [None, enumeration.attempt] if isinstance(enumeration, Attempt) else [None]
-        for function in functions:
+        for function in (None, attempt) if attempt is not None else (None,):
             for seed in range(TRACE_SEEDS):
                 with _profiled(called):
                     try:
@@ -70,13 +76,19 @@ def functions_run(spec: Spec, base: Any) -> set[tuple[str, str]]:
                             instance.run(q, SeededRandomSource(seed), function)
                     except (Exception, CaseTimeUp):  # noqa: BLE001 - tracing is best effort
                         pass
+    for function in (spec.sampler, attempt):
+        code = getattr(function, "__code__", None)
+        if code is not None:
+            called.add((code.co_filename, code.co_qualname))
     harness = _harness_files()
     found = set()
     for filename, qualname in called:
         outer = qualname.split(".<locals>", 1)[0]
-        if "<" not in outer and os.path.isabs(filename) and os.path.isfile(filename) \
-                and base.relative(filename) is not None and os.path.abspath(filename) not in harness:
-            found.add((filename, outer))
+        if "<" in outer or os.path.realpath(filename) in harness:
+            continue
+        relative = base.relative(filename)
+        if relative is not None:
+            found.add((str(relative), outer))
     return found
 
 
@@ -85,67 +97,99 @@ def _harness_files() -> frozenset[str]:
     drivers suspended around every execution, the time bound and this tracer.  A change there is
     the engine's (the gate checks it), and is no reason to run the old sampler code."""
     engine = Path(engine_package.__file__).resolve().parent
-    return frozenset(os.path.abspath(f) for f in (
+    return frozenset(os.path.realpath(f) for f in (
         *driver_files(), time_bound_module.__file__, __file__, *map(str, engine.glob("*.py"))))
 
 
 def changed_functions(spec: Spec, base: Any) -> tuple[str, ...]:
-    """The functions ``spec``'s sampler runs whose normalised syntax tree differs at ``base``
-    (:mod:`dpverify.proofs._fingerprint`: comments, docstrings and formatting do not count)."""
-    # proofs/ builds on verify/; only the application layer reads it, and lazily.
-    from dpverify.proofs._fingerprint import FingerprintError, fingerprint_in_file
-
+    """The functions ``spec``'s sampler runs whose code, or what it reads (module constants,
+    class attributes, imported and re-exported names: :mod:`~dpverify.verify.changes._reads`),
+    differs between the working tree and ``base``, both read from the repository (comments,
+    docstrings and formatting do not count)."""
     changed = []
-    for filename, qualname in sorted(functions_run(spec, base)):
-        where = f"{base.relative(filename)}:{qualname}"
-        old = base.old_file(filename)
+    for relative, qualname in sorted(functions_run(spec, base)):
+        where = f"{relative}:{qualname}"
+        old, new = base.old.file(relative), base.new.file(relative)
         if old is None:
             changed.append(f"{where} (new file)")
             continue
+        if new is None:
+            continue  # ran, but not a file of the working tree (removed since): its module is what is compared
         try:
-            before = fingerprint_in_file(old, qualname)
+            before = function_reads(old, qualname, base.old.directory, base.old.file_of)
         except FingerprintError:
             changed.append(f"{where} (new function)")
             continue
         try:
-            if fingerprint_in_file(filename, qualname) != before:
-                changed.append(where)
+            after = function_reads(new, qualname, base.new.directory, base.new.file_of)
         except FingerprintError:
             continue  # defined dynamically (a wrapper's name): its enclosing code is traced too
+        if before.get(qualname) != after.get(qualname):
+            changed.append(where)
+        elif before != after:
+            moved = sorted(label for label in {*before, *after} if before.get(label) != after.get(label))
+            changed.append(f"{where} (reads {elided(', '.join(moved), 160)})")
     return tuple(changed)
 
 
 def diff_changed_specs(found: Sequence[Any], base: Any, options: DiffOptions) -> list[SpecDiff]:
     """``check --base``: each found spec whose sampler's code changed since ``base``, compared
-    with its old version on its cases; the others listed as unchanged."""
-    results = []
-    for item in found:
-        spec = item.spec
-        if spec.sampler is None or Randomness(spec.randomness) is Randomness.NONE:
-            results.append(SpecDiff(spec.name, "", "", status="not comparable",
-                                    reason="no sampler whose draws can be enumerated"))
-            continue
-        module_file = module_file_of(getattr(spec.sampler, "__module__", "") or "")
-        if module_file is None or base.relative(module_file) is None:
-            results.append(SpecDiff(spec.name, "", spec.name, status="outside",
-                                    reason=f"its sampler's module ({module_file or '?'}) is not a file of the repository at "
-                                           f"{base.root} (an installed package; install this checkout with pip install -e .)"))
-            continue
-        changed = changed_functions(spec, base)
-        new = _side(spec, spec.name)
-        if not changed:
-            results.append(SpecDiff(spec.name, f"{spec.name} at {base.revision}", spec.name, status="unchanged",
-                                    reason="no function its sampler runs changed"))
-            continue
-        if base.old_file(module_file) is None:
-            results.append(SpecDiff(spec.name, "", spec.name, changed=changed, status="new",
-                                    reason=f"its sampler's module did not exist at {base.revision}; nothing to compare"))
-            continue
-        try:
-            old = old_of(new, base, f"{spec.name} at {base.revision}")
-        except DpverifyError as error:
-            results.append(SpecDiff(spec.name, f"{spec.name} at {base.revision}", spec.name, changed=changed,
-                                    status="unreadable", reason=str(error)))
-            continue
-        results.append(diff_sides(old, new, options=replace(options, search_examples=0), changed=changed))
-    return results
+    with its old version on its cases; the others listed as unchanged, or as not compared (with
+    the reason and what to do)."""
+    return [_changed_spec(item.spec, base, options) for item in found]
+
+
+def _changed_spec(spec: Spec, base: Any, options: DiffOptions) -> SpecDiff:
+    at = f"{spec.name} at {base.revision}"
+    if spec.sampler is None:
+        return SpecDiff(spec.name, "", "", status="no sampler",
+                        reason="the spec declares no sampler, so no sampler code can have changed (dpverify check "
+                               "runs its declared checks)")
+    module = getattr(spec.sampler, "__module__", "") or ""
+    if base.layout.relative_path(module) is None:
+        where = module_file_of(module)
+        return SpecDiff(spec.name, "", spec.name, status="outside",
+                        reason=f"its sampler's module {module or '?'} ({where or 'no source file'}) is not a file of the "
+                               f"repository at {base.root}, by where it is imported from or by the project's source "
+                               "layout (pyproject.toml package-dir, src/, the root), so its change cannot be seen: run "
+                               "from the checkout of the repository that holds it")
+    installed = _side_of(spec)
+    try:
+        new = new_of(installed, base)
+    except DpverifyError as error:
+        return SpecDiff(spec.name, at, spec.name, status="unreadable",
+                        reason=f"its sampler cannot be read from the working tree: {error}")
+    changed = changed_functions(replace(spec, sampler=new.sampler, enumeration=new.enumeration or spec.enumeration),
+                                base)
+    if not changed:
+        return SpecDiff(spec.name, at, spec.name, status="unchanged",
+                        reason="no function its sampler runs changed, nor anything those functions read")
+    if Randomness(spec.randomness) is Randomness.NONE:
+        return SpecDiff(spec.name, "", spec.name, changed=changed, status="not comparable",
+                        reason="its sampler's code changed, but it is a black box (randomness='none'): its draws "
+                               "cannot be enumerated, so the two laws cannot be compared; dpverify check tests the "
+                               "new code statistically")
+    if base.old.file_of(module) is None:
+        return SpecDiff(spec.name, "", spec.name, changed=changed, status="new",
+                        reason=f"its sampler's module did not exist at {base.revision}: there is no old version to "
+                               "compare (dpverify check verifies the new one against its spec)")
+    try:
+        old = old_of(installed, base, at)
+    except DpverifyError as error:
+        return SpecDiff(spec.name, at, spec.name, changed=changed, status="unreadable", reason=str(error))
+    if (old.sampler, _attempt(old)) == (new.sampler, _attempt(new)):
+        return SpecDiff(spec.name, at, spec.name, changed=changed, status="unreadable",
+                        reason=f"its code changed, but the sampler read at {base.revision} is the working tree's own "
+                               "function (the change is reached in a way the old code's imports cannot redirect, such "
+                               "as import a.b then a.b.f()): comparing it with itself would prove nothing")
+    return diff_sides(old, new, options=replace(options, search_examples=0), changed=changed)
+
+
+def _attempt(side: Side) -> Any:
+    return side.enumeration.attempt if isinstance(side.enumeration, Attempt) else None
+
+
+def _side_of(spec: Spec) -> Side:
+    """The spec as one version of itself, black boxes included (their code is traced, not enumerated)."""
+    enumeration = spec.enumeration if Randomness(spec.randomness) is not Randomness.NONE else None
+    return Side(spec.name, spec, spec.sampler, _current_enumeration(enumeration))  # type: ignore[arg-type]

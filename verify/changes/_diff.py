@@ -84,12 +84,17 @@ __all__ = [
     "DiffOptions",
     "ParameterDiff",
     "SpecDiff",
+    "UNCOMPARED",
     "diff_document",
     "diff_sides",
     "overall",
 ]
 
 DIFF_SCHEMA = "dpverify.diff/1"
+#: Statuses of a spec whose sampler may have changed and whose versions were not compared
+#: (``check --base``): its module is outside the repository, new at the base, a black box's, or
+#: unreadable.  Each makes the run inconclusive unless ``--allow-uncompared`` accepts it.
+UNCOMPARED = frozenset({"outside", "new", "not comparable", "unreadable"})
 #: Parameter sets the search draws when not told otherwise (each enumerates both versions).
 DEFAULT_SEARCH_EXAMPLES = 20
 
@@ -321,8 +326,10 @@ class SpecDiff:
     """The comparison of two versions over every parameter set, and the search's outcome.
 
     ``verdict``: ``violated`` when some parameter set's output laws differ (the first such set
-    is in ``first_difference``), else ``inconclusive`` when some set could not be decided, else
-    ``proved``.  ``changed`` lists the functions whose code changed (``check --base``).
+    is in ``first_difference``), else ``inconclusive`` when some set could not be decided, or
+    when the spec's sampler may have changed and was not compared (``status`` one of
+    :data:`UNCOMPARED`), else ``proved``.  ``changed`` lists the functions whose code changed
+    (``check --base``).
     """
 
     name: str
@@ -339,9 +346,14 @@ class SpecDiff:
         verdicts = [c.output.verdict for c in self.comparisons]
         if self.search and self.search.get("verdict") == "violated":
             verdicts.append(Verdict.VIOLATED)
-        if self.status == "unreadable":
+        if self.status in UNCOMPARED:
             verdicts.append(Verdict.INCONCLUSIVE)
         return _worst(verdicts)
+
+    @property
+    def uncompared(self) -> bool:
+        """The sampler may have changed and its two versions were not compared."""
+        return self.status in UNCOMPARED
 
     @property
     def first_difference(self) -> ParameterDiff | None:
@@ -363,8 +375,11 @@ class SpecDiff:
     def lines(self) -> list[str]:
         """The human report: one verdict line, then one line per parameter set."""
         if self.status != "compared":
-            word = self.verdict.value.upper() if self.status == "unreadable" else self.status.upper()
-            return [f"{word} {self.name}: {self.reason}"]
+            word = f"INCONCLUSIVE ({self.status})" if self.uncompared else self.status.upper()
+            out = [f"{word} {self.name}: {self.reason}"]
+            if self.changed:
+                out.append(f"  changed: {elided(', '.join(self.changed), 300)}")
+            return out
         head = f"{self.verdict.value.upper()} {self.name}: {self.old} -> {self.new}"
         first = self.first_difference
         if first is not None:
@@ -472,14 +487,17 @@ def _worst(verdicts: Sequence[Verdict]) -> Verdict:
     return Verdict.PROVED
 
 
-def overall(diffs: Sequence[SpecDiff]) -> Verdict:
-    """The verdict of a whole run: the worst of its specs'."""
-    return _worst([d.verdict for d in diffs])
+def overall(diffs: Sequence[SpecDiff], *, allow_uncompared: bool = False) -> Verdict:
+    """The verdict of a whole run: the worst of its specs'; with ``allow_uncompared``, the specs
+    that were not compared are left out (the caller prints that it accepted them)."""
+    return _worst([d.verdict for d in diffs if not (allow_uncompared and d.uncompared)])
 
 
-def diff_document(diffs: Sequence[SpecDiff], *, base: Any = None, options: DiffOptions = DiffOptions()) -> dict[str, Any]:
+def diff_document(diffs: Sequence[SpecDiff], *, base: Any = None, options: DiffOptions = DiffOptions(),
+                  allow_uncompared: bool = False) -> dict[str, Any]:
     """The ``dpverify.diff/1`` JSON document (schemas/diff-1.schema.json)."""
-    return {"schema": DIFF_SCHEMA, "verdict": overall(diffs).value,
+    return {"schema": DIFF_SCHEMA, "verdict": overall(diffs, allow_uncompared=allow_uncompared).value,
             "base": None if base is None else {"revision": base.revision, "commit": base.commit},
             "max_tv": fraction_text(options.max_tv), "seed": options.seed,
+            "allow_uncompared": allow_uncompared, "uncompared": [d.name for d in diffs if d.uncompared],
             "specs": [d.to_json() for d in diffs]}

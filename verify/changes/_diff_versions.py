@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from fractions import Fraction
@@ -16,7 +17,10 @@ from dpverify.specs import Integer, Rational, SamplesPmf
 from dpverify.specs._api import Attempt, Bisection, Bounded, Case, Exhaustive, Randomness, Spec, SpecError
 from dpverify.verify.engine._arguments import elided
 
-__all__ = ["BARE_MIN_MASS", "Side", "old_of", "parse_parameter_set", "resolve_reference"]
+__all__ = ["BARE_MIN_MASS", "Side", "new_of", "old_of", "parse_parameter_set", "resolve_reference", "version_in"]
+
+#: Names under which a source tree's modules are imported apart (:mod:`~dpverify.verify.changes._repository_tree`).
+PRIVATE_PREFIX = "_dpverify_"
 
 #: The enumeration of a bare sampler (no spec): exact for a finite sampler whose every path
 #: weighs at least this much, exact intervals otherwise.
@@ -75,10 +79,12 @@ def _side(value: Any, label: str) -> Side:
     raise InvalidArgument(f"reference {shown(label)} is {type(value).__name__}, not a Spec or a sampler callable.")
 
 
-def resolve_reference(reference: str, base: Any = None) -> Side:
+def resolve_reference(reference: str, base: Any = None, *, tree: Any = None) -> Side:
     """``module:attribute`` (a Spec, or a sampler taking ``rng``) or a spec name found by
     :func:`~dpverify.verify.gate._discovery.discover`; with ``base`` (a
-    :class:`~dpverify.verify.changes._base_revision.BaseRevision`), the version at that revision."""
+    :class:`~dpverify.verify.changes._base_revision.BaseRevision`), the version at that revision;
+    with ``tree`` (its working tree, :attr:`BaseRevision.new`), the version there rather than the
+    one installed."""
     if not isinstance(reference, str) or not reference.strip():
         raise InvalidArgument(f"a reference is module:attribute or a spec name; got {shown(reference)}.")
     label = reference if base is None else f"{reference} at {base.revision}"
@@ -91,12 +97,14 @@ def resolve_reference(reference: str, base: Any = None) -> Side:
             raise InvalidArgument(f"reference {shown(reference)} is no module:attribute, and as a spec name: "
                                   f"{elided(str(error), 150)}") from None
         new = _side(found.spec, label)
+        if tree is not None:
+            return version_in(tree, new, label)
         return new if base is None else old_of(new, base, label)
     module_name, _, path = reference.partition(":")
     if not module_name or not path:
         raise InvalidArgument(f"a reference is module:attribute; got {shown(reference)}.")
-    if base is not None:
-        module = base.module(module_name)
+    if base is not None or tree is not None:
+        module = (tree if tree is not None else base.old).module(module_name)
     else:
         try:
             module = importlib.import_module(module_name)
@@ -106,21 +114,65 @@ def resolve_reference(reference: str, base: Any = None) -> Side:
     return _side(_attribute(module, path, reference), label)
 
 
-def _function_at(base: Any, function: Callable[..., Any], what: str) -> Callable[..., Any]:
+def _function_at(tree: Any, function: Callable[..., Any], what: str) -> Callable[..., Any]:
+    """``function`` as it is in ``tree`` (a :class:`~dpverify.verify.changes._repository_tree.RepositoryTree`)."""
     module, qualname = getattr(function, "__module__", None), getattr(function, "__qualname__", "")
+    if module and module.startswith(PRIVATE_PREFIX):
+        module = module.partition(".")[2]  # a tree's private copy: the module it is a version of
+    if module and tree.layout.relative_path(module) is not None and tree.module(module) is sys.modules.get(module):
+        return function  # the tree's module is the one in use: the function is the tree's, lambda or not
     if not module or "<" in qualname:
         raise InvalidArgument(f"the {what} {shown(function, 60)} is not a module-level function or method "
-                              f"({qualname or '?'}), so it cannot be found at {base.revision}.")
-    return _attribute(base.module(module), qualname, f"{module}:{qualname}")
+                              f"({qualname or '?'}), so it cannot be found in {tree.label}.")
+    return _attribute(tree.module(module), qualname, f"{module}:{qualname}")
+
+
+def version_in(tree: Any, side: Side, label: str) -> Side:
+    """``side``'s sampler (and its attempt) as they are in ``tree``: same spec, that tree's code.
+    A sampler that is a lambda or a nested function is found through the spec of the same name
+    that the tree's module defines."""
+    enumeration = side.enumeration
+    try:
+        sampler = _function_at(tree, side.sampler, "sampler")
+        if isinstance(enumeration, Attempt):
+            enumeration = replace(enumeration, attempt=_function_at(tree, enumeration.attempt, "attempt"))
+    except InvalidArgument:
+        found = None if side.spec is None else _spec_in(tree, side.spec.name, side.sampler)
+        if found is None:
+            raise
+        sampler, declared = found.sampler, _current_enumeration(found.enumeration)
+        if isinstance(enumeration, Attempt) and isinstance(declared, Attempt):
+            enumeration = replace(enumeration, attempt=declared.attempt)
+    return Side(label, side.spec, sampler, enumeration)
+
+
+def _spec_in(tree: Any, name: str, sampler: Any) -> Any:
+    """The spec called ``name`` among the module-level values (or tuples and lists of them) of
+    the tree's module that defines ``sampler``; None when there is none."""
+    module = getattr(sampler, "__module__", None) or ""
+    if module.startswith(PRIVATE_PREFIX):
+        module = module.partition(".")[2]
+    try:
+        values = vars(tree.module(module)).values()
+    except (InvalidArgument, TypeError):
+        return None
+    for value in values:
+        for candidate in value if isinstance(value, (list, tuple)) else (value,):
+            if type(candidate).__name__ == "Spec" and getattr(candidate, "name", None) == name \
+                    and getattr(candidate, "sampler", None) is not None:
+                return candidate
+    return None
 
 
 def old_of(new: Side, base: Any, label: str | None = None) -> Side:
     """The version at ``base`` of ``new``'s sampler (and of its attempt): same spec, old code."""
-    sampler = _function_at(base, new.sampler, "sampler")
-    enumeration = new.enumeration
-    if isinstance(enumeration, Attempt):
-        enumeration = replace(enumeration, attempt=_function_at(base, enumeration.attempt, "attempt"))
-    return Side(label or f"{new.label} at {base.revision}", new.spec, sampler, enumeration)
+    return version_in(base.old, new, label or f"{new.label} at {base.revision}")
+
+
+def new_of(side: Side, base: Any, label: str | None = None) -> Side:
+    """``side``'s sampler as it is in the repository's working tree (:attr:`base.new`), whatever
+    copy of it is installed."""
+    return version_in(base.new, side, label or side.label)
 
 
 # --- parameter sets ----------------------------------------------------------------------------------

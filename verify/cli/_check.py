@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from dpverify._check_schema import CHECK_SCHEMA
-from dpverify.samplers import DpverifyError, fresh_seed
+from dpverify.samplers import DpverifyError, InvalidArgument, fresh_seed
 from dpverify.verify.cli._common import MAX_SAMPLES, MAX_SEED, MAX_TIMEOUT, _clip, _count
 from dpverify.verify.cli._diff import add_diff_options, run_check_base
 from dpverify.verify.engine._arguments import DEFAULT_TIME_LIMIT
@@ -36,6 +36,8 @@ def _check(args: argparse.Namespace) -> int:
     from dpverify.verify.gate._gate import gate_json, gate_junit, run_gate, specs_error_junit
     from dpverify.verify.gate._spec_run import ERROR
 
+    if args.allow_uncompared and args.base is None:
+        raise InvalidArgument("--allow-uncompared applies to check --base REV only (specs whose change was not compared).")
     if args.scheduler:
         need_scheduler(args.scheduler, "--scheduler")  # before any work: a bad address, or no dask here
     if args.spec_module:

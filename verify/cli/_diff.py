@@ -51,6 +51,10 @@ def add_diff_options(parser: argparse.ArgumentParser) -> None:
                              "is at most this (default 1/1000)")
     parser.add_argument("--min-mass", type=_fraction_option("min-mass"), metavar="MASS",
                         help="the mass budget of bounded enumerations, overriding each spec's (smaller: tighter, slower)")
+    parser.add_argument("--allow-uncompared", action="store_true",
+                        help="with --base and no REF: accept specs whose sampler may have changed but could not be "
+                             "compared (outside the repository, new at REV, a black box, unreadable); without it they "
+                             "make the run inconclusive (exit 1). The verdict line names every spec accepted")
 
 
 def add_diff_parser(commands: Any, count: Any, max_seed: int, max_time: int) -> None:
@@ -90,17 +94,34 @@ def _report(args: argparse.Namespace, diffs: Sequence[Any], base: Any, options: 
     from dpverify.verify.changes._diff import diff_document, overall
 
     human = human_stream(args)
+    allow = bool(getattr(args, "allow_uncompared", False))
     print(head, file=human)
     for diff in diffs:
         for line in diff.lines():
             print(line, file=human)
-    verdict = overall(diffs)
+    verdict = overall(diffs, allow_uncompared=allow)
     timing = sum(len(d.timing_changed) for d in diffs)
     tail = f"; the timing channel changed at {timing} parameter set(s)" if timing else ""
-    print(f"{command}: {verdict.value}{tail}", file=human)
+    print(f"{command}: {verdict.value}{tail}{_uncompared_tail(diffs, allow)}", file=human)
     if args.json:
-        emit_json(args, diff_document(diffs, base=base, options=options))
+        emit_json(args, diff_document(diffs, base=base, options=options, allow_uncompared=allow))
     return 0 if verdict is Verdict.PROVED else 1
+
+
+def _uncompared_tail(diffs: Sequence[Any], allow: bool) -> str:
+    """What the verdict line says of specs whose sampler may have changed and was not compared."""
+    uncompared = [d for d in diffs if d.uncompared]
+    if not uncompared:
+        return ""
+    counts: dict[str, int] = {}
+    for diff in uncompared:
+        counts[diff.status] = counts.get(diff.status, 0) + 1
+    kinds = ", ".join(f"{status} {count}" for status, count in sorted(counts.items()))
+    names = elided(", ".join(d.name for d in uncompared), 200)
+    if allow:
+        return f"; {len(uncompared)} spec(s) NOT COMPARED ({kinds}: {names}), accepted by --allow-uncompared"
+    return (f"; {len(uncompared)} spec(s) whose sampler may have changed were not compared ({kinds}: {names}): "
+            "see each one's line for what to do, or accept them with --allow-uncompared")
 
 
 def run_diff(args: argparse.Namespace) -> int:
@@ -116,6 +137,9 @@ def run_diff(args: argparse.Namespace) -> int:
                               "name a spec of a module as module:attribute.")
     if args.base is not None and len(references) not in (0, 1, 2):
         raise InvalidArgument(f"diff --base takes at most two references; got {len(references)}.")
+    if args.allow_uncompared and (args.base is None or references):
+        raise InvalidArgument("--allow-uncompared is for --base with no REF (every changed spec); a named reference "
+                              "is always compared.")
     sets = [parse_parameter_set(text) for text in args.param or ()]
     seed = fresh_seed() if args.seed is None else args.seed
     options = _options(args, seed)
@@ -130,7 +154,7 @@ def run_diff(args: argparse.Namespace) -> int:
 
             return _changed(args, base, options, discover(args.spec_module or ()))
         old = resolve_reference(references[0], base)
-        new = resolve_reference(references[-1])
+        new = resolve_reference(references[-1], tree=base.new)
         diff = diff_sides(old, new, sets, options=options, cases=not args.no_cases)
         return _report(args, [diff], base, options,
                        f"dpverify diff: {old.label} ({base.commit[:12]}) -> {new.label} (search seed {seed})")
@@ -142,7 +166,7 @@ def _changed(args: argparse.Namespace, base: Any, options: Any, found: Sequence[
     diffs = diff_changed_specs(found, base, options)
     compared = sum(d.status == "compared" for d in diffs)
     head = (f"dpverify check --base {base.revision} ({base.commit[:12]}): {len(diffs)} spec(s), {compared} with changed "
-            "sampler code compared on their cases")
+            f"sampler code compared on their cases; the working tree and {base.revision} both read from {base.root}")
     return _report(args, diffs, base, options, head, command=head.split(" (", 1)[0])
 
 
