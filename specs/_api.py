@@ -33,6 +33,7 @@ from dpverify.specs._domains import Domain, is_domain
 
 __all__ = [
     "DEFAULT_MAX_UNEXPLORED",
+    "DEFAULT_MIN_MASS",
     "Attempt",
     "Bisection",
     "Bounded",
@@ -97,8 +98,12 @@ class Bisection:
 
 
 #: The loosest interval proof a :class:`Bounded` or :class:`Attempt` enumeration accepts unless
-#: the spec says otherwise (``max_unexplored``; None accepts any).
-DEFAULT_MAX_UNEXPLORED = Fraction(1, 100)
+#: the spec says otherwise: a proof must bound ``|P_code(o) - P_ideal(o)|`` by this at every
+#: checked output.  A looser ``max_unexplored`` (or None, any) needs a ``tolerance_reason``.
+DEFAULT_MAX_UNEXPLORED = Fraction(1, 10**6)
+#: The default mass budget of a bounded enumeration: fine enough that the summarised loops of the
+#: built-in samplers leave less than :data:`DEFAULT_MAX_UNEXPLORED` unexplored.
+DEFAULT_MIN_MASS = Fraction(1, 10**9)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,18 +111,27 @@ class Bounded:
     """The whole sampler is enumerated, leaving unentered the branches lighter than ``min_mass``:
     exact intervals around each output's probability.  Loops and subroutines the code marks
     (:mod:`dpverify.samplers._loops`) are summarised, each enumerated once by its own renewal
-    identity, so nested rejection loops stay tight; the code is also walked as it runs.  With
-    ``max_unexplored`` the proof must be that sharp (else it is inconclusive); left out, it is
-    :data:`DEFAULT_MAX_UNEXPLORED`, so a budget that leaves much of the mass unexplored (a loop
-    that rarely or never accepts) cannot pass as a proof; None accepts any.  The default for a spec with an ideal PMF.  ``renewal=True`` also renews unmarked loops (``while True`` with no
-    attempt function, as published code is written): an execution back in a program state it
-    was in earlier on its path is cut there and the renewal identity applied
+    identity, so nested rejection loops stay tight; the code is also walked as it runs.  The
+    default for a spec with an ideal PMF.
+
+    A proof from it is a proof *within U* (the unexplored mass): ``|P_code(o) - P_ideal(o)| <= U``
+    at every checked output, and a total-variation bound stated beside it
+    (:mod:`dpverify.verify.engine._intervals`).  ``max_unexplored`` is the loosest ``U`` accepted
+    (a larger one is inconclusive): by default :data:`DEFAULT_MAX_UNEXPLORED`, so a budget that
+    leaves much of the mass unexplored (a loop that rarely or never accepts) cannot pass as a
+    proof.  A looser tolerance, or None (any ``U``), must say why in ``tolerance_reason``, which
+    every verdict of the spec then carries; without one it is a :class:`SpecError`.
+
+    ``renewal=True`` also renews unmarked loops (``while True`` with no attempt function, as
+    published code is written): an execution back in a program state it was in earlier on its
+    path is cut there and the renewal identity applied
     (:mod:`dpverify.verify.engine._program_state` says when two states are taken to be the same)."""
 
-    min_mass: Fraction | int | str = Fraction(1, 10**6)
+    min_mass: Fraction | int | str = DEFAULT_MIN_MASS
     max_paths: int = 1_000_000
     max_unexplored: Fraction | int | str | None = DEFAULT_MAX_UNEXPLORED
     renewal: bool = False
+    tolerance_reason: str | None = None
 
     def __post_init__(self) -> None:
         _fractions(self)
@@ -130,21 +144,38 @@ class Attempt:
     """The sampler repeats an independent ``attempt`` (returning an output, or None to reject)
     until it accepts: one attempt is enumerated to ``min_mass`` and the loop's intervals follow
     by renewal, much tighter than enumerating the loop.  ``attempt`` is called like the sampler;
-    ``max_unexplored`` as for :class:`Bounded`."""
+    ``max_unexplored`` and ``tolerance_reason`` as for :class:`Bounded`."""
 
     attempt: Callable[..., Hashable | None]
-    min_mass: Fraction | int | str = Fraction(1, 10**6)
+    min_mass: Fraction | int | str = DEFAULT_MIN_MASS
     max_paths: int = 1_000_000
     max_unexplored: Fraction | int | str | None = DEFAULT_MAX_UNEXPLORED
+    tolerance_reason: str | None = None
 
     def __post_init__(self) -> None:
         _fractions(self)
 
 
 def _fractions(enumeration: Bounded | Attempt) -> None:
-    object.__setattr__(enumeration, "min_mass", as_fraction("min_mass", enumeration.min_mass))
-    if enumeration.max_unexplored is not None:
-        object.__setattr__(enumeration, "max_unexplored", as_fraction("max_unexplored", enumeration.max_unexplored))
+    """Exact budgets, and a tolerance looser than :data:`DEFAULT_MAX_UNEXPLORED` only with a reason."""
+    kind = type(enumeration).__name__
+    try:
+        object.__setattr__(enumeration, "min_mass", as_fraction("min_mass", enumeration.min_mass))
+        if enumeration.max_unexplored is not None:
+            object.__setattr__(enumeration, "max_unexplored", as_fraction("max_unexplored", enumeration.max_unexplored))
+    except InvalidArgument as error:
+        raise SpecError(f"{kind}: {error}") from None
+    reason, tolerance = enumeration.tolerance_reason, enumeration.max_unexplored
+    if reason is not None and not (isinstance(reason, str) and reason.strip()):
+        raise SpecError(f"{kind}: tolerance_reason must be None or a non-empty string saying why a proof within "
+                        f"max_unexplored is enough; got tolerance_reason={shown(reason)}.")
+    if tolerance is not None and not 0 <= tolerance <= 1:
+        raise SpecError(f"{kind}: max_unexplored must be a rational in [0, 1] or None; got "
+                        f"max_unexplored={shown(tolerance)}.")
+    if reason is None and (tolerance is None or tolerance > DEFAULT_MAX_UNEXPLORED):
+        raise SpecError(f"{kind}: max_unexplored must be in [0, {DEFAULT_MAX_UNEXPLORED}] (the default tolerance) "
+                        f"unless tolerance_reason says why a looser proof is enough; got "
+                        f"max_unexplored={'None' if tolerance is None else tolerance}.")
 
 
 Enumeration = Exhaustive | Bisection | Bounded | Attempt

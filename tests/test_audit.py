@@ -24,7 +24,7 @@ from dpverify.verify.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "own-sampler"
-SCHEMA = ROOT / "schemas" / "audit-1.schema.json"
+SCHEMA = ROOT / "schemas" / "audit-2.schema.json"
 SAMPLES = "2000"
 
 
@@ -102,7 +102,7 @@ def test_the_three_files_are_written_and_the_json_validates(audits: dict, name: 
         assert (out / file).is_file() and (out / file).stat().st_size > 0
     schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator.check_schema(schema)
-    assert schema["$id"] == "dpverify.audit/1"
+    assert schema["$id"] == "dpverify.audit/2"
     document = _document(audits[name])
     jsonschema.Draft202012Validator(schema).validate(document)
     assert document["verdict"]["exit_code"] == code
@@ -289,7 +289,7 @@ def test_without_parameters_every_case_is_audited_and_json_alone_goes_to_stdout(
     assert code == 0
     document = json.loads(out)
     assert document == json.loads((tmp_path / "r" / "report.json").read_text(encoding="utf-8"))
-    assert document["schema"] == "dpverify.audit/1" and document["options"]["seed"] == 3
+    assert document["schema"] == "dpverify.audit/2" and document["options"]["seed"] == 3
     assert [c["label"] for c in document["cases"]] == ["p=2/7", "p=1", "p=0"]
     assert "ok   bernoulli/p=2/7" in err and "all 3 case(s) met their expectation: PASS" in err
     for case in document["cases"]:

@@ -117,7 +117,7 @@ def test_check_runs_the_catalogue_and_writes_json(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "seed 12345" in done.stdout
     document = json.loads(target.read_text())
-    assert document["schema"] == "dpverify.check/2" and document["passed"] is True
+    assert document["schema"] == "dpverify.check/3" and document["passed"] is True
     assert document["broken_specs"] == 0
     outcomes = {entry["name"]: entry for entry in document["entries"]}
     assert outcomes["gtm/below-support/T=10"]["outcome"] == "violated"

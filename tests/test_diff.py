@@ -91,6 +91,20 @@ def test_a_refactor_of_the_discrete_laplace_is_proved_to_sample_the_same_law() -
     for c in diff.comparisons:
         assert Fraction(c.output.evidence["tv_bound"]) <= Fraction(1, 1000)
         assert c.timing is not None and c.timing.verdict is not Verdict.VIOLATED  # the same draws, in the same order
+        # a proof from intervals is a proof within a tolerance, and says so
+        assert c.output.within == Fraction(c.output.evidence["pointwise_bound"]) > 0
+    assert diff.tv_bound == max(Fraction(c.output.evidence["tv_bound"]) for c in diff.comparisons)
+    assert "within TV <= " in diff.lines()[0] and "not exact equality" in diff.lines()[0]
+
+
+def test_an_exact_proof_says_exact_equality_and_a_bounded_one_its_tolerance(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["diff", "_diff_samplers:uniform_one_draw", "_diff_samplers:uniform_bits", "--param", "n=4",
+                 "--search-examples", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "(exact equality)" in out and "dpverify diff: proved; the timing channel changed" in out
+    assert main(["diff", "dlaplace", "_diff_samplers:dlaplace_refactored", "--search-examples", "0"]) == 0
+    last = capsys.readouterr().out.rstrip().splitlines()[-1]
+    assert last.startswith("dpverify diff: proved within TV <= ") and "not exact equality" in last
 
 
 def test_a_bug_in_a_summarised_loop_is_found_by_the_walk_as_the_code_runs() -> None:

@@ -253,14 +253,14 @@ def test_counts_and_times_of_a_hand_made_report() -> None:
 @pytest.mark.slow
 def test_the_whole_catalogue_in_both_reports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The built-in catalogue: its JUnit XML against the Jenkins schema, its JSON against
-    ``schemas/check-2.schema.json``, and the two telling the same story."""
+    ``schemas/check-3.schema.json``, and the two telling the same story."""
     jsonschema = pytest.importorskip("jsonschema")
     xml, document_path = tmp_path / "gate.xml", tmp_path / "gate.json"
     assert main(["check", "--seed", "5", "--samples", "5000", "--junit", str(xml), "--json", str(document_path)]) == 0
     capsys.readouterr()
     _valid_against_the_published_schema(xml)
     document = json.loads(document_path.read_text())
-    schema = json.loads((Path(__file__).resolve().parents[1] / "schemas" / "check-2.schema.json").read_text())
+    schema = json.loads((Path(__file__).resolve().parents[1] / "schemas" / "check-3.schema.json").read_text())
     jsonschema.Draft202012Validator(schema).validate(document)
     cases = _cases(xml)
     assert len(cases) == len(document["entries"]) + len(document["repository"])

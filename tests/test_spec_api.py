@@ -155,25 +155,29 @@ UNIFORM3 = Spec(
     parameters={},
     claim=SamplesPmf(),
     pmf=lambda p: {0: Fraction(1, 3), 1: Fraction(1, 3), 2: Fraction(1, 3)},
-    enumeration=Bounded(min_mass=Fraction(1, 10**6)),
+    enumeration=Bounded(),  # min_mass 10^-9 leaves 4^-14 < 10^-6 of the retries unexplored
     cases=(Case({}),),
 )
 
 
 def test_a_proof_looser_than_the_default_tolerance_is_inconclusive() -> None:
-    assert Bounded().max_unexplored == DEFAULT_MAX_UNEXPLORED == Fraction(1, 100)
+    assert Bounded().max_unexplored == DEFAULT_MAX_UNEXPLORED == Fraction(1, 10**6)
     coarse = replace(UNIFORM3, enumeration=Bounded(min_mass=Fraction(1, 50)))  # stops after 3 rejections
     outcome = run_case(coarse, coarse.cases[0], seed=SEED, samples=1_000)
     assert outcome.checks[0].check == "intervals" and outcome.checks[0].verdict is Verdict.INCONCLUSIVE
-    assert "max_unexplored=1/100" in outcome.checks[0].summary
-    accepted = replace(UNIFORM3, enumeration=Bounded(min_mass=Fraction(1, 50), max_unexplored=None))
-    assert run_case(accepted, accepted.cases[0], seed=SEED, samples=1_000).checks[0].verdict is Verdict.PROVED
+    assert "max_unexplored=1/1000000" in outcome.checks[0].summary
+    why = "a test of the tolerance itself"
+    accepted = replace(UNIFORM3, enumeration=Bounded(min_mass=Fraction(1, 50), max_unexplored=None, tolerance_reason=why))
+    proof = run_case(accepted, accepted.cases[0], seed=SEED, samples=1_000).checks[0]
+    assert proof.verdict is Verdict.PROVED and proof.within == Fraction(1, 16)  # the third draw weighs 1/64 < 1/50
+    assert proof.evidence["tolerance_reason"] == why and why in proof.summary
 
 
 def test_a_rejection_loop_with_an_exact_pmf_gets_exact_intervals() -> None:
     outcome = run_case(UNIFORM3, UNIFORM3.cases[0], seed=SEED, samples=1_000)
     assert outcome.met, outcome.problems
     assert outcome.checks[0].check == "intervals" and outcome.checks[0].verdict is Verdict.PROVED
+    assert outcome.checks[0].within == Fraction(1, 4**14)  # a proof within U, said so
 
     def biased(rng: RandomSource) -> int:
         while True:
@@ -291,7 +295,8 @@ def test_a_sampler_that_never_returns_ends_within_the_time_bound_as_inconclusive
     outcome = run_case(replace(FLIP, sampler=_never_returns), Case({"alpha": "1/3"}), seed=SEED, samples=100,
                        time_limit=1)
     assert outcome.outcome == "inconclusive" and not outcome.met
-    assert any("time bound hit" in problem and "smoke run" in problem for problem in outcome.problems)
+    assert any("smoke inconclusive: no output within" in problem for problem in outcome.problems)
+    assert not any("time bound hit" in problem for problem in outcome.problems)
 
 
 # --- discovery and the command line -----------------------------------------------------------

@@ -3,4 +3,4 @@
 Its own module, of the standard library only, because the launcher writes that document before
 the rest of the package has imported: a package that does not import is a failed gate."""
 
-CHECK_SCHEMA = "dpverify.check/2"
+CHECK_SCHEMA = "dpverify.check/3"

@@ -283,7 +283,13 @@ def _outcome_lines(outcome: CaseOutcome, *, head: bool = True) -> list[str]:
     if outcome.error is not None:
         return [*lines, f"  broken spec: {outcome.error}"]
     claim = f"; claim: {outcome.claim_text}" if outcome.claim_text else ""
-    lines.append(f"  outcome: {outcome.outcome} (expected {outcome.case.expect}){claim}")
+    within = ""
+    tolerances = [check.within for check in outcome.checks if check.within is not None]
+    if outcome.outcome == "proved" and tolerances:
+        from dpverify.verify.engine._results import tolerance_text
+
+        within = f" within U <= {tolerance_text(max(tolerances))} (interval proofs, not exact equality)"
+    lines.append(f"  outcome: {outcome.outcome}{within} (expected {outcome.case.expect}){claim}")
     lines += [f"  problem: {problem}" for problem in outcome.problems]
     # Checks that agree (privacy and z3 find the same witness) share one line.
     found: dict[str, list[str]] = {}

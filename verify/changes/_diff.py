@@ -74,7 +74,7 @@ from dpverify.verify.engine._enumerate import LoopNeverAccepts, enumerate_output
 from dpverify.verify.engine._enumeration import Enumeration, SamplerCrashed
 from dpverify.verify.engine._exactness import code_distribution
 from dpverify.verify.engine._intervals import decimal_text, renewal
-from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text, json_value
+from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text, json_value, tolerance_text
 from dpverify.verify.gate._spec_checks import TIMING_MIN_MASS, _Instance
 from dpverify.verify.gate._time_bound import CaseTimeUp, time_bound
 
@@ -88,6 +88,7 @@ __all__ = [
     "diff_document",
     "diff_sides",
     "overall",
+    "proved_within",
 ]
 
 DIFF_SCHEMA = "dpverify.diff/1"
@@ -356,6 +357,14 @@ class SpecDiff:
         return self.status in UNCOMPARED
 
     @property
+    def tv_bound(self) -> Fraction | None:
+        """The largest total-variation bound among the comparisons proved from intervals (a
+        proof within a tolerance, not exact equality); None when every proof is exact."""
+        bounds = [Fraction(c.output.evidence["tv_bound"]) for c in self.comparisons
+                  if c.output.verdict is Verdict.PROVED and c.output.within is not None]
+        return max(bounds) if bounds else None
+
+    @property
     def first_difference(self) -> ParameterDiff | None:
         return next((c for c in self.comparisons if c.output.verdict is Verdict.VIOLATED), None)
 
@@ -388,6 +397,12 @@ class SpecDiff:
             head += f": differs at {at}{q} ({first.source}): {first.output.summary}"
         elif self.verdict is Verdict.PROVED:
             head += f": the same law at all {len(self.comparisons)} parameter set(s) compared"
+            bound, bounded = self.tv_bound, sum(c.output.within is not None for c in self.comparisons)
+            if bound is not None:
+                head += (f", within TV <= {tolerance_text(bound)} ({bounded} from exact intervals of a bounded "
+                         f"enumeration, not exact equality; {len(self.comparisons) - bounded} exact)")
+            else:
+                head += " (exact equality)"
         out = [head]
         if self.changed:
             out.append(f"  changed: {elided(', '.join(self.changed), 300)}")
@@ -485,6 +500,13 @@ def _worst(verdicts: Sequence[Verdict]) -> Verdict:
         if verdict in verdicts:
             return verdict
     return Verdict.PROVED
+
+
+def proved_within(diffs: Sequence[SpecDiff]) -> Fraction | None:
+    """The largest total-variation bound of a proof within a tolerance among ``diffs`` (None when
+    every comparison proved exact equality), for the run's verdict line."""
+    bounds = [d.tv_bound for d in diffs if d.tv_bound is not None]
+    return max(bounds) if bounds else None
 
 
 def overall(diffs: Sequence[SpecDiff], *, allow_uncompared: bool = False) -> Verdict:

@@ -84,7 +84,8 @@ def _compare(
     summary = (f"no value separates them: TV(old, new) <= {decimal_text(tv, 6)} and |P_old - P_new| <= "
                f"{decimal_text(pointwise, 6)} at every value ({len(keys)} compared)")
     if tv <= max_tv:
-        return CheckResult(check, Verdict.PROVED, summary, evidence=evidence)
+        # a proof within a tolerance, never exact equality: the verdict text says so
+        return CheckResult(check, Verdict.PROVED, summary, evidence=evidence, within=pointwise)
     reason = (f"the TV bound {decimal_text(tv, 6)} exceeds max_tv={fraction_text(max_tv)}: "
               "lower the enumeration's min_mass to tighten it")
     return CheckResult(check, Verdict.INCONCLUSIVE, f"{summary}; {reason}", reason=reason, evidence=evidence)

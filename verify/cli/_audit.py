@@ -132,5 +132,5 @@ def add_audit_parser(commands: Any) -> None:
                             "test instead of exact checks; SPEC may also be module:attribute; writes DIR/blackbox.json")
     audit.add_argument("--confidence", metavar="C",
                        help="with --black-box: the confidence of the privacy test's epsilon bound (default 1 - 10^-6)")
-    add_json_option(audit, "the report (DIR/report.json is written in any case)", schema="dpverify.audit/1")
+    add_json_option(audit, "the report (DIR/report.json is written in any case)", schema="dpverify.audit/2")
     audit.set_defaults(run=_audit, parameters=[])

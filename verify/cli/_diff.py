@@ -91,7 +91,8 @@ def _options(args: argparse.Namespace, seed: int) -> Any:
 
 def _report(args: argparse.Namespace, diffs: Sequence[Any], base: Any, options: Any, head: str,
             command: str = "dpverify diff") -> int:
-    from dpverify.verify.changes._diff import diff_document, overall
+    from dpverify.verify.changes._diff import diff_document, overall, proved_within
+    from dpverify.verify.engine._results import tolerance_text
 
     human = human_stream(args)
     allow = bool(getattr(args, "allow_uncompared", False))
@@ -102,7 +103,9 @@ def _report(args: argparse.Namespace, diffs: Sequence[Any], base: Any, options: 
     verdict = overall(diffs, allow_uncompared=allow)
     timing = sum(len(d.timing_changed) for d in diffs)
     tail = f"; the timing channel changed at {timing} parameter set(s)" if timing else ""
-    print(f"{command}: {verdict.value}{tail}{_uncompared_tail(diffs, allow)}", file=human)
+    bound = proved_within(diffs) if verdict is Verdict.PROVED else None
+    within = "" if bound is None else f" within TV <= {tolerance_text(bound)} (from exact intervals, not exact equality)"
+    print(f"{command}: {verdict.value}{within}{tail}{_uncompared_tail(diffs, allow)}", file=human)
     if args.json:
         emit_json(args, diff_document(diffs, base=base, options=options, allow_uncompared=allow))
     return 0 if verdict is Verdict.PROVED else 1

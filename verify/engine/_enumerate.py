@@ -68,6 +68,13 @@ itself (``P(e) = A(e) / (1 - R)`` with ``R >= r / m``, the renewal identity of
 ``E(o) <= P <= E(o) + U`` holds as before; a rejection loop costs one attempt's subtree instead of
 one per restart.  Draw counts have no meaning across a renewal, so ``joint`` is left empty.
 
+A loop that never ends.  If a renewing walk is complete (no subtree cut, ``max_paths`` not
+reached, no summarised call short of its law) and no path returned an output, every leaf is a
+return to a state the path was in before: from there the execution goes on as from that state,
+so it only ever moves from one leaf of the complete tree to another and never returns.  The code
+then returns with probability exactly 0, and the walk raises :class:`NeverReturns` (a
+:class:`LoopNeverAccepts`) instead of reporting ``U = 1``, which would only say "nothing known".
+
 Draw counts.  Every valid path also records how many calls it made to the source (every
 ``randbelow`` and every ``bernoulli``, certain ones included, since a production source
 draws for each), so :attr:`Enumeration.joint` is the exact explored part of the joint
@@ -130,6 +137,17 @@ class LoopNeverAccepts(DpverifyError):
         shown_args = ", ".join(shown(a, 40) for a in args)
         super().__init__(f"the loop until_accepted({attempt.__name__}) never ends at ({shown_args}): every one of "
                          "its attempts rejects (enumerated exhaustively)")
+
+
+class NeverReturns(LoopNeverAccepts):
+    """A renewing walk is complete and no path returns: the code never returns (module docstring,
+    "A loop that never ends")."""
+
+    def __init__(self, paths: int) -> None:
+        DpverifyError.__init__(self, f"the code never returns: all {paths} paths of the walk were followed to the "
+                               "end, nothing cut, and each comes back to a program state it was in before without "
+                               "an output, so every execution loops forever (probability 0 of any output)")
+        self.paths = paths
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +221,7 @@ class _TreeWalker(RandomSource, EnumeratingSource, trusted=True):
         self.summaries = summaries
         self.renewal = renewal
         self.lazy = False  # whether a lazy draw was handed out (outputs are then settled)
+        self.short = False  # whether a summarised call short of its law (remainder > 0) was taken
         self.states: dict[Hashable, int] = {}  # program state -> the depth it was seen at, this path
         self.state_order: list[tuple[int, Hashable]] = []
         self.log_start: list[int] = [0]  # log_start[d]: the leaf log's length when depth d was reached
@@ -304,6 +323,8 @@ class _TreeWalker(RandomSource, EnumeratingSource, trusted=True):
         mass = self.mass[d] * summary.floats[0]
         if mass < self.min_mass:  # the heaviest output is too light, so all are
             raise _Cut
+        if summary.remainder:
+            self.short = True
         self._push(index, _SUMMARY, len(summary.outputs), 0, summary.outputs[0],  # type: ignore[arg-type]
                    self.num[d] * summary.nums[0], self.den[d] * summary.dens[0], mass)
         return summary.outputs[0]
@@ -507,6 +528,8 @@ def _enumerate(
             masses[output] = masses.get(output, Fraction(0)) + Fraction(num, den)
     unexplored = 1 - sum(masses.values(), Fraction(0))
     stopped = "max_paths" if more else ("budget" if walker.cut else "exhausted")
+    if renewal and not masses and stopped == "exhausted" and not walker.short and paths:
+        raise NeverReturns(paths)
     return Enumeration(masses, unexplored, paths, paths, "exhaustive", joint, walker.cut, stopped)
 
 

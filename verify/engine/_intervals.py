@@ -19,10 +19,11 @@ rounding cannot fake a pass or a failure.
 The verdict, over a stated sequence of outputs:
 
 - ``proved`` iff for every output ``E(o) <= lo`` and ``hi <= E(o) + U``: the whole enclosure
-  lies inside the code's interval.  Both ``P_code(o)`` and ``P_ideal(o)`` then lie in one
-  interval of width ``U``, so ``|P_code(o) - P_ideal(o)| <= U`` at every checked output; the
-  proof is only as sharp as ``U``, which the evidence states (``max_unexplored`` turns a
-  proof with ``U`` above a tolerance into ``inconclusive``).
+  lies inside the code's interval.  It is a proof *within U* (``CheckResult.within = U``, read
+  ``proved within U = ...``), not a proof of equality; what it establishes is stated below.
+  ``max_unexplored`` turns a proof with ``U`` above a tolerance into ``inconclusive``.  Only
+  ``U = 0`` (every path explored) with no excess (below) proves the two laws equal, and then
+  ``within`` is None.
 - ``violated`` iff for some output ``hi < E(o)`` (the code already puts more mass on ``o``
   than the ideal) or ``lo > E(o) + U`` (the ideal puts more mass on ``o`` than the code can).
   The evidence names the output, both sides and the gap, the distance between them.
@@ -35,6 +36,43 @@ The verdict, over a stated sequence of outputs:
 A violation at the lower end does not depend on ``U``: once the explored mass of an output
 exceeds its ideal probability, no unexplored path can repair it.  This is why a small bias
 is caught with a budget whose ``U`` is larger than the bias itself.
+
+What a proof within ``U`` establishes (premises: ``ideal`` encloses a PMF that sums to 1, and
+the enumeration is sound, which the engine's own tests check):
+
+(a) at every checked output, ``|P_code(o) - P_ideal(o)| <= U``: both lie in ``[E(o), E(o) + U]``;
+
+(b) over all outputs, checked or not, the total variation distance obeys
+
+        TV = 1/2 sum_o |P_code(o) - P_ideal(o)|  <=  U + X,
+        X  = sum over the outputs o the code returned of max(0, E(o) - lo(o)),
+
+    with ``lo(o)`` the exact lower end of the ideal's enclosure at ``o`` (0 where the ideal
+    cannot evaluate ``o``).  Proof: let ``M = 1 - sum_o E(o)``, the mass the explored paths do
+    not cover; the explored paths and the unexplored mass partition the probability space, so
+    ``M = U`` (the code computes ``M`` itself, so the bound needs only ``E(o) <= P_code(o)``).  Let
+    ``x_o = P_code(o) - E(o)``: ``x_o >= 0`` and ``sum_o x_o <= M`` (equal when the code
+    terminates with probability 1).  Let ``D_o = P_ideal(o) - E(o)``, with ``E(o) = 0`` at outputs
+    the code never returned; as the ideal sums to 1, ``sum_o D_o = M``.  On
+    ``N = {o : D_o < 0}`` (explored outputs only, since ``D_o = P_ideal(o) >= 0`` elsewhere)
+    ``|x_o - D_o| = x_o - D_o``; off ``N``, ``|x_o - D_o| <= x_o + D_o``.  Summing,
+    ``sum_o |x_o - D_o| <= sum_o x_o + sum_o D_o + 2 sum_N (-D_o) <= 2M + 2 sum_N (E(o) - P_ideal(o))
+    <= 2M + 2X``, as ``P_ideal(o) >= lo(o)``.  Halve.  A proof has ``E(o) <= lo(o)`` at every
+    checked output, so ``X`` collects only outputs the code returned outside the checked list
+    whose explored mass already exceeds the ideal's lower end; it is usually 0, and then
+    ``TV <= U``.  ``X`` is computed exactly over every output the enumeration returned, listed or
+    not.
+
+(c) what it gives a privacy claim: if the ideal mechanism is ``(eps, delta)``-DP and at each input
+    the code's law is within total variation ``t`` of the ideal's, then for every event ``A``
+    ``P_code(A|q) <= P_ideal(A|q) + t <= e^eps P_ideal(A|q') + delta + t
+    <= e^eps P_code(A|q') + delta + (1 + e^eps) t``: the code is
+    ``(eps, delta + (1 + e^eps) t)``-DP, not ``(eps, delta)``-DP.  A claim proved of the ideal
+    PMF holds for the code only up to that ``delta``.
+
+The evidence of every judged enumeration carries ``tv_bound`` (``U + X``, at most 1, exact and
+rounded up) and ``excess`` (``X``).  Where a spec declares a tolerance looser than the default,
+its ``tolerance_reason`` is carried in the summary and the evidence.
 """
 
 from __future__ import annotations
@@ -52,7 +90,7 @@ from dpverify.verify.engine._arguments import need_callable, need_count, need_dp
 from dpverify.verify.engine._enumerate import LoopNeverAccepts, enumerate_outputs
 from dpverify.verify.engine._enumeration import Enumeration, Sampler, SamplerCrashed, need_enumeration
 from dpverify.verify.engine._program_state import suspended_driver
-from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text, json_value
+from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text, json_value, tolerance_text
 
 #: ``ideal(output, dps) -> (lo, hi)``: a rigorous enclosure of the ideal probability.
 IdealPMF = Callable[[Hashable, int], tuple[Any, Any]]
@@ -118,6 +156,11 @@ class OutputInterval:
         return max(self.explored - self.hi, self.lo - self.upper, Fraction(0))
 
     @property
+    def excess(self) -> Fraction:
+        """How far the explored mass exceeds the ideal's lower end (its share of the TV bound's ``X``)."""
+        return max(self.explored - self.lo, Fraction(0))
+
+    @property
     def margin(self) -> Fraction:
         """How far the enclosure lies inside the interval (>= 0 iff ``inside``)."""
         return min(self.lo - self.explored, self.upper - self.hi)
@@ -162,41 +205,44 @@ def output_intervals(
 
 
 def _unlisted_rows(found: Enumeration, ideal: IdealPMF, outputs: Sequence[Hashable], dps: int) -> list[OutputInterval]:
-    """Rows for outputs the code returned that are not among ``outputs``, where the code's
-    explored mass exceeds the ideal's: evidence of a violation however ``outputs`` was chosen.
-    An output the ideal cannot even evaluate (a value of the wrong type) has ideal mass 0."""
+    """Rows for every output the code returned (with explored mass) that is not among ``outputs``,
+    each with its exact enclosure: those whose explored mass exceeds the ideal's are evidence of
+    a violation however ``outputs`` was chosen, and every one counts towards the TV bound's
+    excess ``X`` (module docstring).  An output the ideal cannot even evaluate (a value of the
+    wrong type) has ideal mass 0."""
     listed = set(outputs)
     rows = []
     for output, mass in found.masses.items():
         if output in listed or mass == 0:
             continue
-        enclosure = _quick_upper(ideal, output, dps)
-        if enclosure is not None and float(mass) < enclosure / 2:
-            continue  # a factor of 2 is far beyond float rounding: the exact comparison agrees
         try:
-            row = output_intervals(found, ideal, (output,), dps=dps)[0]
+            rows.append(output_intervals(found, ideal, (output,), dps=dps)[0])
         except Exception:  # noqa: BLE001 - garbage the ideal cannot evaluate is outside its support
-            row = OutputInterval(output, mass, found.unexplored, Fraction(0), Fraction(0))
-        if row.gap > 0:
-            rows.append(row)
+            rows.append(OutputInterval(output, mass, found.unexplored, Fraction(0), Fraction(0)))
     return rows
 
 
-def _quick_upper(ideal: IdealPMF, output: Hashable, dps: int) -> float | None:
-    """The ideal's upper end at ``output`` as a float, to skip exact work that cannot matter."""
-    try:
-        high = ideal(output, dps)[1]
-        return float(high if isinstance(high, (int, Fraction)) else enclosure_bound(high, upper=True))
-    except Exception:  # noqa: BLE001 - the exact path below decides
-        return None
-
-
-def _need_interval_arguments(ideal: object, outputs: object, dps: object, max_unexplored: object) -> None:
+def _need_interval_arguments(ideal: object, outputs: object, dps: object, max_unexplored: object,
+                             tolerance_reason: object = None) -> None:
     need_callable("ideal", ideal, "a callable ideal(output, dps) returning an enclosure (lo, hi)")
     need_outputs("outputs", outputs, nonempty=True)
     need_dps(dps)
     if max_unexplored is not None:
         as_fraction("max_unexplored", max_unexplored)
+    if tolerance_reason is not None and not (isinstance(tolerance_reason, str) and tolerance_reason.strip()):
+        raise InvalidArgument(f"tolerance_reason must be None or a non-empty string; got "
+                              f"tolerance_reason={shown(tolerance_reason)} ({type(tolerance_reason).__name__}).")
+
+
+def tv_bound(found: Enumeration, rows: Sequence[OutputInterval]) -> tuple[Fraction, Fraction]:
+    """``(M + X, X)`` capped at 1, ``M = 1 - sum_o E(o)`` (which is ``U``): the bound on the total
+    variation distance between the code's law and the ideal PMF, and its excess ``X`` over the
+    outputs of ``rows`` (each counted once; ``rows`` must hold every output the code returned), as
+    the module docstring proves."""
+    uncovered = 1 - sum(found.masses.values(), Fraction(0))
+    by_output = {row.output: row for row in rows}
+    excess = sum((row.excess for row in by_output.values()), Fraction(0))
+    return min(uncovered + excess, Fraction(1)), excess
 
 
 def judge_intervals(
@@ -207,15 +253,23 @@ def judge_intervals(
     dps: int = 50,
     max_unexplored: Fraction | None = None,
     budgets: dict[str, Any] | None = None,
+    tolerance_reason: str | None = None,
 ) -> CheckResult:
-    """The interval verdict (module docstring) for an enumeration already made."""
+    """The interval verdict (module docstring) for an enumeration already made.
+
+    ``max_unexplored`` (None: any ``U``) is the loosest proof accepted; ``tolerance_reason``, the
+    spec's reason for a tolerance looser than its default, goes into the summary and evidence.
+    """
     need_enumeration("found", found)
-    _need_interval_arguments(ideal, outputs, dps, max_unexplored)
+    _need_interval_arguments(ideal, outputs, dps, max_unexplored, tolerance_reason)
     if budgets is not None and not isinstance(budgets, dict):
         raise InvalidArgument(f"budgets must be None or a dict; got budgets={shown(budgets)} ({type(budgets).__name__}).")
-    rows = output_intervals(found, ideal, outputs, dps=dps)
-    rows += _unlisted_rows(found, ideal, outputs, dps)
+    listed = output_intervals(found, ideal, outputs, dps=dps)
+    unlisted = _unlisted_rows(found, ideal, outputs, dps)
+    rows = listed + [row for row in unlisted if row.gap > 0]
     U = found.unexplored
+    tv, excess = tv_bound(found, listed + unlisted)
+    tolerance = None if max_unexplored is None else as_fraction("max_unexplored", max_unexplored)
     evidence: dict[str, Any] = {
         "outputs": [json_value(o) for o in outputs],
         "paths": found.paths,
@@ -223,6 +277,12 @@ def judge_intervals(
         "stopped": found.stopped,
         "unexplored": fraction_text(U),
         "unexplored_decimal": decimal_text(U),
+        "tv_bound": fraction_text(tv),
+        "tv_bound_decimal": tolerance_text(tv),
+        "excess": fraction_text(excess),
+        "excess_decimal": tolerance_text(excess),
+        "max_unexplored": None if tolerance is None else fraction_text(tolerance),
+        **({} if tolerance_reason is None else {"tolerance_reason": tolerance_reason}),
         "dps": dps,
         **(budgets or {}),
         "intervals": [row.to_json() for row in sorted(rows, key=lambda row: row.margin)[:MAX_ROWS_SHOWN]],
@@ -271,20 +331,32 @@ def judge_intervals(
         "tightest_output": json_value(tightest.output),
         "tightest_margin_decimal": decimal_text(tightest.margin),
     }
-    if max_unexplored is not None and U > max_unexplored:
+    if tolerance is not None and U > tolerance:
         reason = (
             f"budget too small: unexplored mass {decimal_text(U, 6)} exceeds "
-            f"max_unexplored={fraction_text(max_unexplored)}; lower min_mass or raise max_paths"
+            f"max_unexplored={fraction_text(tolerance)}; lower min_mass or raise max_paths"
         )
         return CheckResult("intervals", Verdict.INCONCLUSIVE, reason, reason=reason, evidence=evidence)
-    return CheckResult(
-        "intervals",
-        Verdict.PROVED,
-        f"the ideal PMF lies inside the code's exact interval at all {len(rows)} outputs, so "
-        f"|P_code - P_ideal| <= {decimal_text(U, 6)} (the unexplored mass) at each "
-        f"({found.paths} paths)",
-        evidence=evidence,
-    )
+    return CheckResult("intervals", Verdict.PROVED, _proof_summary(found, len(rows), U, tv, excess, tolerance,
+                                                                   tolerance_reason),
+                       evidence=evidence, within=None if U == 0 and tv == 0 else U)
+
+
+def _proof_summary(found: Enumeration, outputs: int, U: Fraction, tv: Fraction, excess: Fraction,
+                   tolerance: Fraction | None, tolerance_reason: str | None) -> str:
+    """What a proof establishes, in words (module docstring, (a) and (b))."""
+    if U == 0 and tv == 0:
+        return (f"the code's law equals the ideal PMF: every path was explored (U = 0) and the ideal's enclosure "
+                f"is the code's exact mass at all {outputs} outputs ({found.paths} paths)")
+    beyond = "" if excess == 0 else (
+        f" (U plus {tolerance_text(excess)}, the explored mass above the ideal's lower ends at outputs outside "
+        "the checked list)")
+    declared = "" if tolerance_reason is None else (
+        f"; tolerance {'any U' if tolerance is None else f'max_unexplored={fraction_text(tolerance)}'}: "
+        f"{tolerance_reason}")
+    return (f"the ideal's enclosure lies inside [E(o), E(o) + U] at each of the {outputs} checked outputs, so "
+            f"|P_code - P_ideal| <= U = {tolerance_text(U)} there; total variation <= {tolerance_text(tv)} over all "
+            f"outputs{beyond} ({found.paths} paths){declared}")
 
 
 def renewal(attempt: Enumeration) -> Enumeration:
@@ -332,6 +404,7 @@ def check_intervals(
     attempt: bool = False,
     summarise: bool = True,
     renew_states: bool = False,
+    tolerance_reason: str | None = None,
 ) -> CheckResult:
     """Enumerate ``sampler`` within the budgets and judge it against ``ideal`` on ``outputs``.
 
@@ -342,9 +415,11 @@ def check_intervals(
     subroutines the samplers mark (:mod:`dpverify.verify.engine._enumerate`, "Summaries"); without it the
     code is walked exactly as it runs, restart by restart.  ``renew_states`` renews unmarked loops where
     the execution comes back to an earlier program state (:mod:`dpverify.verify.engine._enumerate`, "Renewal").
+    ``max_unexplored`` (None: any ``U``) and ``tolerance_reason`` are as for :func:`judge_intervals`;
+    a proof states its ``U`` whatever the tolerance.
     """
     need_callable("sampler", sampler, "a callable taking a RandomSource, e.g. lambda rng: sample(rng)")
-    _need_interval_arguments(ideal, outputs, dps, max_unexplored)
+    _need_interval_arguments(ideal, outputs, dps, max_unexplored, tolerance_reason)
     if not isinstance(attempt, bool):
         raise InvalidArgument(f"attempt must be True or False; got attempt={shown(attempt)} ({type(attempt).__name__}).")
     budgets = {
@@ -377,4 +452,5 @@ def check_intervals(
         return CheckResult("intervals", Verdict.INCONCLUSIVE, str(error), reason=str(error), evidence=budgets)
     except InvalidArgument as error:  # renewal: no explored attempt accepted
         return CheckResult("intervals", Verdict.INCONCLUSIVE, str(error), reason=str(error), evidence=budgets)
-    return judge_intervals(found, ideal, outputs, dps=dps, max_unexplored=max_unexplored, budgets=budgets)
+    return judge_intervals(found, ideal, outputs, dps=dps, max_unexplored=max_unexplored, budgets=budgets,
+                           tolerance_reason=tolerance_reason)

@@ -4,17 +4,30 @@ Every check returns a :class:`CheckResult` whose verdict comes from a closed voc
 ``proved``, ``violated`` (with a counterexample) or ``inconclusive`` (with the reason).
 ``evidence`` holds JSON-ready values only (exact rationals as ``"num/den"`` strings), so a
 result serialises without loss.
+
+A proof is either exact (the code's law equals the stated one where the check looks) or, from a
+bounded enumeration, a proof *within a tolerance*: ``within = U`` says
+``|P_code(o) - P_ideal(o)| <= U`` at every checked output, and the human verdict reads
+``proved within U = ...`` (:attr:`CheckResult.verdict_text`).  The verdict itself stays
+``proved``, so exit codes do not change; the tolerance is what a reader must not miss.
 """
 
 from __future__ import annotations
 
 import decimal
 import math
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum
 from fractions import Fraction
 from typing import Any
+
+from dpverify.samplers import InvalidArgument
+from dpverify.samplers._rational import shown
+from dpverify.specs._interval_tools import decimal_text
+
+#: Significant digits of a tolerance in a verdict's text, rounded up (a tolerance is never understated).
+TOLERANCE_DIGITS = 3
 
 
 class Verdict(str, Enum):
@@ -99,19 +112,80 @@ class RatioWitness:
 
 @dataclass(frozen=True, slots=True)
 class CheckResult:
-    """One check's verdict, a one-line summary, and its evidence."""
+    """One check's verdict, a one-line summary, and its evidence.
+
+    ``within`` is None for an exact proof (and for every verdict but ``proved``); for a proof
+    from a bounded enumeration it is the exact bound ``U`` on ``|P_code(o) - P_ideal(o)|`` at
+    every checked output (:mod:`dpverify.verify.engine._intervals`), which the verdict's text,
+    its JSON and every report state beside the word ``proved``.
+    """
 
     check: str
     verdict: Verdict
     summary: str
     reason: str | None = None
     evidence: dict[str, Any] = field(default_factory=dict)
+    within: Fraction | None = None
+
+    def __post_init__(self) -> None:
+        within = self.within
+        if within is None:
+            return
+        if not isinstance(within, Fraction) or within < 0 or self.verdict is not Verdict.PROVED:
+            raise InvalidArgument(f"within must be None, or a Fraction >= 0 on a proved verdict; got within={shown(within)} "
+                                  f"with verdict={shown(self.verdict)}.")
+
+    @property
+    def verdict_text(self) -> str:
+        """The verdict as a reader sees it: ``proved within U = 3.02e-9`` for a proof within a
+        tolerance (``U`` rounded up), the verdict's own word otherwise.
+
+        >>> CheckResult("intervals", Verdict.PROVED, "", within=Fraction(13, 1250)).verdict_text
+        'proved within U = 0.0104'
+        >>> CheckResult("exactness", Verdict.PROVED, "").verdict_text
+        'proved'
+        """
+        if self.within is None:
+            return self.verdict.value
+        return f"{self.verdict.value} within U = {tolerance_text(self.within)}"
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        """The result as JSON; ``within`` and ``within_decimal`` (rounded up) appear only on a
+        proof within a tolerance, so an exact proof's document is unchanged."""
+        document = {
             "check": self.check,
             "verdict": self.verdict.value,
             "summary": self.summary,
             "reason": self.reason,
             "evidence": self.evidence,
         }
+        if self.within is not None:
+            document["within"] = fraction_text(self.within)
+            document["within_decimal"] = tolerance_text(self.within)
+        return document
+
+
+def tolerance_text(value: Fraction) -> str:
+    """A tolerance for the eye: :data:`TOLERANCE_DIGITS` significant digits, rounded up.
+
+    >>> tolerance_text(Fraction(1, 3)), tolerance_text(Fraction(0)), tolerance_text(Fraction(23, 10**7))
+    ('0.334', '0', '2.3e-6')
+    """
+    text = decimal_text(Fraction(value), TOLERANCE_DIGITS, up=True)
+    if not text.startswith("0.000"):
+        return text
+    digits = text[2:].lstrip("0")  # below 10^-3: d.dde-X reads better than a run of zeros
+    exponent = len(digits) - len(text[2:]) - 1
+    return f"{digits[0]}{'.' + digits[1:] if digits[1:] else ''}e{exponent}"
+
+
+def loosest_tolerance(checks: Iterable[CheckResult]) -> Fraction | None:
+    """The largest ``within`` among ``checks`` that are proofs within a tolerance; None when
+    every proof among them is exact.
+
+    >>> loosest_tolerance([CheckResult("a", Verdict.PROVED, "", within=Fraction(1, 10)),
+    ...                    CheckResult("b", Verdict.PROVED, "")])
+    Fraction(1, 10)
+    """
+    tolerances = [check.within for check in checks if check.within is not None]
+    return max(tolerances) if tolerances else None

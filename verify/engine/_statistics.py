@@ -9,23 +9,38 @@ asymptotic approximation, so CI never flakes, and its power is stated.
 
 from __future__ import annotations
 
-import sys
 import math
+import sys
 from collections import Counter
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable, Iterable
 from fractions import Fraction
 
 import mpmath
 
 from dpverify.samplers import InvalidArgument, RandomSource, SeededRandomSource, as_int, as_open_unit_interval, fresh_seed
 from dpverify.samplers._rational import RationalLike
-from dpverify.samplers._rational import shown
 from dpverify.specs import MechanismSpec
 from dpverify.specs._noise import NoiseSpec
-from dpverify.verify.engine._arguments import need_count, need_instance, shown
+from dpverify.verify.engine._arguments import need_count, shown
 from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text, json_value
 
-__all__ = ["check_empirical", "check_empirical_ideal", "dkw_threshold"]
+__all__ = ["Sampling", "check_empirical", "check_empirical_ideal", "dkw_threshold"]
+
+#: ``sampling(run, N)``: the ``N`` outputs of ``N`` calls of ``run()``, in order.  A caller that
+#: must bound the runs (the gate, which abandons a run that gives no output) passes its own; what it
+#: raises propagates out of the check.
+Sampling = Callable[[Callable[[], Hashable], int], Iterable[Hashable]]
+
+
+def _draws(run: Callable[[], Hashable], samples: int, sampling: Sampling | None) -> Counter[Hashable]:
+    """The counts of ``samples`` outputs of ``run()``, drawn by ``sampling`` (None: one after the other)."""
+    if sampling is None:
+        return Counter(run() for _ in range(samples))
+    if not callable(sampling):
+        raise InvalidArgument(f"sampling must be None or a callable sampling(run, samples); got sampling={shown(sampling)} "
+                              f"({type(sampling).__name__}).")
+    return Counter(sampling(run, samples))
+
 
 #: Terms of the artanh series in :func:`_ln_upper`; each bound is within ``3**-(2*terms)``
 #: of the true logarithm of a number in ``[1, 2]``.
@@ -85,6 +100,7 @@ def check_empirical(
     seed: int | None = None,
     false_positive_rate: RationalLike = "1/1000000000",
     rng: RandomSource | None = None,
+    sampling: Sampling | None = None,
 ) -> CheckResult:
     """Kolmogorov–Smirnov-type test of ``spec.run(q, .)`` against the exact CDF of ``spec.pmf(q)``.
 
@@ -130,7 +146,9 @@ def check_empirical(
 
     Every result carries the seed and, in ``evidence["replay"]`` and the summary, the Python
     call that replays it.  With ``rng`` (the production :class:`~dpverify.samplers.SystemRandomSource`)
-    the draws come from it instead: the same bound and power, but no replay.
+    the draws come from it instead: the same bound and power, but no replay.  ``sampling`` (see
+    :data:`Sampling`) draws the ``N`` outputs, e.g. under a bound on each run; None draws them one
+    after the other.
 
     Arguments are validated: ``samples`` an int ``>= 1``, ``seed`` None or an int ``>= 0``,
     ``false_positive_rate`` an exact rational in (0, 1) (floats refused), ``q`` one of
@@ -160,7 +178,7 @@ def check_empirical(
         ) from None
 
     source = SeededRandomSource(seed_) if rng is None else rng
-    counts = Counter(spec.run(q, source) for _ in range(N))
+    counts = _draws(lambda: spec.run(q, source), N, sampling)
 
     t_squared, t = dkw_threshold(N, beta)
     replay = _replay(spec, q, N, seed_, beta) if rng is None else _NO_REPLAY
@@ -313,6 +331,7 @@ def check_empirical_ideal(
     false_positive_rate: RationalLike = "1/1000000000",
     dps: int = 30,
     rng: RandomSource | None = None,
+    sampling: Sampling | None = None,
 ) -> CheckResult:
     """DKW test of the real noise sampler against its *ideal* (irrational) PMF.
 
@@ -331,7 +350,7 @@ def check_empirical_ideal(
     states ``2t`` and the widest enclosure, which adds to the detectable distance.
     All comparisons are exact: enclosures are converted from mpf to Fractions exactly.  An
     output that cannot be ordered with the spec's outputs is a certain violation.  ``rng``
-    replaces the seeded source as in :func:`check_empirical`.
+    replaces the seeded source and ``sampling`` draws the outputs, as in :func:`check_empirical`.
     """
     if not isinstance(spec, NoiseSpec):
         raise InvalidArgument(f"spec must be a NoiseSpec (e.g. a discrete Laplace spec); got spec={shown(spec)} ({type(spec).__name__}).")
@@ -345,7 +364,7 @@ def check_empirical_ideal(
     outside = max(Fraction(0), 1 - sum(lows))
 
     source = SeededRandomSource(seed_) if rng is None else rng
-    counts = Counter(spec.run(source) for _ in range(N))
+    counts = _draws(lambda: spec.run(source), N, sampling)
     t_squared, t = dkw_threshold(N, beta)
     evidence = {
         **_dkw_evidence(spec.parameters(), seed_ if rng is None else None, N, beta, t),
@@ -356,7 +375,7 @@ def check_empirical_ideal(
     listed = set(outputs)
     for output in counts:
         try:
-            output in listed or output < outputs[0] or output > outputs[-1]  # noqa: B015 - orderable?
+            output in listed or output < outputs[0] or output > outputs[-1]
         except TypeError:
             evidence |= {"output": json_value(output), "count": counts[output]}
             return CheckResult("statistical", Verdict.VIOLATED,

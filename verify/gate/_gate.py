@@ -6,7 +6,7 @@ The gate passes only when every case meets its expectation and the source tree's
 broken spec, which the command line reports with exit code 2.
 
 Its reports: the human one (:func:`outcome_lines`, :func:`repository_lines`), the JSON document
-(:func:`gate_json`, schema ``dpverify.check/2``) and JUnit XML (:func:`gate_junit`).
+(:func:`gate_json`, schema ``dpverify.check/3``) and JUnit XML (:func:`gate_junit`).
 
 Cases can run in parallel (:func:`~dpverify.verify.gate._sweep.sweep`: local worker processes, or a
 Dask cluster).  A case's result never depends on where it ran: every case gets the same seed
@@ -31,7 +31,7 @@ from dpverify.specs import Spec
 from dpverify.specs._api import Case
 from dpverify.verify.engine._arguments import DEFAULT_TIME_LIMIT
 from dpverify.verify.gate._discovery import FoundSpec, discover
-from dpverify.verify.engine._results import CheckResult, Verdict
+from dpverify.verify.engine._results import CheckResult, Verdict, loosest_tolerance
 from dpverify.verify.gate._spec_instance import replay_command
 from dpverify.verify.gate._spec_run import ERROR, CaseOutcome, run_case
 from dpverify.verify.gate._sweep import sweep_results
@@ -172,14 +172,19 @@ def gate_json(
 
 def outcome_lines(outcome: CaseOutcome) -> list[str]:
     """The human report of one case: the verdict line, then every check's verdict and summary and
-    every problem (or the broken spec's message)."""
+    every problem (or the broken spec's message).  A proof within a tolerance reads ``proved
+    within U = ...`` (:attr:`CheckResult.verdict_text`), and a case proved with such checks says so."""
     mark = "ok  " if outcome.met else "ERROR" if outcome.error else "FAIL"
-    lines = [f"{mark:<4} {outcome.name}: expect {outcome.case.expect}, got {outcome.outcome}"]
+    within = ""
+    if outcome.outcome == Verdict.PROVED.value and loosest_tolerance(outcome.checks) is not None:
+        within = " (interval proofs, each within the U it states: not exact equality)"
+    lines = [f"{mark:<4} {outcome.name}: expect {outcome.case.expect}, got {outcome.outcome}{within}"]
     if outcome.error:
         return [*lines, f"       broken spec: {outcome.error}"]
     if outcome.case.why:
         lines.append(f"       {outcome.case.why}")
-    lines += [f"       {check.check:<14} {check.verdict.value:<12} {check.summary}" for check in outcome.checks]
+    lines += [f"       {check.check:<14} {check.verdict_text + (':' if check.within is not None else ''):<12} "
+              f"{check.summary}" for check in outcome.checks]
     lines += [f"       problem: {problem}" for problem in outcome.problems]
     return lines
 
@@ -187,7 +192,7 @@ def outcome_lines(outcome: CaseOutcome) -> list[str]:
 def repository_lines(check: CheckResult) -> list[str]:
     """The human report of one source-tree check: its verdict, then each finding."""
     mark = "ok  " if check.verdict is Verdict.PROVED else "FAIL"
-    lines = [f"{mark} {check.check}: {check.verdict.value}: {check.summary}"]
+    lines = [f"{mark} {check.check}: {check.verdict_text}: {check.summary}"]
     for finding in check.evidence.get("findings", []):
         where = (f"{finding['file']}:{finding['line']}: {finding['rule']}: {finding['snippet']}"
                  if "line" in finding else finding.get("message", str(finding)))

@@ -109,7 +109,7 @@ class _SampledMechanism(_Mechanism):
     def run(self, q: Hashable, rng: RandomSource) -> Hashable:
         try:
             return super().run(q, rng)
-        except Exception as error:  # noqa: BLE001 - whatever the code raises is a finding
+        except Exception as error:  # whatever the code raises is a finding
             raise _SamplerRaised(error) from error
 
 
@@ -117,5 +117,5 @@ class _SampledNoise(_Noise):
     def run(self, rng: RandomSource) -> Hashable:
         try:
             return super().run(rng)
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:
             raise _SamplerRaised(error) from error

@@ -22,6 +22,7 @@ from dpverify.verify.engine._intervals import check_intervals, enclosure_bound
 from dpverify.verify.engine._program_state import suspended_driver
 from dpverify.verify.engine._results import CheckResult, Verdict
 from dpverify.verify.engine._statistics import check_empirical, check_empirical_ideal
+from dpverify.verify.gate._real_runs import RUN_SECONDS, NoOutput, once, watched
 from dpverify.verify.gate._sampler_adapters import _FirstDraw, _Mechanism, _SampledMechanism, _SampledNoise, _SamplerRaised
 from dpverify.verify.gate._spec_instance import USERS_DEFAULT, _BoundSpec, _declared, _names, _short
 from dpverify.verify.privacy._claim_checks import check_approx_dp, check_pure_epsilon, check_zcdp
@@ -53,19 +54,28 @@ class _Instance(_BoundSpec):
 
     # --- the checks ----------------------------------------------------------------------------
 
-    def smoke(self, seed: int) -> list[CheckResult]:
+    def smoke(self, seed: int, *, seconds: float = RUN_SECONDS) -> list[CheckResult]:
         """One run per input (up to :data:`SMOKE_INPUTS`) on the seeded source: a sampler that
         raises on valid parameters, or returns an unhashable value, is violated before any
-        other check runs (if the spec's domain is what is wrong, the message says so)."""
+        other check runs (if the spec's domain is what is wrong, the message says so).  Each
+        run is given ``seconds``: one that gives no output by then is abandoned, and the result
+        is ``inconclusive`` with ``evidence["no_output_within_s"]`` (a hang is no proof; the case
+        decides what it means, :mod:`~dpverify.verify.gate._spec_run`)."""
         if self.spec.sampler is None:
             return []
         inputs = (self.inputs or (None,))[:SMOKE_INPUTS]
         rng = SeededRandomSource(seed)
-        for q in inputs:
+        for done, q in enumerate(inputs):
             at = "" if q is None else f" at {self.spec.input.name}={q!r}"  # type: ignore[union-attr]
             try:
-                output = self.run(q, rng)
+                output = once(lambda q=q: self.run(q, rng), seconds, done)
                 hash(output)
+            except NoOutput as hung:
+                summary = (f"no output within {hung.within} of real draws{at} (seeded source, seed={seed}): "
+                           f"the run was abandoned after {done} input(s) returned")
+                return [CheckResult("smoke", Verdict.INCONCLUSIVE, summary, reason=summary, evidence={
+                    "input": None if q is None else str(q), "seed": seed, "no_output_within_s": seconds,
+                    "inputs_returned": done, "replay": self.replay})]
             except SpecError:
                 raise
             except Exception as error:  # noqa: BLE001 - the sampler is the code under test
@@ -86,7 +96,9 @@ class _Instance(_BoundSpec):
     def intervals(self) -> list[CheckResult]:
         """Exact intervals from a bounded enumeration, with marked loops summarised; for
         :class:`Bounded`, also the code walked as it runs (``intervals_as_run``, at
-        :data:`AS_RUN_MIN_MASS`), so the loop code that summaries stand for is itself run."""
+        :data:`AS_RUN_MIN_MASS`), so the loop code that summaries stand for is itself run.  Each
+        proof is within its unexplored mass ``U`` and says so; ``intervals_as_run`` accepts any
+        ``U`` (its walk cannot be sharp) and carries that reason."""
         enumeration = self.enumeration
         if not self.enumerable or not isinstance(enumeration, (Bounded, Attempt)):
             return []
@@ -101,11 +113,15 @@ class _Instance(_BoundSpec):
             results.append(check_intervals(sampler, ideal, outputs, min_mass=enumeration.min_mass,
                                            max_paths=enumeration.max_paths, max_unexplored=enumeration.max_unexplored,
                                            attempt=isinstance(enumeration, Attempt),
-                                           renew_states=isinstance(enumeration, Bounded) and enumeration.renewal))
+                                           renew_states=isinstance(enumeration, Bounded) and enumeration.renewal,
+                                           tolerance_reason=enumeration.tolerance_reason))
             if isinstance(enumeration, Bounded) and self.randomness is Randomness.SOURCE:
                 # (code drawing through random's API marks no loops: the walk above was as it runs)
-                as_run = check_intervals(sampler, ideal, outputs, min_mass=max(enumeration.min_mass, AS_RUN_MIN_MASS),
-                                         max_paths=enumeration.max_paths, summarise=False)
+                as_run_mass = max(enumeration.min_mass, AS_RUN_MIN_MASS)
+                why = (f"a cross-check that the loop code the summaries stand for runs; walked as it runs to "
+                       f"min_mass={as_run_mass}, it cannot be sharp, and the intervals check gives the bound")
+                as_run = check_intervals(sampler, ideal, outputs, min_mass=as_run_mass,
+                                         max_paths=enumeration.max_paths, summarise=False, tolerance_reason=why)
                 results.append(replace(as_run, check="intervals_as_run"))
         return results
 
@@ -220,34 +236,42 @@ class _Instance(_BoundSpec):
             return lo_a * lo_b, hi_a * hi_b
 
         enumeration = self.enumeration
+        reason = None
         if isinstance(enumeration, (Bounded, Attempt)):
             min_mass, max_paths = enumeration.min_mass, enumeration.max_paths
             # k draws leave about k times one draw's tail unexplored.
             tolerance = enumeration.max_unexplored
             max_unexplored = None if tolerance is None else BATCH_DRAWS * tolerance
+            reason = enumeration.tolerance_reason
         else:
             min_mass, max_paths, max_unexplored = Fraction(0), 1_000_000, Fraction(0)
         result = check_intervals(pair, product, pairs, min_mass=min_mass, max_paths=max_paths,
-                                 max_unexplored=max_unexplored)
+                                 max_unexplored=max_unexplored, tolerance_reason=reason)
         name = getattr(batch, "__qualname__", "batch")
         return [replace(result, check="batch", summary=f"{name}(k={BATCH_DRAWS}) against the product law: {result.summary}")]
 
-    def statistical(self, case: Case, *, seed: int, samples: int, production: bool = False) -> list[CheckResult]:
+    def statistical(self, case: Case, *, seed: int, samples: int, production: bool = False,
+                    seconds: float = RUN_SECONDS) -> list[CheckResult]:
         """The real sampler against the spec's law, on the seeded source (replayable) or, with
         ``production``, once as a user calls it: with no ``rng`` where the sampler has a default
         for it (the OS CSPRNG, through ``as_source(None)``), else on a SystemRandomSource (not
-        replayable)."""
+        replayable).  The runs go in batches, each given ``seconds``
+        (:func:`~dpverify.verify.gate._real_runs.watched`): sampling that stops giving outputs is
+        abandoned and ``inconclusive``, with ``evidence["no_output_within_s"]``."""
         if self.spec.sampler is None:
             return []
         rng = USERS_DEFAULT if production else None
         name = "statistical_production" if production else "statistical"
+        sampling = functools.partial(watched, seconds=seconds)
         if self.spec.pmf is not None:
             chosen = case.sample_inputs if case.sample_inputs is not None else (self.inputs or (0,))[:1]
             mechanism = _SampledMechanism(self)
-            run = lambda q, index: check_empirical(mechanism, q, samples=samples, seed=seed + index, rng=rng)  # noqa: E731
+            run = lambda q, index: check_empirical(mechanism, q, samples=samples, seed=seed + index, rng=rng,
+                                                   sampling=sampling)
             work = [(q, index) for index, q in enumerate(chosen[:1] if production else chosen)]
         elif self.spec.ideal is not None and self.inputs is None and case.sample_inputs != ():
-            run = lambda q, index: check_empirical_ideal(_SampledNoise(self), samples=samples, seed=seed, rng=rng)  # noqa: E731
+            run = lambda q, index: check_empirical_ideal(_SampledNoise(self), samples=samples, seed=seed,
+                                                         rng=rng, sampling=sampling)
             work = [(None, 0)]
         else:
             return []
@@ -255,6 +279,15 @@ class _Instance(_BoundSpec):
         for q, index in work:
             try:
                 result = run(q, index)
+            except NoOutput as hung:  # the code under test stopped returning while being sampled
+                where = "production source" if production else f"seeded source, seed={seed + index}"
+                at = "" if self.inputs is None else f" at {self.input_name}={q!r}"
+                summary = (f"no output in the last {hung.within} of real draws{at} ({where}): the sampling was "
+                           f"abandoned at its bound of {seconds:.3g} s, after {hung.done} of {samples} runs returned")
+                result = CheckResult(name, Verdict.INCONCLUSIVE, summary, reason=summary, evidence={
+                    "input": None if self.inputs is None else str(q), "seed": None if production else seed + index,
+                    "no_output_within_s": seconds, "silent_s": round(hung.silent, 3), "runs_returned": hung.done,
+                    "samples": samples})
             except _SamplerRaised as raised:  # the code under test raised while being sampled
                 error = raised.error
                 result = CheckResult(name, Verdict.VIOLATED,

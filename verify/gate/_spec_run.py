@@ -10,7 +10,8 @@ Three roles of check, decided by what the spec declares, never by its class:
 - **claim**, which must reach the case's expected verdict: with a ``pmf``, the claim on the
   exact table (``privacy``, and ``z3`` for the ratio form of pure DP), and every declared
   ``check``;
-- **finding**, reported and never gating: the draw-count ``timing_channel`` when the spec asks.
+- **finding**, reported and never gating: the draw-count ``timing_channel`` when the spec asks,
+  and a run on real randomness abandoned beside an exact violation (below).
 
 A case's outcome is the combined verdict of its claim checks (of its soundness checks when it
 has none): violated if one is violated, else inconclusive if one is, else proved.  It meets its
@@ -24,33 +25,65 @@ Every failure of the *code* is a verdict.  A sampler that raises on valid parame
 returns an output that is not hashable, fails the ``smoke`` soundness check (violated, with the
 input, the seed and the error); one that raises inside an enumeration gives ``violated`` with
 the draws that reproduce it; one that returns an output the spec gives probability 0 is
-violated; a loop whose every attempt rejects is violated.  Each case runs under a time bound
-(``time_limit`` seconds): a sampler that does not terminate ends the case as ``inconclusive``,
-naming the stage it was in and the bound it hit.  The bound holds in any thread (see
-:func:`~dpverify.verify.gate._time_bound.time_bound`): in the main thread of a POSIX process, where the command line runs the
-gate, it is a ``SIGALRM`` timer; in any other thread (a Dask worker runs its tasks in threads)
-a timer thread raises the exception in the case's thread.  Either way it interrupts Python
-code: a single long call into C (one huge integer operation, a solver call) ends first.
+violated; a loop whose every attempt rejects, or code whose complete renewing walk never returns
+(:class:`~dpverify.verify.engine._enumerate.NeverReturns`), is violated.
+
+The exact checks decide first, and a run on real randomness never keeps a case from them.  The
+order is: the smoke run, each input's run given :func:`~dpverify.verify.gate._real_runs.quick_seconds`
+(a quarter of a second; the built-in samplers' whole smoke runs take 2 ms); then the exact checks
+(``exactness``, ``intervals``, ``batch``, ``refuses``, ``accepts``, none of which runs the code on
+real randomness); then the sampling, each batch of runs given
+:func:`~dpverify.verify.gate._real_runs.run_seconds` (5 s, at most an eighth of the time limit); then
+the claims.  A run that gives no output in its bound is abandoned and reported as what it is
+(``smoke: no output within 0.25 s of real draws at q=... (seeded source, seed=...)``), never as
+the case's time bound:
+
+- if an exact check is violated, that decides: the hang is a finding beside it, not waited for
+  any longer;
+- otherwise the smoke run gets a second chance of the longer bound (a slow sampler then passes),
+  and if it hangs again, or the sampling stops returning, that check is ``inconclusive`` with the
+  reason.  Not ``violated``: even when the exact checks prove the law, which means the code
+  behaves differently on a real source than on the enumerated draws or is slower than the bound,
+  a run that has not returned yet proves nothing (a correct rejection sampler's run is unbounded
+  with positive probability, and a loaded machine stalls).  The case misses ``proved`` either way.
+
+After a smoke run that hung, the sampling (which would only hang again) is not started.  Once a
+soundness check is not proved, each declared check (which may run the broken code on real
+randomness, as the vector specs' ``defaults`` does) gets one run's bound too (the smoke run's
+first-pass bound once a run has hung: the built-in declared checks take milliseconds): past it,
+it is abandoned as ``inconclusive``, and what the soundness checks found decides.
+
+Each case also runs under a time bound (``time_limit`` seconds), for what the bounds above do
+not cover (an enumeration that loops without drawing, a slow declared check): it ends the case
+as ``inconclusive``, naming the stage it was in and the bound it hit.  The bounds hold in any
+thread (see :func:`~dpverify.verify.gate._time_bound.time_bound`, which nests them): in the main
+thread of a POSIX process, where the command line runs the gate, a bound is a ``SIGALRM`` timer;
+in any other thread (a Dask worker runs its tasks in threads) a timer thread raises the exception
+in the case's thread.  Either way it interrupts Python code: a single long call into C (one huge
+integer operation, a solver call) ends first.
 
 This module runs a case and combines its checks' verdicts.  The spec bound to its parameters is
 :mod:`~dpverify.verify.gate._spec_instance` (with the replay command line), the checks are
 :mod:`~dpverify.verify.gate._spec_checks`, the engine's views of the spec
-:mod:`~dpverify.verify.gate._sampler_adapters`, and the time bound :mod:`~dpverify.verify.gate._time_bound`.
+:mod:`~dpverify.verify.gate._sampler_adapters`, the bounds on real runs :mod:`~dpverify.verify.gate._real_runs`
+and the time bound :mod:`~dpverify.verify.gate._time_bound`.
 """
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, replace
 from typing import Any
 
 from dpverify.samplers import DpverifyError, InvalidArgument, as_int
 from dpverify.samplers._rational import shown
-from dpverify.specs._api import Case, Randomness, Spec, SpecError
+from dpverify.specs._api import Case, Params, Randomness, Spec, SpecError
 from dpverify.specs._claims import PureDp
 from dpverify.verify.engine._arguments import DEFAULT_TIME_LIMIT
 from dpverify.verify.engine._random_compat import CPYTHON_FLOAT_BITS
 from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text
+from dpverify.verify.gate._real_runs import NoOutput, once, quick_seconds, run_seconds
 from dpverify.verify.gate._spec_checks import _Instance
 from dpverify.verify.gate._spec_instance import _declared, _short
 from dpverify.verify.gate._time_bound import CaseTimeUp, time_bound
@@ -139,7 +172,7 @@ def _bounded(
     try:
         with time_bound(time_limit):
             return _run(spec, case, seed=seed, samples=samples, origin=origin, statistics=statistics,
-                        production=production, progress=progress)
+                        production=production, progress=progress, time_limit=time_limit)
     except CaseTimeUp:
         reason = f"time bound hit: the case ran past {time_limit} s during the {progress.stage}"
         timed_out = CheckResult(progress.stage_check, Verdict.INCONCLUSIVE, reason, reason=reason,
@@ -171,32 +204,14 @@ class _Progress:
 
 def _run(
     spec: Spec, case: Case, *, seed: int, samples: int, origin: str, statistics: bool, production: bool,
-    progress: _Progress,
+    progress: _Progress, time_limit: float | None = DEFAULT_TIME_LIMIT,
 ) -> CaseOutcome:
     where = f"spec {spec.name!r}, case {case.describe()!r}"
     p = spec.bind(case, where=f"case {case.describe()!r}")
     claim = _declared(where, "claim(p)", spec.claim_for, p, case)
     instance = _Instance(spec, p, where, seed=seed, samples=samples, origin=origin)
-    progress.enter("smoke run (one run per input)", "smoke")
-    smoke = progress.done(instance.smoke(seed))
-    soundness: list[CheckResult] = list(smoke)
-    if not smoke or smoke[0].verdict is Verdict.PROVED:
-        progress.enter("exact enumeration", "exactness")
-        soundness += progress.done(instance.exactness())
-        progress.enter("interval enumeration", "intervals")
-        soundness += progress.done(instance.intervals())
-        progress.enter("joint enumeration of the batch form", "batch")
-        soundness += progress.done(instance.batch())
-        progress.enter("runs on parameters the code must refuse", "refuses")
-        soundness += progress.done(instance.refuses(seed))
-        progress.enter("runs on parameters at the domain's edge", "accepts")
-        soundness += progress.done(instance.accepts())
-        if statistics:
-            progress.enter("statistical sampling", "statistical")
-            soundness += progress.done(instance.statistical(case, seed=seed, samples=samples))
-            if production:
-                progress.enter("statistical sampling on the production source", "statistical_production")
-                soundness += progress.done(instance.statistical(case, seed=seed, samples=samples, production=True))
+    soundness, findings, hung = _soundness(instance, case, seed=seed, samples=samples, statistics=statistics,
+                                           production=production, progress=progress, time_limit=time_limit)
     progress.enter("claim checks", "claim")
     claims = [*instance.claim_checks(claim, instance.table() if spec.pmf is not None else None)]
     if any(c.check == "exactness" and c.verdict is Verdict.VIOLATED for c in soundness):
@@ -205,14 +220,12 @@ def _run(
         code = instance.code_table()
         if code is not None:
             claims += [replace(c, check=f"code_{c.check}") for c in instance.claim_checks(claim, code)]
-    for check in spec.checks:
-        progress.enter(f"declared check {getattr(check, '__name__', check)!r}", getattr(check, "__name__", "check"))
-        result = _declared(where, f"check {getattr(check, '__name__', check)!r}", check, p)
-        if not isinstance(result, CheckResult):
-            raise SpecError(f"{where}: a declared check returned {shown(result)}; it must return a CheckResult.")
-        claims.append(result)
+    declared, late = _declared_checks(spec, p, where, soundness, progress,
+                                      run_seconds(time_limit) if not hung else quick_seconds(time_limit))
+    claims += declared
+    findings += late
     progress.enter("timing-channel enumeration", "timing_channel")
-    findings = instance.timing() if spec.timing else []
+    findings += instance.timing() if spec.timing else []
     if not soundness and not claims:
         raise SpecError(f"{where}: nothing to check: declare a pmf, an ideal PMF or checks, and a sampler that takes rng.")
 
@@ -230,6 +243,112 @@ def _run(
         spec, case, origin, outcome.value, _at_precision(spec, (*soundness, *claims, *findings)), tuple(problems),
         claim.describe(), None if alpha is None else fraction_text(alpha),  # type: ignore[arg-type]
     )
+
+
+def _soundness(
+    instance: _Instance, case: Case, *, seed: int, samples: int, statistics: bool, production: bool,
+    progress: _Progress, time_limit: float | None,
+) -> tuple[list[CheckResult], list[CheckResult], bool]:
+    """The soundness checks in the order of the module docstring: ``(soundness, findings, hung)``,
+    ``findings`` the runs abandoned beside an exact violation, ``hung`` whether a run on real
+    randomness gave no output."""
+    progress.enter("smoke run (one run per input)", "smoke")
+    smoke = instance.smoke(seed, seconds=quick_seconds(time_limit))
+    hung = any(_no_output(c) for c in smoke)
+    if smoke and smoke[0].verdict is Verdict.VIOLATED:  # raised on valid parameters: nothing else runs
+        return progress.done(smoke), [], hung
+    soundness: list[CheckResult] = []
+    findings: list[CheckResult] = []
+    exact = _exact_checks(instance, seed, progress)
+    violated = [c.check for c in exact if c.verdict is Verdict.VIOLATED]
+    decides = f"{', '.join(violated)} found a violation, which decides"
+    if smoke and violated:  # the smoke run hung, and the exact checks decide
+        findings += progress.done([_hung(smoke[0], f"not waited for longer: {decides}")])
+    elif smoke:  # it hung and nothing exact decides: a longer second chance
+        progress.enter("smoke run, a second chance of one run's bound", "smoke")
+        smoke = instance.smoke(seed, seconds=run_seconds(time_limit))
+        soundness += progress.done([_hung(c, _not_a_proof(exact)) if _no_output(c) else c for c in smoke])
+    soundness += exact
+    if not statistics or smoke:  # (after a hang, sampling would only hang again)
+        return soundness, findings, hung
+    runs = [("statistical sampling", "statistical", False)]
+    runs += [("statistical sampling on the production source", "statistical_production", True)] * production
+    for stage, check, on_production in runs:
+        progress.enter(stage, check)
+        sampled = instance.statistical(case, seed=seed, samples=samples, production=on_production,
+                                       seconds=run_seconds(time_limit))
+        hung |= any(_no_output(c) for c in sampled)
+        if violated:  # a sampling abandoned for a hang is reported beside the exact verdict
+            findings += progress.done([_hung(c, decides) for c in sampled if _no_output(c)])
+            sampled = [c for c in sampled if not _no_output(c)]
+        soundness += progress.done([_hung(c, _not_a_proof(exact)) if _no_output(c) else c for c in sampled])
+    return soundness, findings, hung
+
+
+def _declared_checks(
+    spec: Spec, p: Params, where: str, soundness: list[CheckResult], progress: _Progress, seconds: float,
+) -> tuple[list[CheckResult], list[CheckResult]]:
+    """The spec's declared checks: ``(claims, findings)``.  Once the case cannot be proved, each
+    (which may run the broken code on real randomness) gets ``seconds``; past them it is abandoned,
+    and what the soundness checks found decides (a finding beside a violation, else inconclusive)."""
+    unproved = [c.check for c in soundness if c.verdict is not Verdict.PROVED]
+    violated = [c.check for c in soundness if c.verdict is Verdict.VIOLATED]
+    claims: list[CheckResult] = []
+    findings: list[CheckResult] = []
+    for check in spec.checks:
+        name = getattr(check, "__name__", "check")
+        progress.enter(f"declared check {getattr(check, '__name__', check)!r}", name)
+        call = functools.partial(_declared, where, f"check {getattr(check, '__name__', check)!r}", check, p)
+        try:
+            result = once(call, seconds) if unproved else call()
+        except NoOutput as late:
+            why = (f"not finished within {late.within}; not waited for longer: {', '.join(violated or unproved)} "
+                   f"already {'violated' if violated else 'unproved'}, which decides the case")
+            abandoned = CheckResult(name, Verdict.INCONCLUSIVE, why, reason=why,
+                                    evidence={"no_output_within_s": late.seconds})
+            (findings if violated else claims).append(progress.done([abandoned])[0])
+            continue
+        if not isinstance(result, CheckResult):
+            raise SpecError(f"{where}: a declared check returned {shown(result)}; it must return a CheckResult.")
+        claims.append(result)
+    return claims, findings
+
+
+def _exact_checks(instance: _Instance, seed: int, progress: _Progress) -> list[CheckResult]:
+    """The soundness checks that enumerate the code or stop it at its first draw: none of them
+    runs it on real randomness, so none can hang on a loop the enumeration sees through."""
+    results = []
+    for stage, check, run in (
+        ("exact enumeration", "exactness", instance.exactness),
+        ("interval enumeration", "intervals", instance.intervals),
+        ("joint enumeration of the batch form", "batch", instance.batch),
+        ("runs on parameters the code must refuse", "refuses", lambda: instance.refuses(seed)),
+        ("runs on parameters at the domain's edge", "accepts", instance.accepts),
+    ):
+        progress.enter(stage, check)
+        results += progress.done(run())
+    return results
+
+
+def _not_a_proof(exact: list[CheckResult]) -> str:
+    """Why a run on real randomness that gives no output is inconclusive when no exact check is
+    violated: a run that has not returned yet proves nothing (a correct rejection sampler's run is
+    unbounded with positive probability, a loaded machine stalls), whatever the exact checks say."""
+    wait = "inconclusive, not violated: a run that has not returned yet proves nothing (a larger --time-limit waits longer)"
+    if exact and all(c.verdict is Verdict.PROVED for c in exact):
+        return (f"the exact checks prove the code's law, so the code behaves differently on this source than on the "
+                f"enumerated draws, or its run is slower than the bound; {wait}")
+    return f"{'no exact check decided either' if exact else 'no exact check applies'}; {wait}"
+
+
+def _no_output(result: CheckResult) -> bool:
+    """Whether ``result`` is a run on real randomness abandoned for giving no output."""
+    return result.verdict is Verdict.INCONCLUSIVE and "no_output_within_s" in result.evidence
+
+
+def _hung(result: CheckResult, why: str) -> CheckResult:
+    """A run abandoned for giving no output, with what it means beside the exact checks."""
+    return replace(result, summary=f"{result.summary}; {why}", reason=f"{result.reason}; {why}")
 
 
 def _at_precision(spec: Spec, checks: tuple[CheckResult, ...]) -> tuple[CheckResult, ...]:

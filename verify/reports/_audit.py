@@ -1,6 +1,6 @@
 """``dpverify audit``: everything the engine knows about one spec, gathered into one document.
 
-The document (schema ``dpverify.audit/1``, ``schemas/audit-1.schema.json``) is built only from
+The document (schema ``dpverify.audit/2``, ``schemas/audit-2.schema.json``) is built only from
 the public spec API and the gate's own case runner (:func:`~dpverify.verify.gate._spec_run.run_case`),
 so a user's plugin spec is audited exactly as a built-in one.  Its sections, in the order the
 report shows them:
@@ -49,7 +49,7 @@ from dpverify.verify.reports._audit_per_spec import _certificates_section, _muta
 
 __all__ = ["AUDIT_SCHEMA", "Audit", "audit_spec", "parameters_case"]
 
-AUDIT_SCHEMA = "dpverify.audit/1"
+AUDIT_SCHEMA = "dpverify.audit/2"
 #: Digits of the decimal renderings.
 DIGITS = 20
 #: Seconds one traced run of a case's code may take (see ``_traced``).
@@ -97,7 +97,7 @@ class Audit:
 def audit_spec(found: FoundSpec, cases: Sequence[Case], *, seed: int, samples: int, time_limit: int | None,
                mutants: dict[str, Any] | None = None, mutants_path: str | None = None, command: str = "",
                progress: Progress | None = None) -> Audit:
-    """Audit ``cases`` of ``found``'s spec: the whole ``dpverify.audit/1`` document and the plots' series."""
+    """Audit ``cases`` of ``found``'s spec: the whole ``dpverify.audit/2`` document and the plots' series."""
     say = progress or (lambda stage: None)
     spec = found.spec
     started = time.monotonic()
@@ -159,5 +159,11 @@ def _enumeration_text(spec: Spec) -> str:
     if isinstance(enumeration, Bisection):
         return "bisection of the one uniform draw (every draw enumerated up to 4096)"
     if isinstance(enumeration, Bounded):
-        return f"bounded: branches lighter than {fraction_text(Fraction(enumeration.min_mass))} left unexplored, loops summarised"
-    return f"attempt: one attempt enumerated to {fraction_text(Fraction(enumeration.min_mass))}, the loop by renewal"
+        text = f"bounded: branches lighter than {fraction_text(Fraction(enumeration.min_mass))} left unexplored, loops summarised"
+    else:
+        text = f"attempt: one attempt enumerated to {fraction_text(Fraction(enumeration.min_mass))}, the loop by renewal"
+    tolerance = enumeration.max_unexplored
+    text += ("; a proof is within U, the unexplored mass, at most "
+             + ("any" if tolerance is None else fraction_text(Fraction(tolerance))))
+    reason = enumeration.tolerance_reason
+    return text if reason is None else f"{text} (the spec says why: {reason})"

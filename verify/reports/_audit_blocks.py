@@ -1,5 +1,5 @@
 """The audit report's content as blocks (headings, paragraphs, tables, plots, the banner) built from
-the ``dpverify.audit/1`` document, section by section (1..7 and all checks): what the report says,
+the ``dpverify.audit/2`` document, section by section (1..7 and all checks): what the report says,
 apart from the HTML and Markdown that render it the same way in :mod:`._audit_report`.
 """
 
@@ -112,6 +112,13 @@ def _verdict(text: str | None) -> Cell:
     return "—" if text is None else Badge(text)
 
 
+def _verdict_of(row: dict[str, Any]) -> Cell:
+    """A check's verdict badge: ``proved within U = ...`` for a proof within a tolerance, never bare."""
+    if row.get("within_decimal") is not None:
+        return Badge(f"{row['verdict']} within U = {row['within_decimal']}", "good")
+    return _verdict(row.get("verdict"))
+
+
 def _na(blocks: list[Block], section: dict[str, Any]) -> bool:
     if section.get("applicable"):
         return False
@@ -181,7 +188,10 @@ def _tightest(case: dict[str, Any]) -> str:
             return "infinite loss (alpha = 0)"
         return f"alpha = {_r(code['alpha'], 24)} (ε = {_f(code['epsilon'])})"
     if privacy.get("kind") == "intervals" and code and code.get("epsilon_high") is not None:
-        return f"ε in [{_f(code['epsilon_low'])}, {_f(code['epsilon_high'])}] over the listed outputs"
+        implied = code.get("implied")
+        dp = "" if not implied else (f"; the code is (ε ≤ {implied['epsilon_upper']}, "
+                                     f"δ ≤ {implied['delta_upper_decimal']})-DP, from intervals")
+        return f"ε in [{_f(code['epsilon_low'])}, {_f(code['epsilon_high'])}] over the listed outputs{dp}"
     return "—"
 
 
@@ -243,8 +253,9 @@ def _section_pmfs(case: dict[str, Any], plot: Plot | None, index: int) -> list[B
         title = "" if table["input"] is None else f"input q = {table['input']}: "
         rows = tuple((str(r["output"]), _f(r["code_low_decimal"]), _f(r["code_high_decimal"]),
                       _f(r["ideal_low_decimal"]), _f(r["ideal_high_decimal"]), _yes(r["inside"])) for r in table["rows"])
+        tv = "" if table.get("tv_bound") is None else f"; total variation ≤ {table['tv_bound']} over all outputs"
         note = (f"{title}{table['outputs_shown']} of the {table['outputs_total']} outputs the interval check lists; "
-                f"unexplored mass {table['unexplored']}")
+                f"unexplored mass U = {table['unexplored']}, so |P_code − P_ideal| ≤ U at each listed output{tv}")
         blocks.append(Table(("output", "code ≥", "code ≤", "ideal ≥", "ideal ≤", "ideal inside"), rows, note,
                             numeric=(1, 2, 3, 4)))
     if plot is not None:
@@ -328,15 +339,18 @@ def _section_privacy(case: dict[str, Any], plots: dict[str, Plot], index: int) -
             rows.append((name, _f(loss["epsilon_low"], 9), _f(loss["epsilon_high"], 9),
                          "—" if at is None else f"q={at['q']}, q'={at['q_prime']}, x={at['output']}"))
         blocks.append(Table(("", "largest |privacy loss| ≥", "largest |privacy loss| ≤", "where"), tuple(rows),
-                            note="certified bounds over the outputs the interval check lists; the tails beyond them "
-                                 "are covered by the interval proof's unexplored mass, not by this table"))
+                            note="certified bounds over the outputs the interval check lists only: not an exact loss, "
+                                 "and no proof of pure DP (the tails and the unexplored mass are not in this table)"))
+        implied = (section["code"] or {}).get("implied")
+        if implied:
+            blocks.append(Para(f"What the intervals establish: {implied['statement']}."))
     if section.get("paper"):
         blocks.append(Table(("the paper", "value", "meaning", "the code meets it", "source"),
                             tuple((r["name"], _r(r["value"]) if r["value"] not in ("yes", "no") else r["value"],
                                    r["meaning"], _yes(r["holds"]), r["source"]) for r in section["paper"])))
     if section.get("verdicts"):
         blocks.append(Table(("check", "verdict", "summary"),
-                            tuple((v["check"], _verdict(v["verdict"]), v["summary"]) for v in section["verdicts"])))
+                            tuple((v["check"], _verdict_of(v), v["summary"]) for v in section["verdicts"])))
     blocks += _declared(section.get("declared_checks") or [])
     for kind in ("neighbours", "loss", "delta"):
         if kind in plots:
@@ -348,7 +362,7 @@ def _declared(checks: Sequence[dict[str, Any]]) -> list[Block]:
     if not checks:
         return []
     return [Table(("declared check of the claim", "verdict", "summary"),
-                  tuple((c["check"], _verdict(c["verdict"]), c["summary"]) for c in checks))]
+                  tuple((c["check"], _verdict_of(c), c["summary"]) for c in checks))]
 
 
 # --- 4 to 7 ---------------------------------------------------------------------------------------
@@ -360,7 +374,7 @@ def _section_proofs(case: dict[str, Any]) -> list[Block]:
     if _na(blocks, section):
         return blocks
     blocks.append(Table(("check", "verdict", "solver", "summary"),
-                        tuple((c["check"], _verdict(c["verdict"]), c["solver"] or "—", c["summary"])
+                        tuple((c["check"], _verdict_of(c), c["solver"] or "—", c["summary"])
                               for c in section["checks"])))
     return blocks
 
@@ -443,7 +457,7 @@ def _section_checks(case: dict[str, Any]) -> list[Block]:
     if case.get("why"):
         blocks.append(Para(case["why"]))
     blocks.append(Table(("check", "verdict", "summary"),
-                        tuple((c["check"], _verdict(c["verdict"]), c["summary"]) for c in case["checks"])))
+                        tuple((c["check"], _verdict_of(c), c["summary"]) for c in case["checks"])))
     for problem in case["problems"]:
         blocks.append(Para(f"Problem: {problem}", "problem"))
     return blocks

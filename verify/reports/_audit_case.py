@@ -196,6 +196,7 @@ class _CaseWork:
             kept = _most_likely(ordered, lambda o: code[o][0])
             tables.append({"input": None if q is None else json_value(q), "outputs_total": len(rows),
                            "outputs_shown": len(kept), "unexplored": check.evidence.get("unexplored_decimal"),
+                           "tv_bound": check.evidence.get("tv_bound_decimal"),
                            "mass_not_shown": None,
                            "rows": [row for output, row in sorted(zip(code, table_rows), key=lambda p: ordered.index(p[0]))
                                     if output in kept]})
@@ -236,8 +237,7 @@ class _CaseWork:
         spec_loss = tightest_alpha(pmfs["_spec_rows"], pairs)
         code_rows = pmfs["_code_rows"]
         code_loss = None if code_rows is None else tightest_alpha(code_rows, pairs)
-        verdicts = [{"check": c.check, "verdict": c.verdict.value, "summary": c.summary}
-                    for name in ("privacy", "code_privacy") for c in self.checks.get(name, [])]
+        verdicts = [_verdict_row(c) for name in ("privacy", "code_privacy") for c in self.checks.get(name, [])]
         return {"applicable": True, "reason": None, "kind": "exact", "claim": claim,
                 "neighbours": len(pairs), "code": None if code_loss is None else _loss_json(code_loss),
                 "closed_form": _loss_json(spec_loss), "ideal": None, "paper": _paper(self.spec, self.p, code_loss),
@@ -271,8 +271,7 @@ class _CaseWork:
                 "code": code_loss["json"], "closed_form": None,
                 "ideal": None if ideal_loss is None else ideal_loss["json"],
                 "paper": _paper(self.spec, self.p, None),
-                "verdicts": [{"check": c.check, "verdict": c.verdict.value, "summary": c.summary}
-                             for c in self.checks.get("intervals", [])],
+                "verdicts": [_verdict_row(c) for c in self.checks.get("intervals", [])],
                 "declared_checks": self._declared()}
 
     def _pair_series_intervals(self, rows: Mapping[Any, Mapping[Hashable, tuple[Fraction, Fraction]]],
@@ -303,18 +302,15 @@ class _CaseWork:
         standard = {"smoke", "exactness", "intervals", "intervals_as_run", "batch", "refuses", "accepts",
                     "statistical", "statistical_production", "privacy", "code_privacy", "z3", "code_z3",
                     "timing_channel", "time_bound"}
-        return [{"check": c.check, "verdict": c.verdict.value, "summary": c.summary}
-                for c in self.outcome.checks if c.check not in standard]
+        return [_verdict_row(c) for c in self.outcome.checks if c.check not in standard]
 
     # --- sections 4 to 6 ------------------------------------------------------------------------
 
     def proofs(self) -> dict[str, Any]:
-        rows = [{"check": c.check, "verdict": c.verdict.value, "summary": c.summary,
-                 "solver": c.evidence.get("solver"), "witness": c.evidence.get("witness"),
+        rows = [{**_verdict_row(c), "solver": c.evidence.get("solver"), "witness": c.evidence.get("witness"),
                  "distinct_entries": c.evidence.get("distinct_entries")}
                 for name in Z3_CHECKS for c in self.checks.get(name, [])]
-        rows += [{"check": c["check"], "verdict": c["verdict"], "summary": c["summary"], "solver": None,
-                  "witness": None, "distinct_entries": None}
+        rows += [{**c, "solver": None, "witness": None, "distinct_entries": None}
                  for c in self._declared() if _is_solver_check(self.outcome, c["check"])]
         if rows:
             return {"applicable": True, "reason": None, "checks": rows}
@@ -334,7 +330,7 @@ class _CaseWork:
         for name in ("statistical", "statistical_production"):
             for c in self.checks.get(name, []):
                 e = c.evidence
-                rows.append({"check": c.check, "verdict": c.verdict.value, "summary": c.summary,
+                rows.append({**_verdict_row(c),
                              "input": e.get("q"), "seed": e.get("seed"), "samples": e.get("samples"),
                              "false_positive_rate": e.get("false_positive_rate"), "threshold": e.get("threshold"),
                              "detectable_distance": e.get("detectable_distance"),
@@ -366,6 +362,16 @@ class _CaseWork:
                 "information_explored_bits": e.get("information_explored_bits"),
                 "draws_range": e.get("draws_range"), "unexplored_decimal": e.get("unexplored_decimal"),
                 "witness": e.get("witness"), "note": "a side-channel finding: it never gates"}
+
+
+def _verdict_row(check: CheckResult) -> dict[str, Any]:
+    """A check's verdict for a report table: its name, verdict and summary, and for a proof within a
+    tolerance its ``within`` (exact and rounded up), so a table never shows such a proof as exact."""
+    row = {"check": check.check, "verdict": check.verdict.value, "summary": check.summary}
+    document = check.to_json()
+    if "within" in document:
+        row |= {"within": document["within"], "within_decimal": document["within_decimal"]}
+    return row
 
 
 def _is_solver_check(outcome: CaseOutcome, name: str) -> bool:

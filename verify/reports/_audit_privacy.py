@@ -1,6 +1,23 @@
 """The privacy numbers of the audit's section 3 and their JSON: claims and losses as exact text,
 certified interval losses, the delta(epsilon) curve and the paper's bounds; pure functions of
 tables and claims, kept apart from the case work that gathers them.
+
+What intervals establish about privacy.  From a bounded enumeration the audit knows, per input
+``q``, exact intervals ``[E_q(x), E_q(x) + U]`` around the code's ``P(x | q)`` at the outputs the
+interval check lists, and nothing sharper about the rest.  That is not an exact loss, so the
+audit states what it does prove (:func:`_interval_loss`): for each ordered neighbouring pair
+``(q, q')`` and the set ``S`` of outputs both list, with ``P(x|q) <= e^eps P(x|q')`` on ``S``
+(``eps`` the certified upper end of the largest loss there),
+
+    P(A | q) <= sum_{x in A & S} e^eps P(x | q') + P(not S | q)  <=  e^eps P(A | q') + delta,
+    delta = 1 - sum_{x in S} E_q(x)  >=  P(not S | q),
+
+(``S`` leaves out an output where ``P(x|q')`` may be 0: no finite ratio holds there)
+
+for every event ``A``: the code is ``(eps, delta)``-DP on the checked pairs, with ``delta`` (exact)
+the mass the listed outputs leave uncovered, the unexplored ``U`` and the tails included.  The
+certified ``[eps_low, eps_high]`` over the listed outputs is a bound on those outputs only, never
+a proof of pure DP.
 """
 
 from __future__ import annotations
@@ -10,11 +27,14 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
+import mpmath
 from mpmath import iv
 
 from dpverify.specs._api import Spec
 from dpverify.specs._claims import ApproxDp, Claim, PureDp, Zcdp
 from dpverify.specs._enclosure import interval_precision, iv_rational
+from dpverify.specs._interval_tools import decimal_text as rounded_text
+from dpverify.specs._interval_tools import mpf_decimal
 from dpverify.verify.engine._results import epsilon_of, fraction_text, json_value
 from dpverify.verify.engine._text import _decimal as decimal_text
 from dpverify.verify.privacy._ratio import PrivacyLoss, tightest_alpha
@@ -72,14 +92,24 @@ def _loss_bounds(a: tuple[Fraction, Fraction], b: tuple[Fraction, Fraction]) -> 
         return (-math.inf if low is None else float(low.a), math.inf if high is None else float(high.b))
 
 
+def _loss_upper(a: tuple[Fraction, Fraction], b: tuple[Fraction, Fraction]) -> Any:
+    """A certified upper bound (an mpf) on ``ln(P/P')`` from ``P in a``, ``P' in b`` with ``b[0] > 0``."""
+    with interval_precision(80):
+        upper = (iv.log(iv_rational(a[1])) - iv.log(iv_rational(b[0]))) if a[1] > 0 else None
+        return None if upper is None else mpmath.mpf(upper.b)
+
+
 def _interval_loss(rows: Mapping[Any, Mapping[Hashable, tuple[Fraction, Fraction]]],
                    pairs: Sequence[tuple[Any, Any]]) -> dict[str, Any]:
     """The largest privacy loss ``|ln P(x|q)/P(x|q')|`` over the pairs and the outputs both list,
-    as certified bounds: it lies in ``[max of lower ends, max of upper ends]``."""
+    as certified bounds: it lies in ``[max of lower ends, max of upper ends]``; and the
+    ``(eps, delta)`` the intervals prove for the whole output space (module docstring)."""
     best_low, best_high, at = -math.inf, -math.inf, None
+    eps_upper, delta = None, Fraction(0)
     for q, q2 in pairs:
         for first, second in ((q, q2), (q2, q)):
             a, b = rows[first], rows[second]
+            covered = Fraction(0)
             for output in a:
                 if output not in b:
                     continue
@@ -87,12 +117,33 @@ def _interval_loss(rows: Mapping[Any, Mapping[Hashable, tuple[Fraction, Fraction
                 if high > best_high:
                     best_high, at = high, (first, second, output)
                 best_low = max(best_low, low)
+                if b[output][0] == 0:  # no finite ratio here: its mass is left to delta
+                    continue
+                covered += a[output][0]
+                upper = _loss_upper(a[output], b[output])
+                if upper is not None and (eps_upper is None or upper > eps_upper):
+                    eps_upper = upper
+            delta = max(delta, 1 - covered)
     pair = None if at is None else (at[0], at[1])
+    implied = None
+    if pairs:
+        eps_text = "0" if eps_upper is None or eps_upper <= 0 else mpf_decimal(eps_upper, 6, up=True)
+        delta = min(delta, Fraction(1))
+        implied = {
+            "epsilon_upper": eps_text, "delta_upper": fraction_text(delta),
+            "delta_upper_decimal": rounded_text(delta, 6, up=True),
+            "statement": (f"the code is (eps, delta)-DP on the checked neighbouring pairs with eps <= {eps_text} and "
+                          f"delta <= {rounded_text(delta, 3, up=True)}: eps bounds the loss at the outputs both inputs "
+                          "list, and delta is the mass those outputs leave uncovered (1 minus their explored mass: the "
+                          "tails and the unexplored U), so this is a bound from intervals, not an exact loss"),
+        }
     return {"pair": pair, "json": {
         "epsilon_low": None if math.isinf(best_low) else best_low,
         "epsilon_high": None if math.isinf(best_high) else best_high,
         "at": None if at is None else {"q": json_value(at[0]), "q_prime": json_value(at[1]), "output": json_value(at[2])},
-        "over": "the outputs listed by the interval check (the tails beyond them are not bounded here)",
+        "over": "the outputs listed by the interval check; the rest of the mass (the tails and the unexplored U) is "
+                "bounded by implied.delta_upper",
+        "implied": implied,
     }}
 
 

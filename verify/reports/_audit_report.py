@@ -1,7 +1,7 @@
 """The audit report as HTML (one self-contained file) and Markdown (plots as PNG files beside it).
 
 Both are rendered from one list of blocks (headings, paragraphs, tables, plots) built from the
-``dpverify.audit/1`` document, so the two say the same thing.  The HTML has its CSS inline and
+``dpverify.audit/2`` document, so the two say the same thing.  The HTML has its CSS inline and
 its plots as inline SVG: it loads nothing, and opens the same from a mail attachment as from a
 CI artefact.  Long exact rationals are shown to 12 significant digits with their exact length
 (the JSON beside the report keeps every digit).

@@ -452,10 +452,12 @@ def algorithm_row(which: str) -> Part:
                                  min_mass=Fraction(1, 10**9), max_unexplored=TOLERANCE)
         proved &= result.verdict.value == "proved"
         unexplored = decimal_text(Fraction(result.evidence.get("unexplored", "1")), 3, up=True)
-        found.append(f"{name} = {value}: |P_code - P_ideal| <= {unexplored} at all "
-                     f"{result.evidence.get('intervals_listed', '?')} outputs")
+        found.append(f"{name} = {value}: |P_code - P_ideal| <= U = {unexplored} at all "
+                     f"{result.evidence.get('intervals_listed', '?')} outputs, total variation <= "
+                     f"{result.evidence.get('tv_bound_decimal', '1')}")
     return Part((Row(f"001/algorithm-{which}", quantity, f"Algorithm {which}", stated,
-                     "the code's exact output intervals contain the ideal PMF: " + "; ".join(found),
+                     "the code's exact output intervals contain the ideal PMF (a proof within U, the unexplored "
+                     "mass, not of equality): " + "; ".join(found),
                      "yes" if proved else "no", reason=None if proved else "an interval misses the ideal probability",
                      command=f"dpverify check --spec {spec_name}", kind="certified"),))
 
