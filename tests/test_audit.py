@@ -344,7 +344,8 @@ def test_bad_options_are_one_line_and_exit_2(tmp_path: Path) -> None:
         (("--out", str(afile)), "--out must be a directory"),
         (("--out", str(tmp_path / "no" / "such" / "dir")), "--out must be in an existing directory"),
         (("--out", str(tmp_path / "r"), "--mutants", str(broken)), "is not a dpverify.mutate/1 document"),
-        (("--out", str(tmp_path / "r"), "--mutants", str(tmp_path / "absent.json")), "cannot be read"),
+        (("--out", str(tmp_path / "r"), "--mutants", str(tmp_path / "absent.json")), "--mutants must be a file"),
+        (("--out", str(tmp_path / "r"), "--mutants", "/dev/zero"), "--mutants must be a file"),  # never ends: not read
         (("--out", str(tmp_path / "r"), "--samples", "0"), "samples must be an integer"),
     ]:
         code, out, err = _run("audit", "gtm", "--alpha", "1/2", "--n", "1", "--T", "6", *argv)

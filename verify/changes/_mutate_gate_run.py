@@ -28,8 +28,9 @@ __all__ = [
 
 #: Seconds one gate run on one mutant may take.
 DEFAULT_TIMEOUT = 300
-#: Seconds each case of a mutant's gate run may take (``check --time-limit``): a mutant that
-#: makes a sampler loop ends its case as inconclusive long before the whole run's timeout.
+#: Seconds each case of a mutant's gate run may take (``check --time-limit``): the backstop for
+#: what the bounds on real runs (:mod:`dpverify.verify.gate._real_runs`) and the exact checks'
+#: never-ending-loop verdicts do not end first, long before the whole run's timeout.
 DEFAULT_CASE_TIME_LIMIT = 60
 #: Draws per statistical check in a mutant's gate run: the exact checks decide; the sampling is a
 #: backstop, and at 5000 draws it still detects any CDF distance above 0.093 (beta = 1e-9).

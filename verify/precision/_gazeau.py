@@ -394,8 +394,8 @@ def gazeau_privacy(
     delta_f = distance if sensitivity is None else as_fraction("sensitivity", sensitivity)
     if delta_f <= 0 or delta_f < distance:
         raise InvalidArgument(
-            f"sensitivity must be > 0 and >= |q - q_prime| = {shown(float(distance))}; got sensitivity="
-            f"{shown(float(delta_f))}. Pass q and q_prime that differ, or a larger sensitivity."
+            f"sensitivity must be > 0 and >= |q - q_prime| = {_as_float_text(distance)}; got sensitivity="
+            f"{_as_float_text(delta_f)}. Pass q and q_prime that differ, or a larger sensitivity."
         )
     b, lo, hi, big_l = (Fraction(x) for x in (config.scale, config.lower, config.upper, config.step))
     mechanism_epsilon = delta_f / b
@@ -469,3 +469,11 @@ def gazeau_privacy(
         "conditions": conditions,
         "theorem_4_5_contradicted": conditions["all_hold"] and "definition_5" in contradicted,
     }
+
+
+def _as_float_text(value: Fraction) -> str:
+    """``value`` as the nearest double where one exists (the inputs are doubles), else exactly."""
+    try:
+        return shown(float(value))
+    except OverflowError:  # |q - q'| of two finite doubles can exceed the largest double
+        return shown(value, 60)

@@ -95,8 +95,18 @@ def trusted_base() -> dict[str, Any]:
 # --- section 7: mutation --------------------------------------------------------------------------
 
 
+#: The largest ``--mutants`` document read (the whole project's score is a few megabytes).
+MAX_MUTANTS_BYTES = 256 * 2**20
+
+
 def read_mutants(path: str) -> dict[str, Any]:
-    """A ``dpverify mutate --json`` document, or a one-line error."""
+    """A ``dpverify mutate --json`` document, or a one-line error.  Only a regular file of at most
+    :data:`MAX_MUTANTS_BYTES` is read: a device such as ``/dev/zero`` never ends."""
+    if not os.path.isfile(path):
+        raise DpverifyError(f"--mutants must be a file (a `dpverify mutate --json` document); got --mutants={shown(path)}.")
+    if os.path.getsize(path) > MAX_MUTANTS_BYTES:
+        raise DpverifyError(f"--mutants={shown(path)} is larger than {MAX_MUTANTS_BYTES} bytes; a mutate document "
+                            "of the whole score is a few megabytes.")
     try:
         with open(path, encoding="utf-8") as handle:
             document = json.load(handle)
