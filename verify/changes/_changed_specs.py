@@ -152,7 +152,8 @@ def _changed_spec(spec: Spec, base: Any, options: DiffOptions) -> SpecDiff:
                         reason=f"its sampler's module {module or '?'} ({where or 'no source file'}) is not a file of the "
                                f"repository at {base.root}, by where it is imported from or by the project's source "
                                "layout (pyproject.toml package-dir, src/, the root), so its change cannot be seen: run "
-                               "from the checkout of the repository that holds it")
+                               "from the checkout of the repository that holds it, or check only your repository's "
+                               "specs (--spec-module M, --spec NAME)")
     installed = _side_of(spec)
     try:
         new = new_of(installed, base)
