@@ -12,6 +12,7 @@ import time
 from collections.abc import Hashable
 from dataclasses import replace
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -276,3 +277,42 @@ def test_watched_abandons_a_run_that_gives_no_output() -> None:
 def test_the_bounds_are_shares_of_the_case_limit() -> None:
     assert run_seconds(None) == 5 and run_seconds(8) == 1 and quick_seconds(None) == 0.25
     assert quick_seconds(2) == 0.125 and run_seconds(120) == 5
+
+
+SLOW_IMPORT = "import time\n\nend = time.monotonic() + 0.3\nwhile time.monotonic() < end:\n    pass\nDONE = True\n"
+
+
+@pytest.mark.parametrize("in_thread", [False, True], ids=["main thread", "other thread"])
+def test_a_bound_never_cuts_an_import_short(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, in_thread: bool) -> None:
+    """A bound that expires while the sampler's first run imports a module waits for the import:
+    a module cut off halfway leaves its package broken for the rest of the process (asyncio's
+    ``NameError: base_events``).  The bound still ends the block once the import is done."""
+    import sys
+    import threading
+
+    from dpverify.verify.gate._time_bound import CaseTimeUp, time_bound
+
+    name = f"slow_import_{tmp_path.name.replace('-', '_')}"
+    (tmp_path / f"{name}.py").write_text(SLOW_IMPORT)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    outcome: list[str] = []
+
+    def run() -> None:
+        try:
+            with time_bound(0.05):
+                __import__(name)
+                while True:
+                    pass
+        except CaseTimeUp:
+            outcome.append("bounded")
+
+    if in_thread:
+        thread = threading.Thread(target=run)
+        thread.start()
+        thread.join(30)
+    else:
+        run()
+    try:
+        assert outcome == ["bounded"] and sys.modules[name].DONE is True
+    finally:
+        sys.modules.pop(name, None)

@@ -6,12 +6,26 @@ from __future__ import annotations
 
 import ctypes
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
-__all__ = ["CaseTimeUp", "time_bound"]
+__all__ = ["CaseTimeUp", "IMPORT_GRACE_S", "importing", "time_bound"]
+
+#: Seconds a bound that expires during an import waits before it looks again.
+IMPORT_GRACE_S = 0.05
+
+
+def importing(frame: Any) -> bool:
+    """Whether ``frame`` (a thread's innermost frame) is inside an import."""
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib._bootstrap"):
+            return True
+        frame = frame.f_back
+    return False
 
 
 class CaseTimeUp(BaseException):
@@ -33,6 +47,13 @@ def time_bound(seconds: float | None, expired: Callable[[], BaseException] = Cas
     same thread that is due first is respected the same way.  Its exception is of a class of its
     own, derived from ``expired()``'s, so that an enclosing bound's passes through this one, and
     it is turned into ``expired()`` on the way out.
+
+    Neither is ever raised inside an import: a module half executed when its import is cut off
+    leaves its package without the submodules it had bound (``asyncio`` then fails with
+    ``NameError: base_events`` on its next import, for the rest of the process), so while the
+    thread is importing (a frame of ``importlib._bootstrap`` on its stack) the bound waits
+    :data:`IMPORT_GRACE_S` at a time until the import is done.  A signal that arrives as the
+    block finishes is dropped: the block ended in time.
 
     Either way the exception is raised between two steps of Python code: a single long call
     into C (a huge integer operation, a solver call) finishes first.  Off the main thread a
@@ -56,7 +77,14 @@ def _alarm_bound(seconds: float, expired: Callable[[], BaseException]) -> Iterat
         yield
         return
 
-    def expire(signum: int, frame: object) -> None:
+    active = [True]
+
+    def expire(signum: int, frame: Any) -> None:
+        if not active[0]:
+            return  # delivered as the block finished: it has ended in time
+        if importing(frame):
+            signal.setitimer(signal.ITIMER_REAL, IMPORT_GRACE_S)  # never interrupt an import (docstring)
+            return
         raise expired()
 
     started = time.monotonic()
@@ -65,6 +93,7 @@ def _alarm_bound(seconds: float, expired: Callable[[], BaseException]) -> Iterat
     try:
         yield
     finally:
+        active[0] = False
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
         if enclosing:
@@ -107,12 +136,20 @@ def _thread_bound(seconds: float, expired: Callable[[], BaseException]) -> Itera
 
     def expire() -> None:
         with lock:
-            if state["armed"]:
-                state["sent"] = True
-                send(target, time_up)
+            if not state["armed"]:
+                return
+            if importing(sys._current_frames().get(target)):
+                later = threading.Timer(IMPORT_GRACE_S, expire)  # never interrupt an import (docstring)
+                later.daemon = True
+                timers.append(later)
+                later.start()
+                return
+            state["sent"] = True
+            send(target, time_up)
 
     timer = threading.Timer(seconds, expire)
     timer.daemon = True
+    timers = [timer]
     deadlines.append(deadline)
     delivered = False
     try:
@@ -125,7 +162,8 @@ def _thread_bound(seconds: float, expired: Callable[[], BaseException]) -> Itera
         finally:
             with lock:
                 state["armed"] = False
-            timer.cancel()
+            for pending in timers:
+                pending.cancel()
             deadlines.pop()
             # Sent as the block finished, and not raised yet: drop it.  Never clear one already
             # raised: on CPython 3.11 clearing also leaves the interpreter's pending-exception flag
