@@ -75,6 +75,9 @@ class BaseRevision:
         self.layout = SourceLayout(self.root)
         self.old = RepositoryTree(self.layout, self.directory, f"revision {revision}", self.token)
         self.new = RepositoryTree(self.layout, self.root, "the working tree")
+        #: ``(repository path, qualified name)`` -> what changed in that function (None: nothing),
+        #: computed once per run: a shared helper is run by many specs.
+        self.function_changes: dict[tuple[str, str], str | None] = {}
         try:
             archive = _git(["archive", "--format=tar", self.commit], self.root, text=False)
             if archive.returncode != 0:

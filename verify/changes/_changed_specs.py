@@ -107,29 +107,37 @@ def changed_functions(spec: Spec, base: Any) -> tuple[str, ...]:
     differs between the working tree and ``base``, both read from the repository (comments,
     docstrings and formatting do not count)."""
     changed = []
-    for relative, qualname in sorted(functions_run(spec, base)):
-        where = f"{relative}:{qualname}"
-        old, new = base.old.file(relative), base.new.file(relative)
-        if old is None:
-            changed.append(f"{where} (new file)")
-            continue
-        if new is None:
-            continue  # ran, but not a file of the working tree (removed since): its module is what is compared
-        try:
-            before = function_reads(old, qualname, base.old.directory, base.old.file_of)
-        except FingerprintError:
-            changed.append(f"{where} (new function)")
-            continue
-        try:
-            after = function_reads(new, qualname, base.new.directory, base.new.file_of)
-        except FingerprintError:
-            continue  # defined dynamically (a wrapper's name): its enclosing code is traced too
-        if before.get(qualname) != after.get(qualname):
-            changed.append(where)
-        elif before != after:
-            moved = sorted(label for label in {*before, *after} if before.get(label) != after.get(label))
-            changed.append(f"{where} (reads {elided(', '.join(moved), 160)})")
+    for key in sorted(functions_run(spec, base)):
+        if key not in base.function_changes:
+            base.function_changes[key] = _function_change(*key, base)
+        if base.function_changes[key] is not None:
+            changed.append(base.function_changes[key])
     return tuple(changed)
+
+
+def _function_change(relative: str, qualname: str, base: Any) -> str | None:
+    """How function ``qualname`` of file ``relative`` changed between ``base`` and the working
+    tree (``file:function``, with what it reads when only that moved), or None."""
+    where = f"{relative}:{qualname}"
+    old, new = base.old.file(relative), base.new.file(relative)
+    if old is None:
+        return f"{where} (new file)"
+    if new is None:
+        return None  # ran, but not a file of the working tree (removed since): its module is what is compared
+    try:
+        before = function_reads(old, qualname, base.old.directory, base.old.file_of)
+    except FingerprintError:
+        return f"{where} (new function)"
+    try:
+        after = function_reads(new, qualname, base.new.directory, base.new.file_of)
+    except FingerprintError:
+        return None  # defined dynamically (a wrapper's name): its enclosing code is traced too
+    if before.get(qualname) != after.get(qualname):
+        return where
+    if before != after:
+        moved = sorted(label for label in {*before, *after} if before.get(label) != after.get(label))
+        return f"{where} (reads {elided(', '.join(moved), 160)})"
+    return None
 
 
 def diff_changed_specs(found: Sequence[Any], base: Any, options: DiffOptions) -> list[SpecDiff]:

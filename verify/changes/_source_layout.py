@@ -57,7 +57,7 @@ class SourceLayout:
         self.files = _repository_files(self.root)
         self.mappings = _declared_mappings(self.root)
         self._relative: dict[str, PurePosixPath | None] = {}
-        self._installed: dict[str, str] = {}
+        self._installed: dict[str, str | None] = {}
 
     def is_repository_file(self, relative: PurePosixPath | str) -> bool:
         return str(PurePosixPath(relative)) in self.files
@@ -115,7 +115,8 @@ class SourceLayout:
                 origin = getattr(module, "__file__", None)
                 if isinstance(origin, str) and not name.startswith("_dpverify_"):
                     self._installed.setdefault(os.path.realpath(origin), name)
-        return self._installed.get(key)
+            self._installed.setdefault(key, None)  # no module's file (frozen, exec'd): not looked up again
+        return self._installed[key]
 
 
 def _repository_files(root: Path) -> frozenset[str]:
