@@ -122,21 +122,26 @@ class Bounded:
     proof.  A looser tolerance, or None (any ``U``), must say why in ``tolerance_reason``, which
     every verdict of the spec then carries; without one it is a :class:`SpecError`.
 
-    ``renewal=True`` also renews unmarked loops (``while True`` with no attempt function, as
-    published code is written): an execution back in a program state it was in earlier on its
-    path is cut there and the renewal identity applied
-    (:mod:`dpverify.verify.engine._program_state` says when two states are taken to be the same)."""
+    ``renewal=True`` is for code nobody marked (``while True`` loops, subroutines, as published
+    code is written).  An execution back in a program state it was in earlier on its path is cut
+    there and the renewal identity applied (:mod:`dpverify.verify.engine._program_state` says when
+    two states are taken to be the same), and, unless ``procedures=False``, every call of a
+    function that draws is summarised: enumerated once per distinct arguments and used as one
+    weighted choice wherever it is made, when the code it runs keeps no state outside its frames
+    (:mod:`dpverify.verify.engine._summaries`, :mod:`dpverify.verify.engine._purity`)."""
 
     min_mass: Fraction | int | str = DEFAULT_MIN_MASS
     max_paths: int = 1_000_000
     max_unexplored: Fraction | int | str | None = DEFAULT_MAX_UNEXPLORED
     renewal: bool = False
     tolerance_reason: str | None = None
+    procedures: bool = True
 
     def __post_init__(self) -> None:
         _fractions(self)
-        if not isinstance(self.renewal, bool):
-            raise SpecError(f"renewal must be True or False; got renewal={shown(self.renewal)}.")
+        for name in ("renewal", "procedures"):
+            if not isinstance(getattr(self, name), bool):
+                raise SpecError(f"{name} must be True or False; got {name}={shown(getattr(self, name))}.")
 
 
 @dataclass(frozen=True, slots=True)

@@ -171,8 +171,10 @@ class _Version:
             if not any(z is not None for z in found.masses) and found.exhausted:
                 raise LoopNeverAccepts(attempt, ())
             return renewal(found)
+        unmarked = enumeration.renewal  # code nobody marked: renewal and procedure summaries
         return enumerate_outputs(lambda rng: run(q, rng), min_mass=enumeration.min_mass,
-                                 max_paths=enumeration.max_paths, summarise=True)
+                                 max_paths=enumeration.max_paths, summarise=True, renewal=unmarked,
+                                 procedures=unmarked and enumeration.procedures)
 
     def short_paths(self, q: Hashable | None, depth: int) -> Enumeration | None:
         """Every path of at most ``depth`` draws, walked as the code runs, with no mass budget:

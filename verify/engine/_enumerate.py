@@ -86,16 +86,22 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+from typing import Any
+from dataclasses import replace
 from fractions import Fraction
 
-from dpverify.samplers import DpverifyError, InvalidArgument, RandomSource, SamplerContractError, as_fraction
+from dpverify.samplers import InvalidArgument, RandomSource, SamplerContractError, as_fraction
 from dpverify.samplers._random_source import _check_bernoulli, _check_randbelow
 from dpverify.samplers._rational import shown
 from dpverify.verify.engine._arguments import need_callable, need_count
-from dpverify.verify.engine._enumeration import Enumeration, Sampler, SamplerCrashed
+from dpverify.verify.engine._enumeration import Enumeration, LoopNeverAccepts, NeverReturns, Sampler, SamplerCrashed
 from dpverify.verify.engine._lazy_uniform import LazyUniform, settled
+from dpverify.verify.engine._procedures import DISCOVERY_PATHS, Discovery, hooked, pushed
 from dpverify.verify.engine._program_state import EnumeratingSource, program_state
+from dpverify.verify.engine._summaries import SUMMARY_MAX_DEPTH, SUMMARY_MAX_PATHS, SUMMARY_MIN_MASS, Summaries, tier
+
+__all__ = ["SUMMARY_MAX_DEPTH", "SUMMARY_MAX_PATHS", "SUMMARY_MIN_MASS", "Enumeration", "LoopNeverAccepts",
+           "NeverReturns", "SamplerCrashed", "enumerate_outputs"]
 
 #: ``second[d]`` of a summarised call (``None`` marks randbelow, a den >= 1 bernoulli).
 _SUMMARY = -1
@@ -122,88 +128,6 @@ _CHANGED = (
 )
 
 
-#: The budgets inside each summarised call, relative to the call (see "Summaries").  Every
-#: path re-executes the call from its start, so a deep path costs its depth: the depth bound
-#: keeps a mutated loop that barely terminates from costing minutes; what it cuts is remainder.
-SUMMARY_MIN_MASS = Fraction(1, 10**13)
-SUMMARY_MAX_DEPTH = 1_000
-SUMMARY_MAX_PATHS = 200_000
-
-
-class LoopNeverAccepts(DpverifyError):
-    """Every attempt of a loop rejects, on an exhaustively enumerated attempt: the loop never ends."""
-
-    def __init__(self, attempt: Callable[..., object], args: tuple[object, ...]) -> None:
-        shown_args = ", ".join(shown(a, 40) for a in args)
-        super().__init__(f"the loop until_accepted({attempt.__name__}) never ends at ({shown_args}): every one of "
-                         "its attempts rejects (enumerated exhaustively)")
-
-
-class NeverReturns(LoopNeverAccepts):
-    """A renewing walk is complete and no path returns: the code never returns (module docstring,
-    "A loop that never ends")."""
-
-    def __init__(self, paths: int) -> None:
-        DpverifyError.__init__(self, f"the code never returns: all {paths} paths of the walk were followed to the "
-                               "end, nothing cut, and each comes back to a program state it was in before without "
-                               "an output, so every execution loops forever (probability 0 of any output)")
-        self.paths = paths
-
-
-@dataclass(frozen=True, slots=True)
-class _Summary:
-    """A marked call's outputs, heaviest first, with exact lower-bound masses ``nums[i]/dens[i]``."""
-
-    outputs: tuple[Hashable, ...]
-    nums: tuple[int, ...]
-    dens: tuple[int, ...]
-    floats: tuple[float, ...]
-    remainder: Fraction
-
-
-class _Summaries:
-    """The summaries of one enumeration, shared by the nested enumerations that compute them."""
-
-    def __init__(self, max_paths: int, max_depth: int) -> None:
-        self.max_paths, self.max_depth = max_paths, max_depth
-        self.index: dict[tuple[object, ...], int] = {}
-        self.summaries: list[_Summary] = []
-        self.pending: set[tuple[object, ...]] = set()
-
-    def lookup(self, function: Callable[..., Hashable], args: tuple[object, ...], loop: bool) -> int:
-        key = (function, args[:-1], loop)
-        found = self.index.get(key)
-        if found is None:
-            if key in self.pending:  # the call recurses into itself: walk it inside the path
-                raise TypeError("recursive marked call")
-            self.pending.add(key)
-            try:
-                summary = self._summarise(function, args[:-1], loop)
-            finally:
-                self.pending.discard(key)
-            found = self.index[key] = len(self.summaries)
-            self.summaries.append(summary)
-        return found
-
-    def _summarise(self, function: Callable[..., Hashable], args: tuple[object, ...], loop: bool) -> _Summary:
-        found = _enumerate(lambda rng: function(*args, rng), min(self.max_paths, SUMMARY_MAX_PATHS),
-                           min(self.max_depth, SUMMARY_MAX_DEPTH), SUMMARY_MIN_MASS, self)
-        masses = found.masses
-        remainder = found.unexplored
-        if loop:
-            accepted = {z: m for z, m in masses.items() if z is not None}
-            total = sum(accepted.values(), Fraction(0)) + found.unexplored
-            if not accepted and found.exhausted:
-                raise LoopNeverAccepts(function, args)
-            masses = {z: m / total for z, m in accepted.items()} if accepted else {}
-            remainder = found.unexplored / total if accepted else Fraction(1)
-        ordered = sorted(masses.items(), key=lambda item: item[1], reverse=True)
-        return _Summary(
-            tuple(o for o, _ in ordered), tuple(m.numerator for _, m in ordered),
-            tuple(m.denominator for _, m in ordered), tuple(float(m) for _, m in ordered), remainder,
-        )
-
-
 class _TreeWalker(RandomSource, EnumeratingSource, trusted=True):
     """The enumerating source: one object walks the whole tree, one execution per path.
 
@@ -216,10 +140,12 @@ class _TreeWalker(RandomSource, EnumeratingSource, trusted=True):
     only their arguments are re-checked: the hot path is a comparison and a list lookup.
     """
 
-    def __init__(self, max_depth: int, min_mass: float, summaries: _Summaries | None = None,
-                 renewal: bool = False) -> None:
+    def __init__(self, max_depth: int, min_mass: float, summaries: Summaries | None = None,
+                 renewal: bool = False, discovery: Discovery | None = None, scale: float = 1.0) -> None:
         self.summaries = summaries
+        self.scale = scale  # the absolute mass of this walk's root (a summary's, see _summaries)
         self.renewal = renewal
+        self.discovery = discovery
         self.lazy = False  # whether a lazy draw was handed out (outputs are then settled)
         self.short = False  # whether a summarised call short of its law (remainder > 0) was taken
         self.states: dict[Hashable, int] = {}  # program state -> the depth it was seen at, this path
@@ -227,7 +153,7 @@ class _TreeWalker(RandomSource, EnumeratingSource, trusted=True):
         self.log_start: list[int] = [0]  # log_start[d]: the leaf log's length when depth d was reached
         self.log: list[tuple[tuple[str, Hashable], int, int]] = []  # (exit, num, den), renewal only
         self.targets: set[int] = set()
-        if summaries is not None:
+        if summaries is not None and summaries.marks:
             self._summarise = self._summary_choice
         self.max_depth = max_depth
         self.min_mass = min_mass  # 0.0 disables pruning
@@ -309,15 +235,36 @@ class _TreeWalker(RandomSource, EnumeratingSource, trusted=True):
             index = self.summaries.lookup(function, args, loop)
         except TypeError:  # unhashable arguments: walk the call inside this path instead
             return _run_marked(function, args, loop)
+        return self._choose(index, False)
+
+    def _procedure_index(self, function: Any, original: Any, args: tuple[object, ...],
+                         kwargs: dict[str, object]) -> int | None:
+        """The summary answering a call taken over (:mod:`dpverify.verify.engine._procedures`), or
+        None to walk it; the same on every replay of the path, since the prefix mass is."""
+        if self.summaries is None or not self.summaries.procedures:
+            return None
+        at_tier = tier(self.summaries.top, self.scale * self.mass[self.depth])
+        return self.summaries.procedure(function, original, args, kwargs, at_tier, self)
+
+    def _procedure_choice(self, index: int) -> Hashable:
+        """A procedure call as one choice over its summary's outputs (:mod:`dpverify.verify.engine._summaries`)."""
+        summary = self.summaries.summaries[index]  # type: ignore[union-attr]
+        if summary.certain:
+            return summary.outputs[0]
+        return self._choose(index, self.renewal)
+
+    def _choose(self, index: int, checkpoint: bool) -> Hashable:
         d = self.depth
         if d < self.replay:
             if self.first[d] != index or self.second[d] != _SUMMARY:
                 raise SamplerContractError(_CHANGED)
             self.depth = d + 1
             return self.value[d]  # type: ignore[return-value]
+        if checkpoint:
+            self._checkpoint(("summary", index), up=3)
         if d >= self.max_depth:
             raise _Cut
-        summary = self.summaries.summaries[index]
+        summary = self.summaries.summaries[index]  # type: ignore[union-attr]
         if not summary.outputs:
             raise _Cut
         mass = self.mass[d] * summary.floats[0]
@@ -331,10 +278,11 @@ class _TreeWalker(RandomSource, EnumeratingSource, trusted=True):
 
     # -- renewal ---------------------------------------------------------------------------
 
-    def _checkpoint(self, draw: Hashable) -> None:
+    def _checkpoint(self, draw: Hashable, up: int = 2) -> None:
         """Register the program state at this new point of the path, or end the path if the
-        same state was seen at an earlier depth of it."""
-        key = program_state(sys._getframe(2), sys._getframe(1), draw, stop=_enumerate.__code__)
+        same state was seen at an earlier depth of it.  ``up`` counts the frames from here to the
+        one that asked for the draw (the draw method's caller)."""
+        key = program_state(sys._getframe(up), sys._getframe(up - 1), draw, stop=_walk_paths.__code__)
         if key is None:
             return
         target = self.states.get(key)
@@ -384,6 +332,8 @@ class _TreeWalker(RandomSource, EnumeratingSource, trusted=True):
         self.mass.append(mass)
         self.depth += 1
         self.log_start.append(len(self.log))
+        if self.discovery is not None:
+            self.discovery.draw(sys._getframe(2))
 
     def _truncate(self, depth: int) -> None:
         del self.first[depth:], self.second[depth:], self.arity[depth:]
@@ -437,6 +387,8 @@ class _TreeWalker(RandomSource, EnumeratingSource, trusted=True):
 
     def start(self) -> None:
         self.depth = 0
+        if self.discovery is not None:
+            self.discovery.start()
 
 
 def enumerate_outputs(
@@ -447,6 +399,7 @@ def enumerate_outputs(
     min_mass: Fraction | int | str = 0,
     summarise: bool = False,
     renewal: bool = False,
+    procedures: bool = False,
 ) -> Enumeration:
     """Run ``sampler`` on every path of its choice tree, within the budgets.
 
@@ -455,7 +408,10 @@ def enumerate_outputs(
     (a rational in [0, 1); 0 disables it) the smallest prefix probability a branch may have
     to be entered.  Cut and unvisited mass is reported exactly as ``unexplored``.  With
     ``summarise``, marked loops and subroutines are summarised; with ``renewal``, an execution
-    back in a program state it was in earlier on its path is renewed there (module docstring).
+    back in a program state it was in earlier on its path is renewed there (module docstring);
+    with ``procedures``, the calls of functions that draw are summarised per distinct arguments
+    (:mod:`dpverify.verify.engine._summaries`), and what was done with each is in
+    :attr:`Enumeration.procedures`.
     """
     need_callable("sampler", sampler, "a callable taking a RandomSource, e.g. lambda rng: sample(q, rng)")
     max_paths = need_count("max_paths", max_paths, low=1)
@@ -466,20 +422,61 @@ def enumerate_outputs(
             f'min_mass must be a rational in [0, 1); got min_mass={shown(threshold)}. Pass it as "num/den", '
             'e.g. "1/1000000", or 0 to explore without a mass budget.'
         )
-    if not isinstance(summarise, bool):
-        raise InvalidArgument(f"summarise must be True or False; got summarise={shown(summarise)}.")
-    if not isinstance(renewal, bool):
-        raise InvalidArgument(f"renewal must be True or False; got renewal={shown(renewal)}.")
-    summaries = _Summaries(max_paths, max_depth) if summarise else None
-    return _enumerate(sampler, max_paths, max_depth, threshold, summaries, renewal)
+    for name, flag in (("summarise", summarise), ("renewal", renewal), ("procedures", procedures)):
+        if not isinstance(flag, bool):
+            raise InvalidArgument(f"{name} must be True or False; got {name}={shown(flag)}.")
+    if not procedures:
+        summaries = Summaries(max_paths, max_depth, _enumerate) if summarise else None
+        return _enumerate(sampler, max_paths, max_depth, threshold, summaries, renewal)
+    discovery = Discovery(_walk_paths.__code__)
+    profiler = sys.getprofile()
+    sys.setprofile(discovery.profile)
+    try:  # a short walk as the code runs, to see which functions draw (_procedures)
+        _enumerate(sampler, DISCOVERY_PATHS, max_depth, max(threshold, DISCOVERY_MIN_MASS), None, False,
+                   discovery=discovery)
+    except Exception:  # noqa: BLE001, S110 - what the code does wrong, the enumeration below reports
+        pass
+    finally:
+        sys.setprofile(profiler)
+    summaries = Summaries(max_paths, max_depth, _enumerate, marks=summarise, procedures=True, top=float(threshold))
+    with hooked(discovery.candidates()):
+        found = _enumerate(sampler, max_paths, max_depth, threshold, summaries, renewal, procedures=True)
+    return replace(found, procedures=summaries.notes)
+
+
+#: The mass budget of the short walk that finds the functions that draw.
+DISCOVERY_MIN_MASS = Fraction(1, 1000)
 
 
 def _enumerate(
-    sampler: Sampler, max_paths: int, max_depth: int, threshold: Fraction, summaries: _Summaries | None,
-    renewal: bool = False,
+    sampler: Sampler, max_paths: int, max_depth: int, threshold: Fraction, summaries: Summaries | None,
+    renewal: bool = False, *, procedures: bool = False, walker: _TreeWalker | None = None,
+    discovery: Discovery | None = None, scale: float = 1.0,
 ) -> Enumeration:
-    # Only *which* branches are entered depends on this float; masses stay exact (see above).
-    walker = _TreeWalker(max_depth, float(threshold), summaries, renewal)
+    """The walk.  ``walker``: walk on this walker (its paths and states set aside, then restored),
+    so that a procedure summary draws from the very source object its arguments hold."""
+    if walker is None:
+        walker = _TreeWalker(max_depth, float(threshold), summaries, renewal, discovery, scale)
+        return _walk(sampler, max_paths, walker, procedures)
+    saved = walker.__dict__
+    walker.__dict__ = {}
+    try:
+        walker.__init__(max_depth, float(threshold), summaries, renewal, None, scale)  # type: ignore[misc]
+        return _walk(sampler, max_paths, walker, procedures)
+    finally:
+        walker.__dict__ = saved
+
+
+def _walk(sampler: Sampler, max_paths: int, walker: _TreeWalker, procedures: bool) -> Enumeration:
+    if procedures:
+        with pushed(walker):
+            return _walk_paths(sampler, max_paths, walker)
+    return _walk_paths(sampler, max_paths, walker)
+
+
+def _walk_paths(sampler: Sampler, max_paths: int, walker: _TreeWalker) -> Enumeration:
+    # Only *which* branches are entered depends on the walker's float min_mass; masses stay exact.
+    renewal = walker.renewal
     # Per (output, draws), exact masses grouped by their unreduced denominator, so the hot
     # loop adds integers; Fractions are formed once per group at the end.
     groups: dict[tuple[Hashable, int], dict[int, int]] = {}

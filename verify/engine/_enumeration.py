@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from dpverify.samplers import DpverifyError, RandomSource
+from dpverify.samplers._rational import shown
 from dpverify.verify.engine._arguments import need_instance
 
-__all__ = ["Enumeration", "Sampler", "SamplerCrashed", "need_enumeration"]
+__all__ = ["Enumeration", "LoopNeverAccepts", "NeverReturns", "Sampler", "SamplerCrashed", "need_enumeration"]
 
 Sampler = Callable[[RandomSource], Hashable]
 
@@ -38,6 +39,8 @@ class Enumeration:
     joint: dict[tuple[Hashable, int], Fraction] = field(default_factory=dict)
     cut: int = 0
     stopped: str = "exhausted"
+    #: Per function the engine summarised or walked (procedure summaries), what it did and why.
+    procedures: dict[str, str] = field(default_factory=dict)
 
     @property
     def exhausted(self) -> bool:
@@ -56,6 +59,26 @@ class SamplerCrashed(DpverifyError):
         super().__init__(f"the sampler raised {type(error).__name__}: {error} on draws {draws}")
         self.draws = draws
         self.error = error
+
+
+class LoopNeverAccepts(DpverifyError):
+    """Every attempt of a loop rejects, on an exhaustively enumerated attempt: the loop never ends."""
+
+    def __init__(self, attempt: Callable[..., object], args: tuple[object, ...]) -> None:
+        shown_args = ", ".join(shown(a, 40) for a in args)
+        super().__init__(f"the loop until_accepted({attempt.__name__}) never ends at ({shown_args}): every one of "
+                         "its attempts rejects (enumerated exhaustively)")
+
+
+class NeverReturns(LoopNeverAccepts):
+    """A renewing walk is complete and no path returns: the code never returns (:mod:`dpverify.verify.engine._enumerate`,
+    "A loop that never ends")."""
+
+    def __init__(self, paths: int) -> None:
+        DpverifyError.__init__(self, f"the code never returns: all {paths} paths of the walk were followed to the "
+                               "end, nothing cut, and each comes back to a program state it was in before without "
+                               "an output, so every execution loops forever (probability 0 of any output)")
+        self.paths = paths
 
 
 def need_enumeration(name: str, found: object) -> Enumeration:

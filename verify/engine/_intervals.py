@@ -405,6 +405,7 @@ def check_intervals(
     summarise: bool = True,
     renew_states: bool = False,
     tolerance_reason: str | None = None,
+    procedures: bool = False,
 ) -> CheckResult:
     """Enumerate ``sampler`` within the budgets and judge it against ``ideal`` on ``outputs``.
 
@@ -414,7 +415,9 @@ def check_intervals(
     and the loop's intervals come from :func:`renewal`.  ``summarise`` summarises the loops and
     subroutines the samplers mark (:mod:`dpverify.verify.engine._enumerate`, "Summaries"); without it the
     code is walked exactly as it runs, restart by restart.  ``renew_states`` renews unmarked loops where
-    the execution comes back to an earlier program state (:mod:`dpverify.verify.engine._enumerate`, "Renewal").
+    the execution comes back to an earlier program state (:mod:`dpverify.verify.engine._enumerate`, "Renewal");
+    ``procedures`` summarises the calls of functions that draw (:mod:`dpverify.verify.engine._summaries`),
+    and the evidence says, per function, what was done with its calls.
     ``max_unexplored`` (None: any ``U``) and ``tolerance_reason`` are as for :func:`judge_intervals`;
     a proof states its ``U`` whatever the tolerance.
     """
@@ -428,11 +431,14 @@ def check_intervals(
         "max_depth": need_count("max_depth", max_depth, low=1),
         "method": ("renewal over one attempt" if attempt else "whole sampler")
         + (", marked loops and subroutines summarised" if summarise else ", as it runs")
-        + (", repeated program states renewed" if renew_states else ""),
+        + (", repeated program states renewed" if renew_states else "")
+        + (", calls of functions that draw summarised" if procedures else ""),
     }
     try:
         found = enumerate_outputs(sampler, min_mass=min_mass, max_paths=max_paths, max_depth=max_depth,
-                                  summarise=summarise, renewal=renew_states)
+                                  summarise=summarise, renewal=renew_states, procedures=procedures)
+        if found.procedures:
+            budgets["procedures"] = found.procedures
         if attempt:
             if not any(z is not None for z in found.masses) and found.exhausted:
                 return CheckResult("intervals", Verdict.VIOLATED,

@@ -25,8 +25,9 @@ appearance so that sharing is part of the value.  Any other object makes the sta
 
 When a frame's state is the whole truth.  A frame's future also depends on its value stack and
 on the C code between it and the frame it called, which Python cannot see.  So a frame counts
-only if it is suspended at a ``CALL`` whose stack holds nothing but the call's own callable and
-arguments (a stack-depth analysis of the bytecode), and the callable, resolved statically from
+only if it is suspended at a ``CALL`` (or ``f(*args, **kwargs)``, whose tuple and dict are dropped
+when the call returns) whose stack holds nothing but the call's own callable and arguments (a
+stack-depth analysis of the bytecode), and the callable, resolved statically from
 the bytecode that loaded it (a global, a local, or an attribute chain on a local read with
 ``inspect.getattr_static``, which runs no code), is the Python function whose frame comes next
 (or a class whose ``__new__``/``__init__``, or whose metaclass's ``__call__``, it is).  Then the
@@ -62,6 +63,9 @@ _TERMINATORS = frozenset({"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERA
 _READS = frozenset({"LOAD_FAST", "LOAD_FAST_CHECK", "DELETE_FAST"})
 _WRITES = frozenset({"STORE_FAST"})
 _JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
+#: The calls a frame may be suspended at.  ``f(*args)`` passes its tuple's items as the callee's
+#: arguments, and the tuple (and a ``**kwargs`` dict) is dropped when the call returns.
+_CALLS = frozenset({"CALL", "CALL_FUNCTION_EX"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,6 +212,8 @@ def _call_base(info: _CodeInfo, i: int) -> int:
     """The stack depth before the ``CALL`` at ``i`` started loading its callable.  CPython 3.11
     books the arguments off at ``PRECALL``, later versions at ``CALL`` itself."""
     ins = info.instructions
+    if ins[i].opname == "CALL_FUNCTION_EX":  # f(*args) or f(*args, **kwargs): the tuple and dict
+        return info.depth[i] - 3 - (ins[i].arg & 1)  # type: ignore[operator]
     precall = i > 0 and ins[i - 1].opname == "PRECALL"
     return info.depth[i] - 2 - (0 if precall else ins[i].arg)  # type: ignore[operator]
 
@@ -324,7 +330,7 @@ def program_state(frame: types.FrameType, callee: types.FrameType, draw: Hashabl
                 return None
             i = bisect.bisect_right(info.offsets, frame.f_lasti) - 1
             ins = info.instructions[i]
-            if ins.opname != "CALL" or _call_base(info, i) != 0:
+            if ins.opname not in _CALLS or _call_base(info, i) != 0:
                 return None  # something besides this call's operands is on the stack
             if not any(c is callee.f_code for c in _callee_codes(_resolve(frame, info, i))):
                 return None

@@ -114,6 +114,8 @@ class _Instance(_BoundSpec):
                                            max_paths=enumeration.max_paths, max_unexplored=enumeration.max_unexplored,
                                            attempt=isinstance(enumeration, Attempt),
                                            renew_states=isinstance(enumeration, Bounded) and enumeration.renewal,
+                                           procedures=isinstance(enumeration, Bounded) and enumeration.renewal
+                                           and enumeration.procedures,
                                            tolerance_reason=enumeration.tolerance_reason))
             if isinstance(enumeration, Bounded) and self.randomness is Randomness.SOURCE:
                 # (code drawing through random's API marks no loops: the walk above was as it runs)

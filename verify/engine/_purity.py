@@ -1,0 +1,280 @@
+"""Whether a call's output law is a function of its arguments: the check behind procedure summaries.
+
+A procedure summary (:mod:`dpverify.verify.engine._summaries`) replaces every call ``f(args)`` by
+one enumeration of ``f`` at those arguments.  That is sound only while the call keeps no state
+outside its frames: nothing it does may change what the caller sees afterwards, and nothing it
+reads may differ between two calls with equal arguments.  :class:`PurityWatch` checks this on
+the code that actually runs.  While a summary is computed it is installed as the thread's trace
+function (chained to any tracer already there), so every Python frame the call creates is seen,
+including methods reached through ``self`` and callbacks passed in; each code object is scanned
+once (its bytecode), and its reads of outside names are evaluated in the frame's globals.
+
+The call is refused (and walked inside the path that makes it instead, as the code runs) when
+code it runs:
+
+- writes outside its frames: ``STORE_GLOBAL``/``DELETE_GLOBAL`` (a global counter),
+  ``STORE_ATTR``/``DELETE_ATTR`` (an attribute, of anything: an argument, a module, ``self``),
+  ``STORE_DEREF``/``DELETE_DEREF`` of a free variable (a ``nonlocal`` closure cell);
+- reads a closure cell of an enclosing function that holds data rather than a function, class
+  or module (a counter kept in a cell);
+- reads, through a global name or an attribute chain on one (``Config.scale``, ``np.pi``), a
+  value that is mutable or of a type not known to be immutable (a list, a dict, an instance);
+- is ``random.Random``'s ``gauss``, ``seed`` or ``setstate``, the standard library code that keeps
+  a generator's hidden state (``gauss`` caches its second normal in ``gauss_next``).
+
+What it reads through globals and attribute chains that is immutable data (an ``int``, a
+``Fraction``, a tuple of them, a string) becomes a *guard* of the summary: its value is recorded,
+and the summary is used again only where every guard still has that value, so a global that the
+caller rebinds between two calls gives two summaries, not a stale one.  Functions, classes and
+modules read that way are compared by identity: like renewal
+(:mod:`dpverify.verify.engine._program_state`), the engine assumes the code it runs is not rebound
+during a run.
+
+Not counted: garbage-collector callbacks and Python signal handlers, which run between any two
+instructions of the call without being called by it.  Trusted without scanning: the standard library (but for the three methods above) and dpverify's
+own engine (the enumerating source, ``RandomCompat``, the patched ``random``), which keep no state
+a sampler reads.  Code in C (builtins, numpy's ufuncs) cannot be scanned and is taken to keep no
+hidden state, the assumption every enumeration of such code already makes.  A refusal is never
+unsound: it only means that call is walked, as the code runs.
+"""
+
+from __future__ import annotations
+
+import dis
+import functools
+import os
+import random
+import sysconfig
+import types
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+__all__ = ["PurityWatch", "Refused", "guards_hold", "immutable_value", "trusted_file"]
+
+
+class Refused(BaseException):
+    """A call that cannot be summarised; the message says why.  A BaseException, so that the
+    sampler's own ``except Exception`` cannot swallow it while a summary is being computed."""
+
+
+_WRITES = {"STORE_GLOBAL": "writes the global", "DELETE_GLOBAL": "deletes the global",
+           "STORE_ATTR": "writes the attribute", "DELETE_ATTR": "deletes the attribute"}
+_CELL_WRITES = {"STORE_DEREF": "writes the closure cell", "DELETE_DEREF": "deletes the closure cell"}
+_CELL_READS = frozenset({"LOAD_DEREF", "LOAD_CLASSDEREF"})
+_CHAIN = frozenset({"LOAD_ATTR", "LOAD_METHOD"})
+
+#: Standard library code that keeps a generator's hidden state (module docstring).
+_STATEFUL = frozenset(f.__code__ for f in (random.Random.gauss, random.Random.seed, random.Random.setstate))
+
+_ENGINE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_STDLIB_DIRS = tuple({os.path.abspath(sysconfig.get_paths()[key]) + os.sep for key in ("stdlib", "platstdlib")})
+
+
+@functools.lru_cache(maxsize=4096)
+def trusted_file(filename: str) -> bool:
+    """Whether code from ``filename`` is trusted without scanning: the standard library (not its
+    ``site-packages``) and dpverify's engine (``dpverify.verify``)."""
+    if filename.startswith("<frozen "):
+        return True
+    path = os.path.abspath(filename)
+    if path.startswith(_ENGINE_DIR + os.sep):
+        return True
+    return path.startswith(_STDLIB_DIRS) and f"{os.sep}site-packages{os.sep}" not in path
+
+
+@dataclass(frozen=True, slots=True)
+class _CodeFacts:
+    """What one code object's bytecode says about the state outside its frame."""
+
+    writes: str | None  # why it is refused outright, or None
+    cells: tuple[str, ...]  # free variables it reads
+    chains: tuple[tuple[str, tuple[str, ...]], ...]  # global names it reads, with attribute chains
+
+
+_FACTS: dict[types.CodeType, _CodeFacts] = {}
+
+
+def _facts(code: types.CodeType) -> _CodeFacts:
+    found = _FACTS.get(code)
+    if found is None:
+        found = _FACTS[code] = _scan(code)
+    return found
+
+
+def _scan(code: types.CodeType) -> _CodeFacts:
+    if code in _STATEFUL:
+        return _CodeFacts(f"is random.Random.{code.co_name}, which keeps the generator's hidden state", (), ())
+    free = set(code.co_freevars)
+    cells: list[str] = []
+    chains: list[tuple[str, tuple[str, ...]]] = []
+    instructions = list(dis.get_instructions(code))
+    for i, ins in enumerate(instructions):
+        name = ins.opname
+        if name in _WRITES:
+            return _CodeFacts(f"{_WRITES[name]} {ins.argval}", (), ())
+        if name in _CELL_WRITES and ins.argval in free:
+            return _CodeFacts(f"{_CELL_WRITES[name]} {ins.argval}", (), ())
+        if name in _CELL_READS and ins.argval in free:
+            cells.append(ins.argval)
+        elif name == "LOAD_GLOBAL":
+            attrs = []
+            for follow in instructions[i + 1:]:
+                if follow.opname not in _CHAIN or follow.is_jump_target:
+                    break
+                attrs.append(follow.argval)
+            chains.append((ins.argval, tuple(attrs)))
+    return _CodeFacts(None, tuple(dict.fromkeys(cells)), tuple(dict.fromkeys(chains)))
+
+
+_CONSTANT_KINDS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType, type,
+                   types.MethodDescriptorType, types.WrapperDescriptorType, types.MethodWrapperType,
+                   types.ClassMethodDescriptorType, staticmethod, classmethod, property, functools.partial)
+_SCALARS = (type(None), bool, int, float, complex, str, bytes, Fraction, Decimal, range, type(Ellipsis))
+
+
+def immutable_value(value: Any) -> Hashable:
+    """A hashable stand-in of an immutable data value, equal exactly when the values are
+    (floats by their bits); raises :class:`Refused` for anything else."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return (kind.__name__, value.hex()) if kind is float else (kind.__name__, value)
+    if kind is tuple or kind is frozenset:
+        return (kind.__name__, kind(immutable_value(v) for v in value))
+    if kind.__module__ == "numpy" and hasattr(value, "dtype") and getattr(value, "ndim", None) == 0:
+        return ("numpy", str(value.dtype), value.tobytes())  # a numpy scalar: immutable
+    raise Refused(f"holds a {kind.__name__}, which may change")
+
+
+def _constant(value: object) -> bool:
+    return isinstance(value, _CONSTANT_KINDS)
+
+
+_MISSING = object()
+
+
+def _chain_value(namespace: dict[str, Any], name: str, attrs: tuple[str, ...]) -> object:
+    """The value of ``name.attr1.attr2...`` read without running code, or the last constant before
+    an attribute that cannot be read statically (a property, a C slot: its read is C code's)."""
+    import builtins
+    import inspect
+
+    value = namespace.get(name, _MISSING)
+    if value is _MISSING:
+        value = getattr(builtins, name, _MISSING)
+    for attr in attrs:
+        if value is _MISSING or not _constant(value):
+            break
+        found = inspect.getattr_static(value, attr, _MISSING)
+        if found is _MISSING:
+            break
+        value = found
+    return value
+
+
+#: A guard: the globals it is read in, the name and attribute chain, the value's stand-in.
+Guard = tuple[dict[str, Any], str, tuple[str, ...], Hashable]
+
+
+def guards_hold(guards: tuple[Guard, ...]) -> bool:
+    """Whether every guard still reads the value it recorded."""
+    for namespace, name, attrs, expected in guards:
+        value = _chain_value(namespace, name, attrs)
+        if _constant(value) or value is _MISSING:
+            return False  # it held data when recorded
+        try:
+            if immutable_value(value) != expected:
+                return False
+        except Refused:
+            return False
+    return True
+
+
+class PurityWatch:
+    """The trace function that checks the code a summarised call runs (module docstring).
+
+    ``reason`` is set at the first refusal and never cleared, so a sampler that catches the
+    :class:`Refused` raised in it still has its summary refused; ``guards`` are the data reads."""
+
+    def __init__(self, previous: Callable[..., Any] | None) -> None:
+        self.previous = previous
+        self.reason: str | None = None
+        self._asynchronous = _asynchronous_codes()
+        self.guards: dict[tuple[int, str, tuple[str, ...]], Guard] = {}
+        self._seen: set[tuple[types.CodeType, int]] = set()
+
+    def __call__(self, frame: types.FrameType, event: str, arg: object) -> Any:
+        if event == "call" and self.reason is None:
+            code = frame.f_code
+            if (code.co_filename not in _TRUSTED_CACHE and not _trusted(code.co_filename)
+                    and code not in self._asynchronous):
+                self._check(frame, code)
+        return self.previous(frame, event, arg) if self.previous is not None else None
+
+    def merge(self, guards: tuple[Guard, ...]) -> None:
+        """Guards of a summary used inside the call: the call's law depends on them too."""
+        for guard in guards:
+            self.guards.setdefault((id(guard[0]), guard[1], guard[2]), guard)
+
+    def refuse(self, reason: str) -> None:
+        if self.reason is None:
+            self.reason = reason
+        raise Refused(reason)
+
+    def _check(self, frame: types.FrameType, code: types.CodeType) -> None:
+        facts = _facts(code)
+        where = code.co_qualname
+        if facts.writes is not None:
+            self.refuse(f"{where} {facts.writes}")
+        if facts.cells:
+            local = frame.f_locals
+            for name in facts.cells:
+                if not _constant(local.get(name)):
+                    self.refuse(f"{where} reads the closure cell {name}, which holds data")
+        namespace = frame.f_globals
+        seen = (code, id(namespace))
+        if seen in self._seen:
+            return
+        self._seen.add(seen)
+        for name, attrs in facts.chains:
+            value = _chain_value(namespace, name, attrs)
+            if value is _MISSING or _constant(value):
+                continue
+            try:
+                stand_in = immutable_value(value)
+            except Refused as why:
+                self.refuse(f"{where} reads {'.'.join((name, *attrs))}, which {why}")
+            self.guards.setdefault((id(namespace), name, attrs), (namespace, name, attrs, stand_in))
+
+
+_TRUSTED_CACHE: set[str] = set()
+
+
+def _asynchronous_codes() -> frozenset[types.CodeType]:
+    """Code that runs between any two instructions without being called by them: garbage-collector
+    callbacks (Hypothesis installs one) and Python signal handlers."""
+    import gc
+    import signal
+
+    handlers = list(gc.callbacks)
+    for number in signal.valid_signals():
+        try:
+            handlers.append(signal.getsignal(number))
+        except (ValueError, OSError):
+            continue
+    codes = set()
+    for handler in handlers:
+        function = getattr(handler, "__func__", handler)
+        code = getattr(function, "__code__", None)
+        if isinstance(code, types.CodeType):
+            codes.add(code)
+    return frozenset(codes)
+
+
+def _trusted(filename: str) -> bool:
+    if trusted_file(filename):
+        _TRUSTED_CACHE.add(filename)
+        return True
+    return False
