@@ -306,7 +306,7 @@ def test_float_bits_is_validated() -> None:
 
 def _judge(sampler, spec, parameter: Fraction, min_mass: str):
     return check_intervals(lambda rng: sampler(parameter, rng=RandomCompat(rng)), spec.ideal_probability,
-                           spec.outputs_for_check(), min_mass=min_mass, renew_states=True)
+                           spec.outputs_for_check(), min_mass=min_mass, renew_states=True, procedures=True)
 
 
 def test_vendored_reference_is_unmodified_and_mutants_change_one_token() -> None:
@@ -348,3 +348,35 @@ def test_spec_module_through_the_command_line(capsys: pytest.CaptureFixture[str]
     out = capsys.readouterr().out
     assert code == 0, out
     assert "cks20-bug-bias-plus-one/sigma2=1: expect violated, got violated" in out
+
+
+# --- procedure summaries: the published code as tightly as our own ---------------------------------
+
+
+def test_reference_specs_are_proved_within_their_tightened_tolerance() -> None:
+    for spec in (CKS.REFERENCE_DGAUSS, CKS.REFERENCE_BERNOULLI_EXP):
+        outcome = run_case(spec, spec.cases[0], seed=3, samples=500)
+        assert outcome.met, outcome.problems
+        intervals = next(c for c in outcome.checks if c.check == "intervals")
+        assert intervals.within is not None and intervals.within <= CKS.MAX_UNEXPLORED <= Fraction(1, 10**10)
+        assert "summarised" in " ".join(intervals.evidence["procedures"].values())
+
+
+def test_a_tenth_of_a_percent_off_in_the_acceptance_coin_is_violated() -> None:
+    """What a width of 10^-2 called proved: the bias divided by 2.002 sigma2 instead of 2 sigma2."""
+    result = _judge(CKS.BIAS_TENTH_PERCENT.sample_dgauss, DiscreteGaussianSpec.create(1), Fraction(1), "1/10000000000000")
+    assert result.verdict is Verdict.VIOLATED, result.summary
+
+
+@pytest.mark.parametrize("old, new", [("REFERENCE_DGAUSS", "REWRITE_DGAUSS"),
+                                      ("REFERENCE_BERNOULLI_EXP", "REWRITE_BERNOULLI_EXP")])
+def test_diff_proves_the_law_preserving_rewrites_equal(old: str, new: str, capsys: pytest.CaptureFixture[str]) -> None:
+    module = "examples_published_cks20_specs"
+    code = main(["diff", f"{module}:{old}", f"{module}:{new}", "--max-tv", "1/1000000000", "--search-examples", "0"])
+    out = capsys.readouterr().out
+    assert code == 0 and "dpverify diff: proved within TV <=" in out, out
+
+
+def test_diff_tells_a_rewrite_that_changes_the_law_apart() -> None:
+    module = "examples_published_cks20_specs"
+    assert main(["diff", f"{module}:REFERENCE_DGAUSS", f"{module}:BUG_DGAUSS", "--search-examples", "0"]) == 1

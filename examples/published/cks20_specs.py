@@ -41,12 +41,14 @@ import random
 import secrets
 import types
 from collections.abc import Hashable
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from dpverify.samplers import InvalidArgument
 from dpverify.specs import (
+    BernoulliExpSpec,
     Bounded,
     Case,
     DiscreteGaussianSpec,
@@ -88,6 +90,8 @@ _GEOMETRIC = "            k=k+1\n        else:\n            return k"
 _BIAS = "**2)/(2*sigma2)"
 GEOMETRIC_BY_TWO = mutated(_GEOMETRIC, _GEOMETRIC.replace("k=k+1", "k=k+2"), name="cks20_geometric_by_two")
 BIAS_PLUS_ONE = mutated(_BIAS, "**2)/(2*sigma2+1)", name="cks20_bias_plus_one")
+#: A slip far below what a width of 10^-2 could see: the bias divided by 2.002 sigma2, not 2 sigma2.
+BIAS_TENTH_PERCENT = mutated(_BIAS, "**2)/(2*sigma2*1001/1000)", name="cks20_bias_tenth_percent")
 
 #: Branches lighter than this are not entered; the unexplored mass ``U`` is in every verdict.
 MIN_MASS = Fraction(1, 10**13)
@@ -151,6 +155,53 @@ BUG_DGAUSS = _dgauss(
     (Case({"sigma2": 1}, "violated", "(2*sigma2+1) in the bias accepts far candidates too often: the code "
           "puts too little mass on 0 (at most 0.3822 where N_Z(0, 1) has 0.3989)", label="sigma2=1", sample_inputs=()),),
     "the reference with 2*sigma2 -> 2*sigma2+1 in sample_dgauss's bias",
+)
+
+
+REFERENCE_BERNOULLI_EXP = Spec(
+    name="cks20-reference-bernoulli-exp",
+    sampler=REFERENCE.sample_bernoulli_exp,
+    parameters={"x": Rational(0, search=(0, 3))},
+    claim=SamplesPmf(),
+    ideal=lambda p, output, dps: BernoulliExpSpec.create(p["x"]).ideal_probability(output == 1, dps),
+    outputs=lambda p: (0, 1),
+    randomness="random",
+    enumeration=Bounded(min_mass=MIN_MASS, renewal=True, max_unexplored=MAX_UNEXPLORED),
+    description="CKS20's reference sample_bernoulli_exp(x, rng), unmodified, on RandomCompat",
+    citation="Canonne, Kamath, Steinke 2020, Algorithm 1; reference implementation discretegauss.py",
+    cases=(Case({"x": "1/3"}, "proved", "x <= 1: one sample_bernoulli_exp1 loop", label="x=1/3"),
+           Case({"x": "5/2"}, "proved", "x > 1: two Bernoulli(exp(-1)) coins, then exp(-1/2)", label="x=5/2",
+                sample_inputs=())),
+)
+
+
+BUG_DGAUSS_SUBTLE = _dgauss(
+    "cks20-bug-bias-tenth-percent", BIAS_TENTH_PERCENT,
+    (Case({"sigma2": 1}, "violated", "2*sigma2*1001/1000 in the bias: the acceptance coin is off by 0.1% of its "
+          "exponent, and the code's mass at 0 leaves the ideal's by far more than U", label="sigma2=1",
+          sample_inputs=()),),
+    "the reference with 2*sigma2 -> 2*sigma2*1001/1000 in sample_dgauss's bias",
+)
+
+
+# --- rewrites that keep the law, for dpverify diff ------------------------------------------------
+
+#: CKS20 Algorithm 3 samples N_Z(0, sigma2) for every proposal scale t > 0; the reference takes
+#: ``floorsqrt(sigma2)+1``, this copy one more.
+PROPOSAL_PLUS_TWO = mutated("t = floorsqrt(sigma2)+1", "t = floorsqrt(sigma2)+2", name="cks20_proposal_plus_two")
+#: ``while x>=1`` for ``while x>1`` in ``sample_bernoulli_exp``: at an integer x the loop takes one more
+#: Bernoulli(exp(-1)) coin and leaves ``sample_bernoulli_exp1(0)``, which always returns 1.
+LOOP_AT_ONE = mutated("while x>1:", "while x>=1:", name="cks20_loop_at_one")
+
+REWRITE_DGAUSS = _dgauss(
+    "cks20-rewrite-dgauss-proposal-plus-two", PROPOSAL_PLUS_TWO,
+    (Case({"sigma2": 1}, "proved", "t = 3 instead of 2: the same law", label="sigma2=1", sample_inputs=()),),
+    "the reference with the proposal scale t = floorsqrt(sigma2)+2 in sample_dgauss (the same law for every t > 0)",
+)
+REWRITE_BERNOULLI_EXP = replace(
+    REFERENCE_BERNOULLI_EXP, name="cks20-rewrite-bernoulli-exp-loop-at-one", sampler=LOOP_AT_ONE.sample_bernoulli_exp,
+    description="the reference with while x>=1 for while x>1 in sample_bernoulli_exp (the same law)",
+    cases=(Case({"x": 2}, "proved", "an integer x: the rewritten loop runs once more", label="x=2"),),
 )
 
 
@@ -222,4 +273,5 @@ MODULE_RR_BUG = _module_spec(
     "the same with secrets.randbelow(k + 2) <= 3, its law stated exactly, checked against the claimed ratio 3",
 )
 
-SPECS = (REFERENCE_DLAPLACE, REFERENCE_DGAUSS, BUG_DLAPLACE, BUG_DGAUSS, MODULE_RR, MODULE_RR_BUG)
+SPECS = (REFERENCE_DLAPLACE, REFERENCE_DGAUSS, REFERENCE_BERNOULLI_EXP, BUG_DLAPLACE, BUG_DGAUSS, BUG_DGAUSS_SUBTLE,
+         MODULE_RR, MODULE_RR_BUG)

@@ -429,15 +429,19 @@ def enumerate_outputs(
         summaries = Summaries(max_paths, max_depth, _enumerate) if summarise else None
         return _enumerate(sampler, max_paths, max_depth, threshold, summaries, renewal)
     discovery = Discovery(_walk_paths.__code__)
-    profiler = sys.getprofile()
-    sys.setprofile(discovery.profile)
+    # Calls are counted with a profile function, unless one is already installed (a profiler's,
+    # which could not be put back): then no code is known to be called twice.
+    counting = sys.getprofile() is None
+    if counting:
+        sys.setprofile(discovery.profile)
     try:  # a short walk as the code runs, to see which functions draw (_procedures)
         _enumerate(sampler, DISCOVERY_PATHS, max_depth, max(threshold, DISCOVERY_MIN_MASS), None, False,
                    discovery=discovery)
     except Exception:  # noqa: BLE001, S110 - what the code does wrong, the enumeration below reports
         pass
     finally:
-        sys.setprofile(profiler)
+        if counting:
+            sys.setprofile(None)
     summaries = Summaries(max_paths, max_depth, _enumerate, marks=summarise, procedures=True, top=float(threshold))
     with hooked(discovery.candidates()):
         found = _enumerate(sampler, max_paths, max_depth, threshold, summaries, renewal, procedures=True)
