@@ -17,7 +17,8 @@ written; a backward data-flow analysis of the bytecode, exception handlers inclu
 free variables always count).  Dead variables are left out, which is what lets the head of a
 ``while True`` loop match across iterations.  Values are compared by content: ``None``, bools,
 ints, strings, bytes, floats (bit-exact), Fractions, tuples, lists, dicts and sets of these (with
-their aliasing), functions, classes and modules by identity, the engine's source and a
+their aliasing), instances of classes written in Python without slots by their class and
+``__dict__``, numpy scalars by their bytes, functions, classes and modules by identity, the engine's source and a
 :class:`~dpverify.verify.engine._random_compat.RandomCompat` by its parameters (its ``gauss_next`` cache
 included), a :class:`~dpverify.verify.engine._lazy_uniform.LazyUniform` by its interval (an unanswered
 uniform draw on ``[low, high)`` has one law whichever object it is), in order of first
@@ -46,6 +47,7 @@ from __future__ import annotations
 import bisect
 import builtins
 import dis
+import functools
 import inspect
 import types
 from collections.abc import Hashable
@@ -233,6 +235,19 @@ def _filled(cell: types.CellType) -> bool:
     return True
 
 
+@functools.lru_cache(maxsize=1024)
+def _plain(kind: type) -> bool:
+    """Whether instances of ``kind`` keep all their state in ``__dict__``: laid out like a class
+    statement's with no base but ``object`` (no C fields: a ``random.Random`` or an exception has
+    some), and no slots anywhere in its MRO."""
+    if kind.__basicsize__ != _PLAIN_SIZE or "__dict__" not in dir(kind):
+        return False
+    return not any(cls.__dict__.get("__slots__") for cls in kind.__mro__)
+
+
+_PLAIN_SIZE = type("_Plain", (), {}).__basicsize__
+
+
 class _Unknown(Exception):
     """A value the state cannot be compared by."""
 
@@ -245,6 +260,8 @@ def _value(value: Any, seen: dict[int, int], parts: list[object]) -> object:
         return ("float", value.hex())
     if kind is Fraction:
         return ("Fraction", value.numerator, value.denominator)
+    if kind.__module__ == "numpy" and getattr(value, "ndim", None) == 0 and hasattr(value, "tobytes"):
+        return ("numpy", str(value.dtype), value.tobytes())  # a numpy scalar: immutable, compared by its bytes
     if kind is tuple:
         return ("tuple", tuple(_value(v, seen, parts) for v in value))
     if kind is frozenset:
@@ -279,6 +296,8 @@ def _value(value: Any, seen: dict[int, int], parts: list[object]) -> object:
         content = ("dict", tuple((_value(k, seen, parts), _value(v, seen, parts)) for k, v in value.items()))
     elif kind is set:
         content = ("set", frozenset(_value(v, seen, parts) for v in value))
+    elif _plain(kind):
+        content = ("instance", id(kind), tuple((k, _value(v, seen, parts)) for k, v in sorted(vars(value).items())))
     else:
         raise _Unknown
     parts.append((seen[key], content))
@@ -340,5 +359,7 @@ def program_state(frame: types.FrameType, callee: types.FrameType, draw: Hashabl
             frames.append((id(code), ins.offset, values))
             frame, callee = frame.f_back, frame
     except (_Unknown, RecursionError):
+        return None
+    except Exception:  # noqa: BLE001 - an object that cannot even be read is one the state does not know
         return None
     return None

@@ -17,8 +17,9 @@ code it runs:
   ``STORE_DEREF``/``DELETE_DEREF`` of a free variable (a ``nonlocal`` closure cell);
 - reads a closure cell of an enclosing function that holds data rather than a function, class
   or module (a counter kept in a cell);
-- reads, through a global name or an attribute chain on one (``Config.scale``, ``np.pi``), a
-  value that is mutable or of a type not known to be immutable (a list, a dict, an instance);
+- runs a line that reads, through a global name or an attribute chain on one (``Config.scale``,
+  ``np.pi``), a value that is mutable or of a type not known to be immutable (a list, a dict, an
+  instance); such lines are traced one by one, so a branch the call never takes does not count;
 - is ``random.Random``'s ``gauss``, ``seed`` or ``setstate``, the standard library code that keeps
   a generator's hidden state (``gauss`` caches its second normal in ``gauss_next``).
 
@@ -34,7 +35,10 @@ Not counted: garbage-collector callbacks and Python signal handlers, which run b
 instructions of the call without being called by it.  Trusted without scanning: the standard library (but for the three methods above) and dpverify's
 own engine (the enumerating source, ``RandomCompat``, the patched ``random``), which keep no state
 a sampler reads.  Code in C (builtins, numpy's ufuncs) cannot be scanned and is taken to keep no
-hidden state, the assumption every enumeration of such code already makes.  A refusal is never
+hidden state, the assumption every enumeration of such code already makes; so is the Python layer
+of numpy and scipy, which wraps that C code (its lookup tables are module-level dicts).  Their
+global generators are no exception to the rule that code must draw only through the randomness
+it is given: a sampler that draws from ``np.random`` is not enumerable, summarised or not.  A refusal is never
 unsound: it only means that call is walked, as the code runs.
 """
 
@@ -82,7 +86,14 @@ def trusted_file(filename: str) -> bool:
     path = os.path.abspath(filename)
     if path.startswith(_ENGINE_DIR + os.sep):
         return True
-    return path.startswith(_STDLIB_DIRS) and f"{os.sep}site-packages{os.sep}" not in path
+    site = f"{os.sep}site-packages{os.sep}"
+    if site in path:
+        return path.split(site, 1)[1].split(os.sep, 1)[0] in _NUMERIC_PACKAGES
+    return path.startswith(_STDLIB_DIRS)
+
+
+#: Packages whose Python layer wraps their C code, trusted as their C code is (module docstring).
+_NUMERIC_PACKAGES = frozenset({"numpy", "scipy"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +102,7 @@ class _CodeFacts:
 
     writes: str | None  # why it is refused outright, or None
     cells: tuple[str, ...]  # free variables it reads
-    chains: tuple[tuple[str, tuple[str, ...]], ...]  # global names it reads, with attribute chains
+    chains: tuple[tuple[str, tuple[str, ...], int | None], ...]  # global names read, attribute chains, line
 
 
 _FACTS: dict[types.CodeType, _CodeFacts] = {}
@@ -109,7 +120,7 @@ def _scan(code: types.CodeType) -> _CodeFacts:
         return _CodeFacts(f"is random.Random.{code.co_name}, which keeps the generator's hidden state", (), ())
     free = set(code.co_freevars)
     cells: list[str] = []
-    chains: list[tuple[str, tuple[str, ...]]] = []
+    chains: list[tuple[str, tuple[str, ...], int | None]] = []
     instructions = list(dis.get_instructions(code))
     for i, ins in enumerate(instructions):
         name = ins.opname
@@ -125,7 +136,7 @@ def _scan(code: types.CodeType) -> _CodeFacts:
                 if follow.opname not in _CHAIN or follow.is_jump_target:
                     break
                 attrs.append(follow.argval)
-            chains.append((ins.argval, tuple(attrs)))
+            chains.append((ins.argval, tuple(attrs), ins.positions.lineno if ins.positions else None))
     return _CodeFacts(None, tuple(dict.fromkeys(cells)), tuple(dict.fromkeys(chains)))
 
 
@@ -203,15 +214,31 @@ class PurityWatch:
         self.reason: str | None = None
         self._asynchronous = _asynchronous_codes()
         self.guards: dict[tuple[int, str, tuple[str, ...]], Guard] = {}
-        self._seen: set[tuple[types.CodeType, int]] = set()
+        self._risky: dict[tuple[types.CodeType, int], dict[int | None, str]] = {}
 
     def __call__(self, frame: types.FrameType, event: str, arg: object) -> Any:
+        risky = None
         if event == "call" and self.reason is None:
             code = frame.f_code
             if (code.co_filename not in _TRUSTED_CACHE and not _trusted(code.co_filename)
                     and code not in self._asynchronous):
-                self._check(frame, code)
-        return self.previous(frame, event, arg) if self.previous is not None else None
+                risky = self._check(frame, code)
+        inner = self.previous(frame, event, arg) if self.previous is not None else None
+        return inner if not risky else self._lines(risky, inner)
+
+    def _lines(self, risky: dict[int | None, str], inner: Any) -> Callable[..., Any]:
+        """The frame's line tracer: a read of mutable state refuses the call only if its line runs
+        (``check_random_state`` reads numpy's global generator only when given none)."""
+
+        def trace(frame: types.FrameType, event: str, arg: object) -> Any:
+            nonlocal inner
+            if event == "line" and frame.f_lineno in risky:
+                self.refuse(risky[frame.f_lineno])
+            if inner is not None:
+                inner = inner(frame, event, arg)
+            return trace
+
+        return trace
 
     def merge(self, guards: tuple[Guard, ...]) -> None:
         """Guards of a summary used inside the call: the call's law depends on them too."""
@@ -223,7 +250,8 @@ class PurityWatch:
             self.reason = reason
         raise Refused(reason)
 
-    def _check(self, frame: types.FrameType, code: types.CodeType) -> None:
+    def _check(self, frame: types.FrameType, code: types.CodeType) -> dict[int | None, str]:
+        """Refuse, or record the frame's guards; returns its lines that read mutable state."""
         facts = _facts(code)
         where = code.co_qualname
         if facts.writes is not None:
@@ -235,18 +263,21 @@ class PurityWatch:
                     self.refuse(f"{where} reads the closure cell {name}, which holds data")
         namespace = frame.f_globals
         seen = (code, id(namespace))
-        if seen in self._seen:
-            return
-        self._seen.add(seen)
-        for name, attrs in facts.chains:
+        risky = self._risky.get(seen)
+        if risky is not None:
+            return risky
+        risky = self._risky[seen] = {}
+        for name, attrs, line in facts.chains:
             value = _chain_value(namespace, name, attrs)
             if value is _MISSING or _constant(value):
                 continue
             try:
                 stand_in = immutable_value(value)
             except Refused as why:
-                self.refuse(f"{where} reads {'.'.join((name, *attrs))}, which {why}")
+                risky.setdefault(line, f"{where} reads {'.'.join((name, *attrs))}, which {why}")
+                continue
             self.guards.setdefault((id(namespace), name, attrs), (namespace, name, attrs, stand_in))
+        return risky
 
 
 _TRUSTED_CACHE: set[str] = set()
