@@ -8,9 +8,10 @@ Finding them.  Before the enumeration, a short walk of the same sampler
 (:data:`DISCOVERY_PATHS` executions, coarse mass budget) looks at the Python frames on the stack
 at every draw: each is a call of a function that draws.  The functions whose frame encloses
 *every* draw and that no execution calls twice are the sampler itself and its wrappers;
-summarising them would be the whole enumeration again, so they are walked.  The others are candidates: plain functions (not
-closures, generators or coroutines) outside the standard library and dpverify's engine.  A
-function that draws only on paths the short walk did not reach is walked as the code runs.
+summarising them would be the whole enumeration again, so they are walked.  The others are
+candidates: functions and closures (not generators or coroutines) outside the standard library and
+dpverify's engine.  A function that draws only on paths the short walk did not reach is walked as
+the code runs.
 
 Taking a call over.  A candidate's ``__code__`` is swapped, for the enumeration, for a small
 trampoline (its ``__defaults__`` and ``__kwdefaults__`` with it; all three are restored in a
@@ -32,6 +33,7 @@ answered, or objects of unknown type make the call unsummarisable: it is walked.
 from __future__ import annotations
 
 import bisect
+import functools
 import gc
 import threading
 import types
@@ -79,7 +81,9 @@ class Discovery:
 
     def __init__(self, stop: types.CodeType) -> None:
         self.stop = stop
-        self.functions: dict[types.CodeType, types.FunctionType | None] = {}
+        # per code, the function objects seen running it (closures from one factory share their code)
+        self.functions: dict[types.CodeType, set[types.FunctionType]] = {}
+        self._sites: dict[tuple[types.CodeType, types.CodeType | None, int], types.FunctionType | None] = {}
         self.always: set[types.CodeType] | None = None
         self.repeated: set[types.CodeType] = set()
         self._calls: dict[types.CodeType, int] = {}
@@ -103,21 +107,27 @@ class Discovery:
             code = frame.f_code
             if not trusted_file(code.co_filename):
                 codes.add(code)
-                if code not in self.functions:
-                    self.functions[code] = _called_function(frame)
+                caller = frame.f_back
+                site = (code, None if caller is None else caller.f_code, -1 if caller is None else caller.f_lasti)
+                if site not in self._sites:
+                    self._sites[site] = _called_function(frame)
+                found = self.functions.setdefault(code, set())
+                if self._sites[site] is not None:
+                    found.add(self._sites[site])  # type: ignore[arg-type]
             frame = frame.f_back
         self.always = codes if self.always is None else self.always & codes
 
     def candidates(self) -> list[types.FunctionType]:
         """The functions to summarise (module docstring)."""
         always = (self.always or set()) - self.repeated
-        found = []
-        for code, function in self.functions.items():
-            if code in always or code.co_freevars or code.co_flags & _UNSUITABLE_FLAGS:
+        found: list[types.FunctionType] = []
+        for code, functions in self.functions.items():
+            if code in always or code.co_flags & _UNSUITABLE_FLAGS:
                 continue
-            function = function or _only_function(code)
-            if function is not None:
-                found.append(function)
+            if not functions:
+                only = _only_function(code)
+                functions = {only} if only is not None else set()
+            found += sorted(functions, key=lambda f: f.__qualname__)
         return found
 
 
@@ -151,11 +161,22 @@ def _called_function(frame: types.FrameType) -> types.FunctionType | None:
 # --- taking calls over -----------------------------------------------------------------------
 
 
-def _trampoline(*args, _dpverify_call, **kwargs):  # type: ignore[no-untyped-def]  # noqa: ANN202
-    return _dpverify_call(args, kwargs)
-
-
-_TRAMPOLINE = _trampoline.__code__
+@functools.lru_cache(maxsize=64)
+def _trampoline(free: int) -> types.CodeType:
+    """The trampoline's code for a function with ``free`` closure cells: ``__code__`` may only be
+    swapped for code with as many, which it never reads (they are named after the function's)."""
+    names = ", ".join(f"_dpverify_cell{i}" for i in range(free))
+    cells = f"        if False:\n            {names}\n" if free else ""
+    text = (f"def _outer():\n    {names.replace(', ', ' = ') or '_'} = None\n"
+            "    def _trampoline(*args, _dpverify_call, **kwargs):\n"
+            f"{cells}"
+            "        return _dpverify_call(args, kwargs)\n"
+            "    return _trampoline\n")
+    namespace: dict[str, Any] = {}
+    exec(compile(text, __file__, "exec"), namespace)  # noqa: S102
+    code = namespace["_outer"]().__code__
+    assert len(code.co_freevars) == free
+    return code
 _local = threading.local()
 _lock = threading.Lock()
 _hooks: dict[types.FunctionType, list[Any]] = {}  # function -> [count, code, defaults, kwdefaults, copy]
@@ -207,13 +228,19 @@ def _install(function: types.FunctionType) -> None:
         return _dispatch(function, original, args, kwargs)
 
     _hooks[function] = [1, code, function.__defaults__, function.__kwdefaults__, original]
-    function.__code__ = _TRAMPOLINE.replace(co_name=code.co_name, co_qualname=code.co_qualname)
+    function.__code__ = _trampoline(len(code.co_freevars)).replace(
+        co_name=code.co_name, co_qualname=code.co_qualname, co_freevars=code.co_freevars)
     function.__defaults__ = None
     function.__kwdefaults__ = {"_dpverify_call": call}
 
 
+_CLASHES = frozenset({"args", "kwargs", "_dpverify_call"})
+
+
 def _uninstall(function: types.FunctionType) -> None:
-    entry = _hooks[function]
+    entry = _hooks.get(function)
+    if entry is None:  # interrupted before it was installed
+        return
     entry[0] -= 1
     if entry[0] == 0:
         del _hooks[function]
@@ -233,10 +260,10 @@ def hooked(functions: Iterable[types.FunctionType]) -> Iterator[list[types.Funct
     try:
         with _lock:
             for function in functions:
-                if function.__code__.co_freevars:
-                    continue
-                _install(function)
+                if _CLASHES & set(function.__code__.co_freevars):
+                    continue  # a cell named like the trampoline's own variables
                 done.append(function)
+                _install(function)
         yield done
     finally:
         with _lock:
