@@ -17,7 +17,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from dpverify.samplers import discrete_gaussian, discrete_laplace
-from dpverify.specs import DiscreteGaussianSpec, DiscreteLaplaceSpec
+from dpverify.specs import Bounded, DiscreteGaussianSpec, DiscreteLaplaceSpec
 from dpverify.verify.engine._enumerate import enumerate_outputs
 from dpverify.verify.engine._intervals import judge_intervals
 from dpverify.verify.engine._random_compat import RandomCompat
@@ -399,3 +399,39 @@ def test_the_catalogue_samplers_with_their_marks_ignored_are_as_tight_as_with_th
     assert plain.unexplored <= 2 * marked.unexplored
     ideal = spec.create(parameter)
     assert judge_intervals(plain, ideal.ideal_probability, ideal.outputs_for_check()).verdict.value == "proved"
+
+
+def test_the_switches_are_validated() -> None:
+    from dpverify.samplers import InvalidArgument
+    from dpverify.specs import SpecError
+
+    with pytest.raises(InvalidArgument, match="procedures must be True or False; got procedures="):
+        enumerate_outputs(lambda rng: rng.randbelow(2), procedures="yes")  # type: ignore[arg-type]
+    with pytest.raises(SpecError, match="procedures must be True or False"):
+        Bounded(renewal=True, procedures=1)  # type: ignore[arg-type]
+
+
+def test_an_active_profiler_is_left_in_place() -> None:
+    import sys
+
+    calls: list[str] = []
+
+    def profiler(frame, event, arg):  # noqa: ANN001, ANN202
+        calls.append(event)
+
+    module = load('''
+def coin(rng):
+    return 1 if rng.randrange(3) < 1 else 0
+
+
+def sampler(rng):
+    return coin(rng) + coin(rng)
+''')
+    sys.setprofile(profiler)
+    try:
+        found = enumerate_outputs(lambda rng: module.sampler(RandomCompat(rng)), renewal=True, procedures=True)
+    finally:
+        installed = sys.getprofile()
+        sys.setprofile(None)
+    assert installed is profiler and calls
+    assert found.exhausted and found.masses[2] == Fraction(1, 9)
