@@ -243,3 +243,37 @@ def test_mutate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.
         document = _run(capsys, ["mutate", "dpverify.samplers.gtm", "--limit", "4", "--jobs", "1"], 1)
     assert [m["status"] for m in document["mutants"]] == ["killed", "survived", "broken", "timeout"]
     assert {"exactness", "code_privacy"} <= set(document["killed_by_check"])
+
+
+# --- the schemas as installed: dpverify schema NAME ----------------------------------------------
+
+
+def test_every_published_schema_is_installed_with_the_package() -> None:
+    from dpverify.verify.cli._schema import schema_files
+
+    installed = {entry.name: entry.read_text(encoding="utf-8") for entry in schema_files().values()}
+    assert installed == {path.name: path.read_text(encoding="utf-8") for path in SCHEMA_FILES}
+
+
+@pytest.mark.parametrize("name, file", [("check", "check-3"), ("check-2", "check-2"), ("dpverify.diff/1", "diff-1"),
+                                        ("mutate/1", "mutate-1"), ("audit-2.schema.json", "audit-2")])
+def test_schema_prints_the_named_schema(name: str, file: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["schema", name]) == 0
+    assert capsys.readouterr().out == (SCHEMAS / f"{file}.schema.json").read_text(encoding="utf-8")
+
+
+def test_schema_lists_them_and_refuses_an_unknown_name(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["schema", "--list"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert len(listed) == len(SCHEMA_FILES) and "dpverify.check/3   (newest)" in listed and "dpverify.check/2" in listed
+    assert main(["schema", "check-9"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "got NAME='check-9'" in err and "schema --list" in err and len(err) < 300
+
+
+def test_version_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    from dpverify import __version__
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0 and capsys.readouterr().out.strip() == f"dpverify {__version__}"
