@@ -221,7 +221,7 @@ def test_collection_by_ini_option_and_entry_points(project: pytest.Pytester) -> 
     project.makeini("[pytest]\n")
     # No module given: the entry points, where dpverify's own catalogue is left out unless asked for.
     own = project.runpytest("--dpverify", "--collect-only", "-q", *BASE).stdout.lines
-    assert not any(line.startswith("dpverify::") for line in own)
+    assert [line for line in own if line.startswith("dpverify::")] == ["dpverify::no-specs"]
     builtin = project.runpytest("--dpverify", "--dpverify-builtin", "--collect-only", "-q", *BASE).stdout.lines
     assert "dpverify::gtm/search" in builtin
     selected = project.runpytest(*RUN, "--collect-only", "-q", "-k", "rr-broken/search").stdout.lines
@@ -272,3 +272,14 @@ def test_case_outcome_round_trip_through_run_case() -> None:
     result = search_spec(spec, seed=2, max_examples=5)
     again = run_case(spec, Case(result.parameters), seed=2, samples=1, statistics=False)
     assert again.problems == result.outcome.problems
+
+
+def test_no_spec_found_is_a_failure_unless_allowed(project: pytest.Pytester) -> None:
+    """A green run that checked nothing is the path the gate must not take silently."""
+    empty = project.runpytest("--dpverify", *BASE)
+    empty.assert_outcomes(passed=1, failed=1)
+    empty.stdout.fnmatch_lines(["dpverify: 0 spec(s), 0 item(s)", "*--dpverify found no spec (looked in: entry-points)*"])
+    allowed = project.runpytest("--dpverify", "--dpverify-allow-empty", *BASE)
+    allowed.assert_outcomes(passed=1)
+    counted = project.runpytest(*RUN, "--collect-only")
+    assert "dpverify: 4 spec(s), 9 item(s)" in counted.stdout.lines, counted.stdout.str()

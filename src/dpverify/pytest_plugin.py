@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 __all__ = ["DpverifyFailure"]
 
 _SEED = pytest.StashKey[int]()
+_FOUND = pytest.StashKey[tuple[int, int]]()  # (specs, items) collected
 DEFAULT_SAMPLES = 5000
 DEFAULT_EXAMPLES = 25  # the same as dpverify.verify.gate._search.DEFAULT_EXAMPLES, without importing it
 
@@ -89,6 +90,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help=f"samples per statistical check (default {DEFAULT_SAMPLES}).")
     group.addoption("--dpverify-examples", type=_positive, default=DEFAULT_EXAMPLES, metavar="N",
                     help=f"parameter sets each spec's search checks (default {DEFAULT_EXAMPLES}).")
+    group.addoption("--dpverify-allow-empty", action="store_true", default=False,
+                    help="pass when --dpverify finds no spec (by default that is one failing item).")
     parser.addini("dpverify_modules", type="linelist", default=[],
                   help="spec modules for --dpverify when no --dpverify-module is given.")
 
@@ -107,6 +110,13 @@ def pytest_report_header(config: pytest.Config) -> str | None:
     return (f"dpverify: seed {config.stash[_SEED]} (replay with --dpverify-seed {config.stash[_SEED]}), "
             f"{config.getoption('dpverify_samples')} samples per statistical check, "
             f"{config.getoption('dpverify_examples')} search examples per spec")
+
+
+def pytest_report_collectionfinish(config: pytest.Config) -> str | None:
+    if not config.getoption("dpverify") or _FOUND not in config.stash:
+        return None
+    specs, items = config.stash[_FOUND]
+    return f"dpverify: {specs} spec(s), {items} item(s)"
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -154,6 +164,13 @@ class DpverifyCollector(pytest.Collector):
             items += [CaseItem.from_parent(self, name=f"{spec.name}/{case.describe()}", found=item, case=case)
                       for case in spec.cases]
             items.append(SearchItem.from_parent(self, name=f"{spec.name}/search", found=item))
+        self.config.stash[_FOUND] = (len(seen), len(items))
+        if not found and not items and not self.config.getoption("dpverify_allow_empty"):
+            where = ", ".join(name for name, _ in self._sources())
+            items.append(BrokenItem.from_parent(self, name="no-specs", message=(
+                f"--dpverify found no spec (looked in: {where}): nothing would be checked. Name a module with "
+                "--dpverify-module MODULE or the dpverify_modules ini option, install the package whose "
+                "dpverify.specs entry points declare them, or pass --dpverify-allow-empty.")))
         for item in items:
             item.add_marker("dpverify")
         return items
