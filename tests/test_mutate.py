@@ -474,3 +474,21 @@ def test_every_mutant_of_the_sampling_function_is_caught(example: None, tmp_path
     assert document["totals"]["killed"] == document["totals"]["mutants"] >= 20
     assert all(m["kills"] for m in document["mutants"])
     assert os.path.isdir(EXAMPLE / "own_sampler") and not list((EXAMPLE / "own_sampler").glob("*.json"))
+
+
+def test_the_default_equivalents_file_is_found_from_any_directory(tmp_path: Path) -> None:
+    repository = tmp_path / "repo"
+    (repository / "mutants").mkdir(parents=True)
+    (repository / "pkg").mkdir()
+    (repository / "mutants" / "equivalent.toml").write_text("")
+    module = repository / "pkg" / "noise.py"
+    module.write_text("")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    # Run from another directory: found above the mutated module, and the line says which file.
+    path, line = _mutate_equivalents.default_equivalents([module], start=elsewhere)
+    assert path == str(repository / "mutants" / "equivalent.toml") and line == f"reviewed equivalents: {path}"
+    # From a folder inside the repository: found above the working directory.
+    assert _mutate_equivalents.default_equivalents([], start=repository / "pkg")[0] == path
+    none, said = _mutate_equivalents.default_equivalents([elsewhere / "x.py"], start=elsewhere)
+    assert none is None and said.startswith("reviewed equivalents: none (mutants/equivalent.toml not found")

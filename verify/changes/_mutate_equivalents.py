@@ -7,6 +7,7 @@ import os
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from dpverify.samplers import DpverifyError
@@ -77,6 +78,23 @@ EQUIVALENTS_FILE = "mutants/equivalent.toml"
 _MAX_REVIEWED_BYTES = 10_000_000
 _EQUIVALENT_KEYS = {"id": str, "module": str, "reason": str, "line": int, "description": str}
 _SKIP_KEYS = {"module": str, "function": str, "reason": str}
+
+
+def default_equivalents(module_files: Sequence[Path], start: Path | None = None) -> tuple[str | None, str]:
+    """The reviewed equivalents file a run uses when ``--equivalents`` is not given, and where it was
+    looked for: ``mutants/equivalent.toml`` in the working directory, else in the nearest folder
+    above it or above a mutated module's file that has one (a repository's root, whatever the
+    directory the run starts in).  Returns ``(path or None, a line saying which, or where not)``."""
+    start = Path.cwd() if start is None else start
+    places = [start, *start.parents]
+    for file in module_files:
+        places += [folder for folder in file.resolve().parents if folder not in places]
+    for folder in places:
+        candidate = folder / EQUIVALENTS_FILE
+        if candidate.is_file():
+            return str(candidate), f"reviewed equivalents: {candidate}"
+    return None, (f"reviewed equivalents: none ({EQUIVALENTS_FILE} not found from {start} or above the mutated "
+                  "modules; --equivalents PATH names one)")
 
 
 def read_reviewed(path: str | None) -> Reviewed:

@@ -23,7 +23,7 @@ __all__ = ["add_mutate_parser"]
 
 def _mutate(args: argparse.Namespace) -> int:
     from dpverify.verify.changes import _mutate as mutate
-    from dpverify.verify.changes._mutate_equivalents import read_reviewed
+    from dpverify.verify.changes._mutate_equivalents import default_equivalents, read_reviewed
     from dpverify.verify.changes._mutate_gate_run import GateOptions
     from dpverify.verify.changes._mutate_report import list_text, report_json, report_text, reviewed_results
     from dpverify.verify.changes._mutate_targets import default_modules, locate, plan, select
@@ -33,11 +33,15 @@ def _mutate(args: argparse.Namespace) -> int:
     jobs = args.jobs if args.jobs is not None or args.scheduler else os.cpu_count() or 1
     sys.path.insert(0, os.getcwd())  # a project's own modules, as check --spec-module finds them
     targets = [locate(name) for name in dict.fromkeys(args.modules or default_modules())]
-    equivalents = args.equivalents or (EQUIVALENTS_FILE if os.path.isfile(EQUIVALENTS_FILE) else None)
+    if args.equivalents:
+        equivalents, found = args.equivalents, f"reviewed equivalents: {args.equivalents} (--equivalents)"
+    else:
+        equivalents, found = default_equivalents([target.file for target in targets])
     reviewed = read_reviewed(equivalents)
     work = plan(targets, reviewed)
     chosen = select(work.mutants, only=args.only or (), limit=args.limit)
     if args.list:
+        print(found)
         for line in list_text(work, chosen, reviewed):
             print(line)
         return 0
@@ -48,6 +52,7 @@ def _mutate(args: argparse.Namespace) -> int:
     print(f"dpverify mutate: {len(chosen)} mutants of {len(targets)} module(s), {where}; first the "
           f"gate on the unmodified code{'' if args.all_specs else ', spec by spec'}: {options.command()}",
           file=human, flush=True)
+    print(found, file=human, flush=True)
 
     # Terminated, the run stops its gate processes and removes its copies as an interrupted one does.
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
@@ -83,7 +88,8 @@ def add_mutate_parser(commands: Any) -> None:
     mutate.add_argument("--timeout", type=_count("timeout", 1, MAX_TIMEOUT), default=DEFAULT_MUTANT_TIMEOUT,
                         metavar="SECONDS", help=f"seconds one gate run may take (default {DEFAULT_MUTANT_TIMEOUT})")
     mutate.add_argument("--equivalents", metavar="PATH",
-                        help=f"the reviewed equivalent mutants (default: {EQUIVALENTS_FILE}, if it exists)")
+                        help=f"the reviewed equivalent mutants (default: the first {EQUIVALENTS_FILE} in the working directory "
+                             "or above it, or above a mutated module's file; the run says which)")
     add_json_option(mutate, "every mutant's result", schema=MUTATE_SCHEMA)
     mutate.add_argument("--spec-module", action="append", metavar="MODULE", help="passed to check: the specs to run")
     mutate.add_argument("--spec", action="append", metavar="NAME", help="passed to check: only this spec (repeatable)")
