@@ -94,6 +94,17 @@ def test_out_must_be_a_directory(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main(["reproduce", "003", "--out", str(tmp_path / "missing" / "deeper")]) == 2
 
 
+@pytest.mark.parametrize("out, says", [("", "--out must name a directory; got an empty path"),
+                                       ("/proc/self/dpverify-figures", "--out cannot be created")])
+def test_out_that_cannot_be_created_is_one_line(out: str, says: str, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("matplotlib")
+    if out and not Path("/proc/self").is_dir():
+        pytest.skip("no /proc pseudo-filesystem here")
+    assert main(["reproduce", "003", f"--out={out}"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("dpverify: error:") and says in err
+
+
 def test_a_flagged_row_needs_its_reason() -> None:
     with pytest.raises(AssertionError):
         Row("000/x", "q", "w", "p", "r", "flagged")

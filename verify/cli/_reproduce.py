@@ -23,6 +23,8 @@ def _prepare_out(path: str | None) -> str | None:
     """``--out DIR``: checked (and created) before the work; needs matplotlib for the figures."""
     if path is None:
         return None
+    if not path.strip():
+        raise DpverifyError("--out must name a directory; got an empty path.")
     if os.path.exists(path) and not os.path.isdir(path):
         raise DpverifyError(f"--out must be a directory; got --out={shown(path)}, which is a file.")
     parent = os.path.dirname(os.path.abspath(path)) or "."
@@ -33,7 +35,10 @@ def _prepare_out(path: str | None) -> str | None:
     except ImportError:
         raise DpverifyError("--out writes the recomputed figures and needs matplotlib; install it with "
                             "pip install 'dpverify[plot]'.") from None
-    os.makedirs(path, exist_ok=True)
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as error:  # an immutable folder, a pseudo-filesystem such as /proc or /sys
+        raise DpverifyError(f"--out cannot be created: {error.strerror or error}; got --out={shown(path)}.") from None
     if not os.access(path, os.W_OK):
         raise DpverifyError(f"--out must be a writable directory; got --out={shown(path)}.")
     return path
