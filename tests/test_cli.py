@@ -216,6 +216,8 @@ def test_a_bare_command_prints_its_usage_and_subcommands(capsys: pytest.CaptureF
          "--smtlib must be in an existing directory"),
         (["privacy", "gtm", "--alpha", "1/3", "--n", "3", "--T", "100", "--smtlib", "/"], "which is a directory"),
         (["check", "--json", "/no/such/dir/x.json"], "--json must be in an existing directory"),
+        (["check", "--json="], "--json must name a file; got an empty path"),
+        (["mutate", "dpverify.samplers.gtm", "--json="], "--json must name a file; got an empty path"),
         (["nosuch"], "dpverify: error: argument COMMAND: invalid choice: 'nosuch'"),
     ],
 )
@@ -271,3 +273,18 @@ def test_a_catalogue_that_does_not_load_fails_check_with_a_verdict(
     [catalogue] = json.loads(out.read_text())["repository"]
     assert catalogue["check"] == "catalogue" and catalogue["verdict"] == "violated"
     assert "FAIL catalogue: violated: the built-in catalogue does not load" in capsys.readouterr().out
+
+
+def test_an_output_that_cannot_be_written_is_refused_before_the_work(capsys: pytest.CaptureFixture[str],
+                                                                     tmp_path: Path) -> None:
+    if not Path("/proc/version").is_file():
+        pytest.skip("no /proc pseudo-filesystem here")
+    code, out, err = run_cli(capsys, "check", "--spec", "gtm", "--json", "/proc/version")
+    assert code == 2 and out == "" and err.startswith("dpverify: error: --json cannot be written:")
+    kept = tmp_path / "kept.json"
+    kept.write_text("old")  # the trial write leaves an existing file as it was, and a new one absent
+    from dpverify.verify.reports._output import check_output_path
+
+    check_output_path("--json", str(kept))
+    check_output_path("--junit", str(tmp_path / "new.xml"))
+    assert kept.read_text() == "old" and not (tmp_path / "new.xml").exists()

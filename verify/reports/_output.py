@@ -81,6 +81,8 @@ def check_output_path(option: str, path: str | None) -> None:
     """Refuse an output path that cannot be written before the work, not after it."""
     if path is None or path == STDOUT:
         return
+    if not path.strip():
+        raise DpverifyError(f"{option} must name a file; got an empty path (give a PATH, or the bare option for stdout).")
     directory = os.path.dirname(os.path.abspath(path)) or "."
     if os.path.isdir(path):
         raise DpverifyError(f"{option} must be a file path; got {option}={shown(path)}, which is a directory.")
@@ -88,6 +90,16 @@ def check_output_path(option: str, path: str | None) -> None:
         raise DpverifyError(f"{option} must be in an existing directory; got {option}={shown(path)}.")
     if not os.access(directory, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
         raise DpverifyError(f"{option} must be a writable path; got {option}={shown(path)}, which is not writable.")
+    try:  # a trial that leaves the file as it was: a pseudo-file (/proc, /sys) passes the checks above
+        if not os.path.lexists(path):
+            with open(path, "x", encoding="utf-8"):
+                pass
+            os.remove(path)
+        elif os.path.isfile(path):
+            with open(path, "a", encoding="utf-8"):
+                pass
+    except OSError as error:
+        raise DpverifyError(f"{option} cannot be written: {error.strerror or error}; got {option}={shown(path)}.") from None
 
 
 def check_output_paths(args: argparse.Namespace) -> None:
