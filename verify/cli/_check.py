@@ -193,7 +193,8 @@ def add_check_parser(commands: Any) -> None:
     add_json_option(check, "the results", schema=CHECK_SCHEMA)
     add_junit_option(check, "the results (one test suite per spec, one test case per case)")
     check.add_argument("--seed", type=_count("seed", 0, MAX_SEED), help="seed of the statistical checks (default: fresh)")
-    check.add_argument("--samples", type=_count("samples", 1, MAX_SAMPLES), default=20_000, help="draws per statistical check")
+    check.add_argument("--samples", type=_count("samples", 1, MAX_SAMPLES), default=20_000,
+                       help="draws per statistical check (default 20000)")
     check.add_argument("--time-limit", type=_count("time-limit", 1, MAX_TIMEOUT), default=DEFAULT_TIME_LIMIT,
                        metavar="SECONDS", help=f"bound on each case's running time (default {DEFAULT_TIME_LIMIT}); "
                                                "a case that reaches it is inconclusive")
