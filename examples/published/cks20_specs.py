@@ -9,19 +9,23 @@
   ``rng=RandomCompat(source)`` (``randomness="random"``): every ``rng.randrange(m)`` is one exact
   uniform choice of the enumerating source, branched on only by the comparisons the code makes
   (:mod:`dpverify.verify.engine._lazy_uniform`), so ``sample_bernoulli``'s ``randrange(d) < n`` is one
-  two-way branch.  The whole ``while True`` loops are enumerated as they run, to ``min_mass``,
-  renewing each loop where the execution comes back to a program state it was in before on its
-  path (``Bounded(renewal=True)``, :mod:`dpverify.verify.engine._program_state`), which gives exact
-  intervals ``E(o) <= P_code(o) <= E(o) + U`` judged against the ideal PMFs stated
+  two-way branch.  The ``while True`` loops are enumerated to ``min_mass``, renewing each loop where
+  the execution comes back to a program state it was in before on its path, and each call of a
+  subroutine that draws is summarised once per distinct arguments (``Bounded(renewal=True)``,
+  :mod:`dpverify.verify.engine._program_state`, :mod:`dpverify.verify.engine._summaries`), which gives
+  exact intervals ``E(o) <= P_code(o) <= E(o) + U`` judged against the ideal PMFs stated
   independently in :class:`~dpverify.specs.DiscreteLaplaceSpec` (``P(z) = tanh(1/(2b))
   e^(-|z|/b)``) and :class:`~dpverify.specs.DiscreteGaussianSpec` (``P(z) = e^(-z^2/(2 sigma2)) /
-  N``), CKS20 Definition 1 and Algorithms 2-3.  A proof here is a proof within ``U`` (about 5e-4
-  to 1.1e-2 at this budget), not of equality: every verdict reads ``proved within U = ...`` and
-  carries :data:`TOLERANCE_REASON`, why a tolerance looser than the default is declared.
+  N``), CKS20 Definition 1 and Algorithms 2-3.  A proof here is a proof within ``U`` (below 10^-12
+  at this budget, :data:`MAX_UNEXPLORED` at most), not of equality: every verdict reads
+  ``proved within U = ...``.  ``cks20-reference-bernoulli-exp`` checks ``sample_bernoulli_exp`` the
+  same way against :class:`~dpverify.specs.BernoulliExpSpec`, and ``REWRITE_*`` are copies with a
+  law-preserving change for ``dpverify diff``.
 - ``cks20-bug-*`` are the same files with one token changed, built from the source text when this
   module is imported (:func:`mutated`; nothing is written to disk): ``k=k+2`` for ``k=k+1`` in
-  ``sample_geometric_exp_slow`` (magnitudes doubled), and ``2*sigma2+1`` for ``2*sigma2`` in
-  ``sample_dgauss``'s bias (a flatter acceptance coin).  Each is expected ``violated``, with the
+  ``sample_geometric_exp_slow`` (magnitudes doubled), ``2*sigma2+1`` for ``2*sigma2`` in
+  ``sample_dgauss``'s bias (a flatter acceptance coin), and ``2*sigma2*1001/1000`` there (a coin
+  0.1% off, far below what a width of 10^-2 could see).  Each is expected ``violated``, with the
   output and both exact sides as the counterexample.
 - ``module-randomized-response`` is a sampler that takes no ``rng`` at all: it calls
   ``secrets.randbelow``, ``random.randrange`` and a ``random.SystemRandom()`` it creates, all
