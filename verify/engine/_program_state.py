@@ -52,6 +52,7 @@ import inspect
 import types
 from collections.abc import Hashable
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -254,7 +255,7 @@ class _Unknown(Exception):
 
 def _value(value: Any, seen: dict[int, int], parts: list[object]) -> object:
     kind = type(value)
-    if value is None or kind in (bool, int, str, bytes):
+    if value is None or kind in (bool, int, str, bytes, complex, Decimal, range, type(Ellipsis)):
         return (kind.__name__, value)
     if kind is float:
         return ("float", value.hex())

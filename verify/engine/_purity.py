@@ -52,9 +52,9 @@ import sysconfig
 import types
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from decimal import Decimal
-from fractions import Fraction
 from typing import Any
+
+from dpverify.verify.engine._program_state import _Unknown, _value
 
 __all__ = ["PurityWatch", "Refused", "guards_hold", "immutable_value", "trusted_file"]
 
@@ -143,20 +143,18 @@ def _scan(code: types.CodeType) -> _CodeFacts:
 _CONSTANT_KINDS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType, type,
                    types.MethodDescriptorType, types.WrapperDescriptorType, types.MethodWrapperType,
                    types.ClassMethodDescriptorType, staticmethod, classmethod, property, functools.partial)
-_SCALARS = (type(None), bool, int, float, complex, str, bytes, Fraction, Decimal, range, type(Ellipsis))
-
-
 def immutable_value(value: Any) -> Hashable:
-    """A hashable stand-in of an immutable data value, equal exactly when the values are
-    (floats by their bits); raises :class:`Refused` for anything else."""
-    kind = type(value)
-    if kind in _SCALARS:
-        return (kind.__name__, value.hex()) if kind is float else (kind.__name__, value)
-    if kind is tuple or kind is frozenset:
-        return (kind.__name__, kind(immutable_value(v) for v in value))
-    if kind.__module__ == "numpy" and hasattr(value, "dtype") and getattr(value, "ndim", None) == 0:
-        return ("numpy", str(value.dtype), value.tobytes())  # a numpy scalar: immutable
-    raise Refused(f"holds a {kind.__name__}, which may change")
+    """A hashable stand-in of an immutable data value, equal exactly when the values are (compared
+    as program states compare them: floats by their bits); raises :class:`Refused` for anything
+    that has an identity of its own, whose content could change."""
+    parts: list[object] = []
+    try:
+        stand_in = _value(value, {}, parts)
+    except (_Unknown, RecursionError):
+        parts.append(None)
+    if parts:
+        raise Refused(f"holds a {type(value).__name__}, which may change")
+    return stand_in
 
 
 def _constant(value: object) -> bool:
