@@ -44,7 +44,7 @@ from typing import Any
 from dpverify.verify.engine._program_state import _info, _resolve, _Unknown, _value, suspended_driver
 from dpverify.verify.engine._purity import Refused, trusted_file
 
-__all__ = ["DISCOVERY_PATHS", "Discovery", "active", "hooked", "original_of", "procedure_key", "pushed"]
+__all__ = ["DISCOVERY_PATHS", "Discovery", "active", "hooked", "procedure_key", "pushed"]
 
 suspended_driver(__file__)  # the trampoline and the dispatcher pass the callee's value straight back
 
@@ -245,12 +245,6 @@ def _uninstall(function: types.FunctionType) -> None:
     if entry[0] == 0:
         del _hooks[function]
         function.__code__, function.__defaults__, function.__kwdefaults__ = entry[1], entry[2], entry[3]
-
-
-def original_of(function: types.FunctionType) -> types.FunctionType:
-    """The copy a hooked function's calls are walked in (the function itself when not hooked)."""
-    entry = _hooks.get(function)
-    return function if entry is None else entry[4]
 
 
 @contextmanager
