@@ -49,27 +49,10 @@ def shown(value: object, limit: int = 60) -> str:
     if isinstance(value, Fraction) and max(value.numerator.bit_length(), value.denominator.bit_length()) > 3 * limit:
         return f"a fraction with about {_digits(max(value.numerator.bit_length(), value.denominator.bit_length()))} digits"
     try:
-        text = _text(value)
+        text = str(value) if isinstance(value, (int, Fraction)) else repr(value)
     except Exception:  # noqa: BLE001 - a hostile __repr__ must not replace the error being reported
         text = f"<{type(value).__name__} object>"
     return text if len(text) <= limit else f"{text[: limit - 20]}...' ({len(text)} characters)"
-
-
-def _text(value: object) -> str:
-    """``repr``, but a rational reads ``1/3`` wherever it is, also inside a tuple (a vector output).
-
-    >>> _text((Fraction(1, 3), Fraction(-2), "a"))
-    "(1/3, -2, 'a')"
-    """
-    if isinstance(value, (int, Fraction)) and not isinstance(value, bool):
-        if max(value.numerator.bit_length(), value.denominator.bit_length()) > 3 * 60:
-            return shown(value)
-        return str(value)
-    if type(value) in (tuple, list) and len(value) <= 64:
-        inner = ", ".join(_text(v) for v in value)
-        return f"({inner},)" if type(value) is tuple and len(value) == 1 else (
-            f"({inner})" if type(value) is tuple else f"[{inner}]")
-    return repr(value)
 
 
 def _label(name: object) -> str:

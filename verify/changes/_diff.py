@@ -65,7 +65,6 @@ from fractions import Fraction
 from typing import Any
 
 from dpverify.samplers import InvalidArgument, SamplerContractError
-from dpverify.samplers._rational import shown
 from dpverify.specs._api import Attempt, Bisection, Bounded, Exhaustive, Spec, SpecError
 from dpverify.verify.changes._diff_versions import BARE_MIN_MASS, Side, _bare_frame
 from dpverify.verify.changes._law_comparison import DEFAULT_MAX_TV, _union, compare_draws, compare_outputs
@@ -76,6 +75,7 @@ from dpverify.verify.engine._exactness import code_distribution
 from dpverify.verify.engine._intervals import decimal_text, renewal
 from dpverify.verify.engine._program_state import suspended_driver
 from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text, json_value, tolerance_text
+from dpverify.verify.engine._text import shown_value
 from dpverify.verify.gate._spec_checks import TIMING_MIN_MASS, _Instance
 from dpverify.verify.gate._time_bound import CaseTimeUp, time_bound
 
@@ -220,7 +220,7 @@ def _short_paths_difference(versions: Sequence[_Version], q: Hashable | None, ma
             if a != b:
                 output, draws = key
                 return CheckResult("timing_channel", Verdict.VIOLATED,
-                                   f"the number of draws changed: P(output={shown(output, 40)}, draws={draws}): old "
+                                   f"the number of draws changed: P(output={shown_value(output, 40)}, draws={draws}): old "
                                    f"{fraction_text(a)} (~{decimal_text(a, 6)}) vs new {fraction_text(b)} "
                                    f"(~{decimal_text(b, 6)}), exact (every path of at most {depth} draws walked)",
                                    evidence={"at": {"output": json_value(output), "draws": draws},
@@ -402,7 +402,7 @@ class SpecDiff:
         first = self.first_difference
         if first is not None:
             at = ", ".join(f"{k}={v}" for k, v in first.parameters.items()) or "(no parameters)"
-            q = "" if first.input is None else f", input {shown(first.input, 60)}"
+            q = "" if first.input is None else f", input {shown_value(first.input, 60)}"
             head += f": differs at {at}{q} ({first.source}): {first.output.summary}"
         elif self.verdict is Verdict.PROVED:
             head += f": the same law at all {len(self.comparisons)} parameter set(s) compared"
@@ -418,7 +418,7 @@ class SpecDiff:
         for c in self.comparisons:
             if c.output.verdict is Verdict.PROVED and not c.timing_changed:
                 continue  # the head line says it
-            q = "" if c.input is None else f" input={shown(c.input, 60)}"
+            q = "" if c.input is None else f" input={shown_value(c.input, 60)}"
             out.append(f"  {c.output.verdict.value:12} {c.label}{q} [{c.source}]: {c.output.summary}")
             if c.timing_changed:
                 out.append(f"  {'':12} TIMING CHANNEL CHANGED (no output difference found): {c.timing.summary}")

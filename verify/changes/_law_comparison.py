@@ -11,10 +11,10 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
-from dpverify.samplers._rational import shown
 from dpverify.verify.engine._enumeration import Enumeration
 from dpverify.verify.engine._intervals import decimal_text
 from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text, json_value
+from dpverify.verify.engine._text import shown_value
 
 __all__ = ["DEFAULT_MAX_TV", "compare_draws", "compare_outputs"]
 
@@ -94,13 +94,13 @@ def _compare(
 def compare_outputs(old: Enumeration, new: Enumeration, *, max_tv: Fraction = DEFAULT_MAX_TV) -> CheckResult:
     """The output laws of two enumerations compared (:mod:`~dpverify.verify.changes._diff`, "Outputs")."""
     return _compare(old.masses, old.unexplored, new.masses, new.unexplored, max_tv, "output_distribution",
-                    lambda o: f"the laws differ at output {shown(o, 60)}", json_value)
+                    lambda o: f"the laws differ at output {shown_value(o, 60)}", json_value)
 
 
 def compare_draws(old: Enumeration, new: Enumeration, *, max_tv: Fraction = DEFAULT_MAX_TV) -> CheckResult:
     """The joint laws of (output, draws) compared: the timing channel (:mod:`~dpverify.verify.changes._diff`)."""
     result = _compare(old.joint, old.unexplored, new.joint, new.unexplored, max_tv, "timing_channel",
-                      lambda key: f"the number of draws changed: P(output={shown(key[0], 40)}, draws={key[1]})",
+                      lambda key: f"the number of draws changed: P(output={shown_value(key[0], 40)}, draws={key[1]})",
                       lambda key: {"output": json_value(key[0]), "draws": key[1]})
     if result.verdict is not Verdict.VIOLATED:
         result = _draws_cdf(old, new) or result

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from dpverify.samplers._rational import shown
 from dpverify.verify.engine._results import fraction_text
 
 
@@ -36,3 +37,17 @@ def _decimal(value: Fraction) -> str:
         return f"{sign}{float(Fraction(digits, 10**11) * Fraction(10) ** exponent):.12g}"
     text = str(digits).rstrip("0")
     return f"{sign}{text[0]}.{text[1:] or '0'}e{exponent:+d}"
+
+
+def shown_value(value: object, limit: int = 60) -> str:
+    """:func:`~dpverify.samplers._rational.shown`, but a rational reads ``1/3`` inside a tuple or a
+    list too (a vector input or output), as it does on its own.
+
+    >>> shown_value((Fraction(1, 3), Fraction(-2), "a"))
+    "(1/3, -2, 'a')"
+    """
+    if type(value) not in (tuple, list) or len(value) > 64:
+        return shown(value, limit)
+    inner = ", ".join(shown_value(v, limit) for v in value)
+    text = f"[{inner}]" if type(value) is list else f"({inner},)" if len(value) == 1 else f"({inner})"
+    return text if len(text) <= limit else shown(value, limit)
