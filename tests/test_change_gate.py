@@ -124,6 +124,71 @@ def test_an_unchanged_sampler_is_proved_without_a_comparison(
     assert f"UNCHANGED {prefix}" in out and out.rstrip().endswith(": proved")
 
 
+# --- the engine's interface stays the engine's ----------------------------------------------------------
+
+
+def _samplers_repository(repo: Path) -> None:
+    """One commit holding dpverify's ``pyproject.toml`` and its ``samplers/`` as they are in use, so
+    that HEAD's samplers are the running ones whatever the checkout holds uncommitted."""
+    import dpverify.samplers as in_use
+
+    if not (ROOT / "pyproject.toml").is_file():
+        pytest.skip("needs dpverify's pyproject.toml (its source layout)")
+    (repo / "samplers").mkdir()
+    (repo / "pyproject.toml").write_text((ROOT / "pyproject.toml").read_text())
+    for source in Path(in_use.__file__).parent.glob("*.py"):
+        (repo / "samplers" / source.name).write_text(source.read_text())
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "the samplers")
+
+
+BOOL_MESSAGE = '(a bool).")'
+FRACTION_PARSE = "return _within_bits(name, Fraction(value), value)"
+
+
+@pytest.mark.parametrize("file, before, after, verdict", [
+    pytest.param("_rational.py", BOOL_MESSAGE, '(a bool, which is no number).")', "PROVED bernoulli:",
+                 id="an error message edited"),
+    pytest.param("_rational.py", "    if isinstance(value, bool):\n        raise InvalidArgument(f\"{name} must be an exact",
+                 "    if _is_bool(value):\n        raise InvalidArgument(f\"{name} must be an exact", "PROVED bernoulli:",
+                 id="a new helper"),
+    pytest.param("_rational.py", FRACTION_PARSE, "return _within_bits(name, Fraction(value) / 2, value)",
+                 "VIOLATED bernoulli:", id="a change in parsing"),
+    pytest.param("_random_source.py", "    if rng is None:\n        return _SYSTEM\n",
+                 "    if rng is None:\n        return _SYSTEM\n    rng = rng\n", "INCONCLUSIVE (not comparable) bernoulli:",
+                 id="a change to the interface itself"),
+])
+def test_a_change_in_a_shared_sampler_helper_keeps_the_engine_s_classes_shared(
+        project: tuple[Path, str], capsys: pytest.CaptureFixture[str], file: str, before: str, after: str,
+        verdict: str) -> None:
+    """A helper of the samplers' interface module (``shown`` in ``_rational.py``) changed: the old
+    samplers must still run on the engine's sources, which are the running ``RandomSource``'s, so
+    an unchanged law is proved and a changed one caught.  A change to the interface module itself
+    leaves the old code its own ``RandomSource``: not comparable, never violated."""
+    repo, _ = project
+    _samplers_repository(repo)
+    path = repo / "samplers" / file
+    text = path.read_text()
+    assert text.count(before) == 1
+    text = text.replace(before, after)
+    if "_is_bool(" in after:
+        text += "\n\ndef _is_bool(value: object) -> bool:\n    return isinstance(value, bool)\n"
+    path.write_text(text)
+    code = main(["check", "--base", "HEAD", "--spec", "bernoulli"])
+    out = capsys.readouterr().out
+    assert verdict in out, out
+    assert "must be a RandomSource" not in out and "the old code fails" not in out
+    assert f"changed: samplers/{file}:" in out
+    if verdict.startswith("PROVED"):
+        assert code == 0 and "(exact equality)" in out, out
+    elif verdict.startswith("VIOLATED"):
+        assert code == 1 and "the laws differ at output" in out, out
+    else:
+        assert code == 1 and "samplers/_random_source.py, the engine's interface" in out, out
+        assert out.rstrip().splitlines()[-1].startswith("dpverify check --base HEAD: inconclusive;")
+
+
 # --- nothing compared is never a pass -------------------------------------------------------------------
 
 

@@ -474,8 +474,13 @@ def diff_sides(old: Side, new: Side, parameter_sets: Sequence[Mapping[str, str]]
                options: DiffOptions = DiffOptions(), cases: bool = True, name: str | None = None,
                changed: tuple[str, ...] | None = None) -> SpecDiff:
     """Compare ``old`` and ``new`` at the spec's cases (``cases``), at ``parameter_sets`` (each
-    laid over the first case's parameters) and at the search's sets; see the module docstring."""
+    laid over the first case's parameters) and at the search's sets; see the module docstring.
+    A version that cannot run on the engine's sources (:attr:`Side.unrunnable`) is not compared."""
     frame = new.spec or old.spec
+    unrunnable = old.unrunnable or new.unrunnable
+    if unrunnable is not None:
+        return SpecDiff(name or (frame.name if frame is not None else "diff"), old.label, new.label, changed=changed,
+                        status="not comparable", reason=unrunnable)
     search_allowed = frame is not None
     if frame is None:
         frame = _bare_frame(new.sampler, parameter_sets, f"{old.label} and {new.label}")

@@ -17,7 +17,7 @@ from dpverify.specs import Integer, Rational, SamplesPmf
 from dpverify.specs._api import Attempt, Bisection, Bounded, Case, Exhaustive, Randomness, Spec, SpecError
 from dpverify.verify.engine._arguments import elided
 
-__all__ = ["BARE_MIN_MASS", "Side", "new_of", "old_of", "parse_parameter_set", "resolve_reference", "version_in"]
+__all__ = ["BARE_MIN_MASS", "Side", "interface_change", "new_of", "old_of", "parse_parameter_set", "resolve_reference", "version_in"]
 
 #: Names under which a source tree's modules are imported apart (:mod:`~dpverify.verify.changes._repository_tree`).
 PRIVATE_PREFIX = "_dpverify_"
@@ -33,12 +33,15 @@ BARE_MIN_MASS = Fraction(1, 10**9)
 @dataclass(frozen=True)
 class Side:
     """One version: its label, the spec it came with (None for a bare sampler), the sampler,
-    and how to enumerate it (the spec's declaration, rebuilt with this dpverify's classes)."""
+    and how to enumerate it (the spec's declaration, rebuilt with this dpverify's classes).
+    ``unrunnable``: why this version cannot run on the engine's enumerating sources (it reaches
+    its own copy of the engine's interface, :func:`interface_change`), or None."""
 
     label: str
     spec: Spec | None
     sampler: Callable[..., Hashable]
     enumeration: Any = None
+    unrunnable: str | None = None
 
 
 def _attribute(module: Any, path: str, reference: str) -> Any:
@@ -104,21 +107,20 @@ def resolve_reference(reference: str, base: Any = None, *, tree: Any = None) -> 
     if not module_name or not path:
         raise InvalidArgument(f"a reference is module:attribute; got {shown(reference)}.")
     if base is not None or tree is not None:
-        module = (tree if tree is not None else base.old).module(module_name)
-    else:
-        try:
-            module = importlib.import_module(module_name)
-        except Exception as error:  # noqa: BLE001 - the user's module: whatever stops its import is reported
-            raise InvalidArgument(f"reference {shown(reference)}: module {elided(repr(module_name), 60)} does not "
-                                  f"import: {type(error).__name__}: {elided(str(error), 80)}") from None
+        where = tree if tree is not None else base.old
+        side = _side(_attribute(where.module(module_name), path, reference), label)
+        return replace(side, unrunnable=interface_change(where, side))
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as error:  # noqa: BLE001 - the user's module: whatever stops its import is reported
+        raise InvalidArgument(f"reference {shown(reference)}: module {elided(repr(module_name), 60)} does not "
+                              f"import: {type(error).__name__}: {elided(str(error), 80)}") from None
     return _side(_attribute(module, path, reference), label)
 
 
 def _function_at(tree: Any, function: Callable[..., Any], what: str) -> Callable[..., Any]:
     """``function`` as it is in ``tree`` (a :class:`~dpverify.verify.changes._repository_tree.RepositoryTree`)."""
-    module, qualname = getattr(function, "__module__", None), getattr(function, "__qualname__", "")
-    if module and module.startswith(PRIVATE_PREFIX):
-        module = module.partition(".")[2]  # a tree's private copy: the module it is a version of
+    module, qualname = _module_of(function), getattr(function, "__qualname__", "")
     if module and tree.layout.relative_path(module) is not None and tree.module(module) is sys.modules.get(module):
         return function  # the tree's module is the one in use: the function is the tree's, lambda or not
     if not module or "<" in qualname:
@@ -143,15 +145,45 @@ def version_in(tree: Any, side: Side, label: str) -> Side:
         sampler, declared = found.sampler, _current_enumeration(found.enumeration)
         if isinstance(enumeration, Attempt) and isinstance(declared, Attempt):
             enumeration = replace(enumeration, attempt=declared.attempt)
-    return Side(label, side.spec, sampler, enumeration)
+    version = Side(label, side.spec, sampler, enumeration)
+    return replace(version, unrunnable=interface_change(tree, version))
+
+
+def _module_of(function: Any) -> str:
+    """The module that defines ``function``, a tree's private copy named as the module it is a version of."""
+    module = getattr(function, "__module__", None) or ""
+    return module.partition(".")[2] if module.startswith(PRIVATE_PREFIX) else module
+
+
+def interface_change(tree: Any, side: Side) -> str | None:
+    """Why ``side``'s code, read from ``tree``, cannot run on the engine's enumerating sources, or
+    None.  It cannot when its module reaches the tree's own copy of a module of the engine's
+    interface whose code changed (:meth:`~dpverify.verify.changes._repository_tree.RepositoryTree.interface_reached`):
+    its ``RandomSource`` is then another class than the one the engine's sources derive from, so
+    the code would refuse them, and its error classes are not those the engine catches.  Comparing
+    laws is then impossible, which is no evidence that they differ."""
+    functions = [side.sampler]
+    if isinstance(side.enumeration, Attempt):
+        functions.append(side.enumeration.attempt)
+    for function in functions:
+        module = _module_of(function)
+        if not module or tree.layout.relative_path(module) is None:
+            continue
+        reached = tree.interface_reached(module)
+        if reached is not None:
+            where = tree.layout.relative_path(reached)
+            return (f"{where}, the engine's interface (RandomSource, the error classes), has other code in "
+                    f"{tree.label} than in the dpverify running: the code read there checks rng against its own "
+                    "RandomSource class, which the engine's enumerating sources are not instances of, so it cannot "
+                    "run on them and the two laws cannot be compared (dpverify check verifies the working tree's "
+                    f"code against its spec; a base revision with the same {where} can be compared)")
+    return None
 
 
 def _spec_in(tree: Any, name: str, sampler: Any) -> Any:
     """The spec called ``name`` among the module-level values (or tuples and lists of them) of
     the tree's module that defines ``sampler``; None when there is none."""
-    module = getattr(sampler, "__module__", None) or ""
-    if module.startswith(PRIVATE_PREFIX):
-        module = module.partition(".")[2]
+    module = _module_of(sampler)
     try:
         values = vars(tree.module(module)).values()
     except (InvalidArgument, TypeError):

@@ -16,6 +16,19 @@ changed helpers while sharing every unchanged class (a ``RandomSource``, an erro
 code in use; and when the module in use *is* the tree's (an editable install and the working
 tree), nothing is loaded twice.
 
+The engine's interface.  The modules that define the classes the engine's own objects are
+instances of or that it catches by class (:data:`ENGINE_CLASSES`: ``RandomSource``, which its
+enumerating sources derive from, and the error classes) are stale by their own code only, never
+through what they import.  A change to a helper they import (``samplers/_rational.py``, whose
+``shown`` builds their error texts) would otherwise make them private copies, whose
+``RandomSource`` is not the engine's: the tree's samplers would refuse every enumerating source
+(``rng must be a RandomSource``) and a diff would report that as the old code failing, where
+nothing in the distribution changed.  Shared, they run the helper in use, which only moves
+their error texts.  When an interface module's own code did change (an edited docstring does
+not count, any statement does: what the tree's code reaches in it is not traced), its copy is
+the tree's, and :meth:`RepositoryTree.interface_reached` names it for every module that reaches
+it through its imports, so that a diff reports that code as not comparable, never as violated.
+
 Re-exports.  ``from package import f``, where the package's ``__init__`` re-exports ``f`` from a
 stale submodule (``from .b import f``), gives the tree's ``f``: a private view of the package with
 that name replaced (the package itself, mostly re-exports, is a copy only when its own file
@@ -37,7 +50,7 @@ from types import ModuleType
 from typing import Any
 
 from dpverify.proofs._fingerprint import module_code
-from dpverify.samplers import InvalidArgument
+from dpverify.samplers import DpverifyError, InvalidArgument, RandomSource, SamplerContractError
 from dpverify.samplers._rational import shown
 from dpverify.verify.changes._reads import top_level_statements
 from dpverify.verify.changes._source_layout import SourceLayout, module_file_of
@@ -45,6 +58,11 @@ from dpverify.verify.changes._source_layout import SourceLayout, module_file_of
 __all__ = ["RepositoryTree"]
 
 _SERIAL = itertools.count()
+
+#: The classes the engine's objects are instances of (its enumerating sources are RandomSources)
+#: or that it catches by class (a refusal, a broken contract): their modules are shared with the
+#: running dpverify whenever their own code allows (module docstring).
+ENGINE_CLASSES = (RandomSource, DpverifyError, InvalidArgument, SamplerContractError)
 
 
 class RepositoryTree:
@@ -57,6 +75,10 @@ class RepositoryTree:
         self._loaded: dict[str, ModuleType] = {}
         self._changed: dict[str, ModuleType | None] = {}
         self._stale_cache: dict[str, bool] = {}
+        #: The repository's modules that define :data:`ENGINE_CLASSES` (none in a project that
+        #: only uses dpverify).
+        self.interfaces = frozenset(name for name in {kind.__module__ for cls in ENGINE_CLASSES for kind in cls.__mro__}
+                                    if layout.relative_path(name) is not None)
 
     def close(self) -> None:
         """Forget the tree's modules (safe to call twice)."""
@@ -133,7 +155,8 @@ class RepositoryTree:
         from those in use), or (for a module, not a package) one it imports is stale.  Sharing an
         unchanged module whose imports changed would run the helpers in use under the tree's name,
         and a diff would compare one version with itself.  A package's ``__init__`` counts by its
-        own file; what it re-exports is redirected name by name (module docstring)."""
+        own file; what it re-exports is redirected name by name, and an interface module of the engine
+        counts by its own code only (module docstring)."""
         if name in self._stale_cache:
             return self._stale_cache[name]
         path = self.file_of(name)
@@ -145,11 +168,28 @@ class RepositoryTree:
         in_use = module_file_of(name)
         stale = in_use is None or (path.read_bytes() != _read(in_use) and (
             module_code(path) is None or module_code(path) != module_code(in_use)))
-        if not stale and path.name != "__init__.py":
+        if not stale and path.name != "__init__.py" and name not in self.interfaces:
             stale = any(self._stale(imported, visiting) for imported in self._imports(path, name))
         visiting.discard(name)
         self._stale_cache[name] = stale
         return stale
+
+    def interface_reached(self, name: str) -> str | None:
+        """The engine interface module (module docstring) whose own code differs in this tree and
+        that the tree's module ``name`` imports, directly or through other stale modules; None
+        when the tree's ``name`` runs on the interface in use, as the engine's sources need."""
+        pending, seen = [name], set()
+        while pending:
+            current = pending.pop()
+            if current in seen or not self._stale(current, set()):
+                continue  # a module in use imports the interface in use
+            seen.add(current)
+            if current in self.interfaces:
+                return current
+            path = self.file_of(current)
+            if path is not None:
+                pending.extend(sorted(self._imports(path, current), reverse=True))
+        return None
 
     def _imports(self, path: Path, name: str) -> set[str]:
         """The repository modules the tree's file ``path`` (module ``name``) imports: each ``import
