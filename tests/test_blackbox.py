@@ -303,3 +303,54 @@ def test_cli_black_box_refuses_what_is_not_a_spec(tmp_path: Path, capsys: pytest
     assert "must name a dpverify.specs.Spec" in capsys.readouterr().err
     assert main(["audit", "bernoulli", "--confidence", "0.9", "--out", str(tmp_path)]) == 2
     assert "--confidence applies only" in capsys.readouterr().err
+
+
+_BUSY_MODULE = '''
+import os
+import time
+from fractions import Fraction
+
+from dpverify.specs import Rational
+from dpverify.specs._api import Case, Input, Spec
+from dpverify.specs._claims import PureDp
+
+
+def busy(x, epsilon):
+    open(os.environ["BUSY_MARKER"] + str(os.getpid()), "a").close()  # the test waits for a worker to draw
+    time.sleep(0.001)
+    return x
+
+
+BUSY = Spec(name="busy", sampler=busy, parameters={"epsilon": Rational(0, low_open=True)},
+            input=Input("x", values=lambda p: (0, 1)), claim=lambda p: PureDp(epsilon=p["epsilon"]),
+            pmf=lambda p, q: {q: Fraction(1)}, randomness="none", cases=(Case({"epsilon": 1}, "proved"),))
+'''
+
+
+def test_ctrl_c_during_a_black_box_audit_stops_it_without_a_worker_traceback(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    (tmp_path / "busy_box.py").write_text(_BUSY_MODULE)
+    marker = tmp_path / "drawing-"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "dpverify", "audit", "--black-box", "busy_box:BUSY", "--epsilon", "1", "--seed", "1",
+         "--samples", "10^6", "--time-limit", "600", "--out", str(tmp_path / "out")],
+        cwd=tmp_path, env={**os.environ, "BUSY_MARKER": str(marker)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, start_new_session=True,  # its own process group, which Ctrl-C signals as a whole
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while len(list(tmp_path.glob("drawing-*"))) < 2 and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(list(tmp_path.glob("drawing-*"))) == 2, "both workers should be drawing"
+        os.killpg(process.pid, signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    assert process.returncode == 130, err
+    assert err == "dpverify: interrupted\n"

@@ -424,3 +424,45 @@ def test_mutate_on_a_cluster_gives_the_local_statuses(cluster: str, tmp_path: Pa
     local = statuses("--jobs", "2")
     assert [status for _, status, _ in local] == ["killed", "killed", "survived"]
     assert statuses("--scheduler", cluster) == local
+
+
+_INTERRUPTED_SWEEP = '''
+import os, sys, time
+from dpverify.verify.gate._sweep import sweep
+
+def work(seconds):
+    open(os.path.join(sys.argv[1], f"started-{seconds}"), "w").close()
+    time.sleep(seconds)
+    return seconds
+
+if __name__ == "__main__":
+    try:
+        sweep(work, [(600,), (0,)], jobs=2)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)
+'''
+
+
+def test_ctrl_c_stops_a_local_sweep_without_a_worker_traceback(tmp_path: Path) -> None:
+    import os
+    import signal
+
+    (tmp_path / "interrupted_sweep.py").write_text(_INTERRUPTED_SWEEP)
+    # one worker in a long task, the other idle once its task is done: Ctrl-C reaches both
+    process = subprocess.Popen([sys.executable, "interrupted_sweep.py", str(tmp_path)], cwd=tmp_path,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while len(list(tmp_path.glob("started-*"))) < 2 and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(list(tmp_path.glob("started-*"))) == 2, "both tasks should have started"
+        time.sleep(0.5)  # the short task's worker is back waiting for work
+        os.killpg(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=60)  # the long task is stopped, not waited for
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    assert process.returncode == 130, err
+    assert err == "interrupted\n"

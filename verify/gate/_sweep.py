@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor
 from concurrent.futures import wait as wait_local
@@ -140,13 +141,37 @@ def _here(function: Callable[..., R], arguments: list[tuple[Any, ...]], stop: Ca
 
 def _local(function: Callable[..., R], arguments: list[tuple[Any, ...]], jobs: int, stop: Callable[[R], bool] | None
            ) -> Iterator[R]:
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(arguments)))
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(arguments)), initializer=_ignore_interrupt)
     try:
-        yield from _windowed(lambda a: pool.submit(function, *a),
+        yield from _windowed(lambda a: _forking(pool.submit, function, *a),
                              lambda running: wait_local(running, return_when=FIRST_COMPLETED).done,
                              arguments, jobs, stop)
+    except (KeyboardInterrupt, GeneratorExit):
+        # The workers ignore Ctrl-C, so the work in flight would run on to its end: no one will
+        # read it, and the user asked to stop now.
+        for process in list((getattr(pool, "_processes", None) or {}).values()):
+            process.kill()
+        raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _ignore_interrupt() -> None:
+    """A worker's start: Ctrl-C reaches the whole process group, and only the parent reports it
+    (the workers are killed), so that no worker prints a KeyboardInterrupt traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _forking(submit: Callable[..., Any], *arguments: Any) -> Any:
+    """``submit(*arguments)`` with SIGINT blocked: the first submit forks the workers, and a Ctrl-C
+    that reached a worker before :func:`_ignore_interrupt` would print a traceback there; the
+    parent gets a held-back one as the mask is restored."""
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        return submit(*arguments)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
 
 
 def _on_cluster(function: Callable[..., R], arguments: list[tuple[Any, ...]], address: str, jobs: int | None,

@@ -11,6 +11,7 @@ import math
 import multiprocessing
 import operator
 import random
+import signal
 import time
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
@@ -111,6 +112,11 @@ def _seed_generators(seed: int) -> None:
 
 
 def _worker(connection: Any, call: Callable[[], object], samples: int, seed: int) -> None:
+    # Ctrl-C reaches the whole process group: the parent reports it once and kills this process,
+    # which must not print a KeyboardInterrupt traceback of its own.  SIGINT was blocked across
+    # the fork, so none slips in before it is ignored.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     _seed_generators(seed)
     chunk: list[Hashable] = []
     for _ in range(samples):
@@ -137,37 +143,51 @@ def draw(calls: Sequence[Callable[[], object]], samples: int, *, seed: int, time
     started = time.monotonic()
     deadline = started + time_limit
     running = []
-    for index, call in enumerate(calls):
-        receive, send = context.Pipe(duplex=False)
-        process = context.Process(target=_worker, args=(send, call, samples, seed + index), daemon=True)
-        process.start()
-        send.close()
-        running.append((process, receive, [], seed + index))
-    results = []
-    for process, receive, outputs, worker_seed in running:
-        complete = died = False
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0 or not receive.poll(left):
-                break
+    try:
+        for index, call in enumerate(calls):
+            receive, send = context.Pipe(duplex=False)
+            process = context.Process(target=_worker, args=(send, call, samples, seed + index), daemon=True)
+            blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
             try:
-                chunk = receive.recv()
-            except (EOFError, OSError):  # the process died (a crash in native code)
-                died = True
-                break
-            if chunk is None:
-                complete = True
-                break
-            outputs.extend(chunk)
-        if died:  # its pipe closes a moment before it can be reaped: wait for its exit code
-            process.join(5)
-        timed_out = process.is_alive() and not complete
-        if process.is_alive():
-            process.join(1 if complete else 0)
-        if process.is_alive():
-            process.kill()
+                process.start()
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)  # a Ctrl-C held back arrives here
+            send.close()
+            running.append((process, receive, [], seed + index))
+        return [_collect(process, receive, outputs, worker_seed, started, deadline)
+                for process, receive, outputs, worker_seed in running]
+    finally:
+        for process, receive, _, _ in running:  # on an interrupt, nothing is left drawing
+            if process.is_alive():
+                process.kill()
+                process.join(5)
+            receive.close()
+
+
+def _collect(process: Any, receive: Any, outputs: list[Hashable], worker_seed: int, started: float,
+             deadline: float) -> Draws:
+    complete = died = False
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not receive.poll(left):
+            break
+        try:
+            chunk = receive.recv()
+        except (EOFError, OSError):  # the process died (a crash in native code)
+            died = True
+            break
+        if chunk is None:
+            complete = True
+            break
+        outputs.extend(chunk)
+    if died:  # its pipe closes a moment before it can be reaped: wait for its exit code
         process.join(5)
-        receive.close()
-        results.append(Draws(tuple(outputs), time.monotonic() - started, complete, worker_seed, timed_out,
-                             None if complete or timed_out else process.exitcode))
-    return results
+    timed_out = process.is_alive() and not complete
+    if process.is_alive():
+        process.join(1 if complete else 0)
+    if process.is_alive():
+        process.kill()
+    process.join(5)
+    receive.close()
+    return Draws(tuple(outputs), time.monotonic() - started, complete, worker_seed, timed_out,
+                 None if complete or timed_out else process.exitcode)
