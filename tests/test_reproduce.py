@@ -344,6 +344,19 @@ def test_json_to_stdout_moves_the_table_to_stderr(capsys: pytest.CaptureFixture[
     assert "Paper 003" in err
 
 
+def test_progress_is_printed_before_the_table(capsys: pytest.CaptureFixture[str],
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    cheap = (*resolve_papers("002"), *resolve_papers("003"))
+    monkeypatch.setattr(_reproduce, "papers", lambda: cheap)
+    assert main(["reproduce", "all", "--jobs", "1", "--no-timing"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].endswith("computations in this process")
+    done = [i for i, line in enumerate(lines) if line.startswith("  paper ") and ": computed (" in line]
+    assert [lines[i].split(":")[0].split()[-1] for i in done] == ["002", "003"]
+    assert max(done) < lines.index(next(line for line in lines if line.startswith("Paper 002")))
+    # on a terminal the same steps move a progress bar on stderr; the lines are for logs and pipes
+
+
 def test_out_writes_the_figures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("matplotlib")
     assert main(["reproduce", "notes", "--jobs", "1", "--out", str(tmp_path / "figures")]) == 0

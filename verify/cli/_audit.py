@@ -12,7 +12,8 @@ from typing import Any
 
 from dpverify.samplers import DpverifyError, fresh_seed
 from dpverify.samplers._rational import shown
-from dpverify.verify.cli._common import MAX_SAMPLES, MAX_SEED, MAX_TIMEOUT, _clip, _count, parameter_pairs
+from dpverify.verify.cli._common import (MAX_SAMPLES, MAX_SEED, MAX_TIMEOUT, _clip, _count, parameter_pairs,
+                                         progress_bar)
 from dpverify.verify.engine._arguments import DEFAULT_TIME_LIMIT
 from dpverify.verify.reports._output import add_json_option, emit_json, human_stream
 
@@ -82,30 +83,17 @@ def _audit(args: argparse.Namespace) -> int:
 @contextlib.contextmanager
 def _progress(cases: int) -> Any:
     """A progress bar on stderr when it is a terminal (``step(stage)`` advances it); silent otherwise."""
-    if not sys.stderr.isatty():
-        yield lambda stage: None
-        return
-    try:
-        from rich.console import Console
-        from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-    except ImportError:  # a dependency; an install without it still audits, without a bar
-        yield lambda stage: None
-        return
     # every case: checks, then tables; then certificates and the report itself
     total = 2 * cases + 2
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task("auditing", total=total)
+    with progress_bar("auditing") as show:
         seen = {"n": 0}
 
         def step(stage: str) -> None:
-            if seen["n"]:
-                bar.advance(task)
+            show(stage, seen["n"], total)
             seen["n"] += 1
-            bar.update(task, description=_clip(stage, 60))
 
         yield step
-        bar.update(task, completed=total)
+        show(None, total, total)
 
 
 def add_audit_parser(commands: Any) -> None:

@@ -5,9 +5,10 @@ error, the count option type and its limits, a bare command's usage, the GTM ins
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
 from typing import Any, NoReturn
 
@@ -17,7 +18,7 @@ from dpverify.specs import GtmSpec
 from dpverify.verify.engine._text import short_rational
 
 __all__ = ["MAX_COMPOSITIONS", "MAX_JOBS", "MAX_MUTANTS", "MAX_N", "MAX_SAMPLES", "MAX_SEED", "MAX_TABLE_BITS",
-           "MAX_TIMEOUT", "parameter_pairs"]
+           "MAX_TIMEOUT", "parameter_pairs", "progress_bar"]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -38,6 +39,30 @@ def _clip(text: str, limit: int = 200) -> str:
     """One short line: control characters escaped, a long text cut."""
     text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
+@contextlib.contextmanager
+def progress_bar(description: str) -> Iterator[Callable[[str | None, int, int], None]]:
+    """A progress bar (``rich``) on stderr when it is a terminal, moved by ``show(stage, done,
+    total)`` (``stage`` None keeps the description); silent otherwise, so that a log or a pipe
+    gets only the command's lines."""
+    if not sys.stderr.isatty():
+        yield lambda stage, done, total: None
+        return
+    try:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    except ImportError:  # a dependency; an install without it still runs, without a bar
+        yield lambda stage, done, total: None
+        return
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(description, total=None)
+
+        def show(stage: str | None, done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total, **({} if stage is None else {"description": _clip(stage, 60)}))
+
+        yield show
 
 
 def _usage(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], int]:

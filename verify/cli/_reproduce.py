@@ -11,6 +11,7 @@ from typing import Any
 
 from dpverify.samplers import DpverifyError
 from dpverify.samplers._rational import shown
+from dpverify.verify.cli._common import progress_bar
 from dpverify.verify.gate._sweep import need_scheduler
 from dpverify.verify.reports._output import add_json_option, emit_json, human_stream
 from dpverify.verify.reports.reproduce._rows import REPRODUCE_SCHEMA, Options
@@ -52,8 +53,13 @@ def _run(args: argparse.Namespace) -> int:
     print(f"dpverify reproduce {args.paper}: paper(s) {names}", file=human, flush=True)
     if args.scheduler:
         need_scheduler(args.scheduler, "--scheduler")  # before any work: a bad address, or no dask here
-    reproduction = reproduce(selected, jobs=args.jobs, options=Options(measure=not args.no_timing),
-                             scheduler=args.scheduler)
+    with progress_bar("reproducing") as show:
+        def report(line: str) -> None:
+            print(f"  {line}", file=human, flush=True)
+
+        reproduction = reproduce(selected, jobs=args.jobs, options=Options(measure=not args.no_timing),
+                                 scheduler=args.scheduler, report=report,
+                                 progress=lambda done, total: show(f"{done}/{total} computations", done, total))
     print(reproduction_text(reproduction, commands=args.commands), file=human)
     if out is not None:
         from dpverify.verify.reports.reproduce._plots import write_figures

@@ -28,6 +28,7 @@ alone, and its row says ``kind = "measured"``.
 
 from __future__ import annotations
 
+import itertools
 import os
 import platform
 import textwrap
@@ -82,12 +83,15 @@ def _call(task: Task) -> Part:
     return part
 
 
-def reproduce(selected: Sequence[Paper], *, jobs: int | None = None, options: Options = Options(),
-              progress: Callable[[int, int], None] | None = None, scheduler: str | None = None) -> Reproduction:
+def reproduce(selected: Sequence[Paper], *, jobs: int | None = None,
+              options: Options = Options(),  # noqa: B008 - frozen, so one shared default is safe
+              progress: Callable[[int, int], None] | None = None, scheduler: str | None = None,
+              report: Callable[[str], None] | None = None) -> Reproduction:
     """Recompute the tables of ``selected``: every paper's tasks in one sweep over ``jobs``
     worker processes (default: one per core) or, with ``scheduler``, on that Dask cluster (at
     most ``jobs`` tasks at once; default: its worker threads); then each paper's measurements
-    here, on this machine."""
+    here, on this machine.  ``progress(done, total)`` follows the tasks; ``report(line)`` gets
+    one line as each paper's tasks are all done and as each paper's measurement starts."""
     if isinstance(selected, (str, bytes)) or not isinstance(selected, Sequence) \
             or not all(isinstance(paper, Paper) for paper in selected):
         raise DpverifyError(f"selected must be a sequence of Papers (see resolve_papers); got selected={shown(selected)}.")
@@ -95,16 +99,36 @@ def reproduce(selected: Sequence[Paper], *, jobs: int | None = None, options: Op
         raise DpverifyError(f"options must be an Options; got options={shown(options)} ({type(options).__name__}).")
     if progress is not None and not callable(progress):
         raise DpverifyError(f"progress must be a callable (done, total) or None; got progress={shown(progress)}.")
+    if report is not None and not callable(report):
+        raise DpverifyError(f"report must be a callable (line) or None; got report={shown(report)}.")
+    say = report or (lambda line: None)
     start = time.perf_counter()
     plans = [paper.plan(options) for paper in selected]
     tasks = [(task,) for plan in plans for task in plan.tasks]
     workers = jobs if scheduler is not None else default_jobs() if jobs is None else jobs
-    parts = sweep(_call, tasks, jobs=workers, progress=progress, scheduler=scheduler)
+    # the task count at which each paper's last task is in (results come back in the order given)
+    ends = {end: paper for end, paper, plan in zip(itertools.accumulate(len(p.tasks) for p in plans), selected, plans)
+            if plan.tasks}
+
+    def advance(done: int, total: int) -> None:
+        if progress is not None:
+            progress(done, total)
+        if done in ends:
+            say(f"paper {ends[done].id}: computed ({done} of {total} computations, "
+                f"{time.perf_counter() - start:.1f} s)")
+
+    where = (f"the Dask cluster at {scheduler}" if scheduler is not None else "this process"
+             if workers == 1 or len(tasks) <= 1 else f"{workers} worker processes")
+    say(f"{len(tasks)} computations {'in' if where == 'this process' else 'on'} {where}")
+    parts = sweep(_call, tasks, jobs=workers, progress=advance, scheduler=scheduler)
     results, offset = [], 0
     for paper, plan in zip(selected, plans):
         combined = plan.assemble(parts[offset: offset + len(plan.tasks)])
         offset += len(plan.tasks)
-        measured = plan.measure() if (plan.measure is not None and options.measure) else ()
+        measured = ()
+        if plan.measure is not None and options.measure:
+            say(f"paper {paper.id}: timing on this machine")
+            measured = plan.measure()
         ids = [row.id for row in (*combined.rows, *measured)]
         if len(set(ids)) != len(ids):
             raise AssertionError(f"paper {paper.id}: duplicate row ids {sorted({i for i in ids if ids.count(i) > 1})}")
