@@ -56,6 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # argparse reads "--seed=--" as an empty list and skips the type check
         if value == [] and dest in (options := _options(parser)):
             parser.error(f"{options[dest]} needs a value")
+    args.argv = ["dpverify", *(sys.argv[1:] if argv is None else argv)]  # for the reports that record the command
     command: Callable[[argparse.Namespace], int] = args.run
     try:
         check_output_paths(args)  # before the work, in every command

@@ -22,6 +22,7 @@ from dpverify.verify.engine._results import CheckResult, Verdict
 from dpverify.verify.gate._sweep import MAX_JOBS as MAX_SWEEP_JOBS
 from dpverify.verify.gate._sweep import need_scheduler
 from dpverify.verify.reports._output import add_json_option, add_junit_option, emit_json, emit_junit, human_stream
+from dpverify.verify.reports._sarif import add_sarif_option
 
 if TYPE_CHECKING:
     from dpverify.verify.gate._spec_run import CaseOutcome
@@ -52,6 +53,8 @@ def _check(args: argparse.Namespace) -> int:
         # Like a test runner's collection error: the report shows it; the exit code is 2.
         if args.junit and not args.list:
             emit_junit(args, specs_error_junit(str(error), timestamp=_timestamp()))
+        if args.sarif and not args.list:
+            _emit_sarif(args, (), (), exit_code=2, broken=str(error))
         raise
     if args.list:
         _print_specs(found)
@@ -98,7 +101,26 @@ def _check(args: argparse.Namespace) -> int:
         emit_junit(args, gate_junit(outcomes, seed=seed, samples=args.samples, replay=_replay(args, seed),
                                     repository=repository, repository_seconds=seconds, not_run=not_run,
                                     time_limit=args.time_limit, timestamp=timestamp))
-    return 0 if passed else 2 if broken else 1
+    code = 0 if passed else 2 if broken else 1
+    if args.sarif:
+        _emit_sarif(args, outcomes, repository, exit_code=code, seed=seed)
+    return code
+
+
+def _emit_sarif(args: argparse.Namespace, outcomes: Sequence[CaseOutcome], repository: Sequence[CheckResult], *,
+                exit_code: int, seed: int | None = None, broken: str | None = None) -> None:
+    from dpverify.verify.gate._spec_instance import replay_command
+    from dpverify.verify.reports._sarif import check_results, emit_sarif, spec_error_result
+
+    def replay(outcome: CaseOutcome) -> str:
+        return replay_command(outcome.spec.name, outcome.origin, seed=seed, samples=args.samples,
+                              time_limit=args.time_limit)
+
+    def results(locator: Any) -> list[dict[str, Any]]:
+        found = check_results(outcomes, repository, locator, replay=None if seed is None else replay)
+        return found if broken is None else [*found, spec_error_result(broken, locator)]
+
+    emit_sarif(args, "check", results, exit_code)
 
 
 def _replay(args: argparse.Namespace, seed: int | None) -> str:
@@ -129,6 +151,8 @@ def _unloadable_catalogue(args: argparse.Namespace, error: Exception) -> int:
     result = CheckResult("catalogue", Verdict.VIOLATED, f"the built-in catalogue does not load: {_clip(str(error), 300)}",
                          reason="its specs are fixed, so the shipped code that builds them is what broke")
     print(f"FAIL catalogue: violated: {result.summary}", file=human)
+    if args.sarif:
+        _emit_sarif(args, (), (result,), exit_code=1)
     if args.json:
         emit_json(args, gate_json((), seed=args.seed, samples=args.samples, repository=(result,)))
     if args.junit:
@@ -192,6 +216,7 @@ def add_check_parser(commands: Any) -> None:
     check.add_argument("--list", action="store_true", help="list the specs found and where from, and exit")
     add_json_option(check, "the results", schema=CHECK_SCHEMA)
     add_junit_option(check, "the results (one test suite per spec, one test case per case)")
+    add_sarif_option(check, "every case that missed its expectation (with --base: every changed law)")
     check.add_argument("--seed", type=_count("seed", 0, MAX_SEED), help="seed of the statistical checks (default: fresh)")
     check.add_argument("--samples", type=_count("samples", 1, MAX_SAMPLES), default=20_000,
                        help="draws per statistical check (default 20000)")

@@ -20,6 +20,7 @@ from dpverify.samplers import InvalidArgument, as_fraction, fresh_seed
 from dpverify.samplers._rational import shown
 from dpverify.verify.engine._arguments import DEFAULT_TIME_LIMIT, elided
 from dpverify.verify.reports._output import add_json_option, emit_json, human_stream
+from dpverify.verify.reports._sarif import add_sarif_option, diff_results, emit_sarif
 from dpverify.verify.engine._results import Verdict
 
 __all__ = ["add_diff_options", "add_diff_parser", "run_check_base", "run_diff"]
@@ -76,6 +77,7 @@ def add_diff_parser(commands: Any, count: Any, max_seed: int, max_time: int) -> 
                       help=f"bound on each parameter set's comparison (default {DEFAULT_TIME_LIMIT})")
     add_diff_options(diff)
     add_json_option(diff, "the comparison", schema=DIFF_SCHEMA)
+    add_sarif_option(diff, "every comparison that did not prove the same law")
     diff.set_defaults(run=run_diff)
 
 
@@ -90,7 +92,7 @@ def _options(args: argparse.Namespace, seed: int) -> Any:
 
 
 def _report(args: argparse.Namespace, diffs: Sequence[Any], base: Any, options: Any, head: str,
-            command: str = "dpverify diff") -> int:
+            command: str = "dpverify diff", samplers: dict[str, Any] | None = None) -> int:
     from dpverify.verify.changes._diff import diff_document, overall, proved_within
     from dpverify.verify.engine._results import tolerance_text
 
@@ -108,7 +110,10 @@ def _report(args: argparse.Namespace, diffs: Sequence[Any], base: Any, options: 
     print(f"{command}: {verdict.value}{within}{tail}{_uncompared_tail(diffs, allow)}", file=human)
     if args.json:
         emit_json(args, diff_document(diffs, base=base, options=options, allow_uncompared=allow))
-    return 0 if verdict is Verdict.PROVED else 1
+    code = 0 if verdict is Verdict.PROVED else 1
+    emit_sarif(args, "diff" if command == "dpverify diff" else "check-base",
+               lambda locator: diff_results(diffs, locator, base=base, samplers=samplers, allow_uncompared=allow), code)
+    return code
 
 
 def _uncompared_tail(diffs: Sequence[Any], allow: bool) -> str:
@@ -150,7 +155,8 @@ def run_diff(args: argparse.Namespace) -> int:
     if args.base is None:
         old, new = resolve_reference(references[0]), resolve_reference(references[1])
         diff = diff_sides(old, new, sets, options=options, cases=not args.no_cases)
-        return _report(args, [diff], None, options, f"dpverify diff: {old.label} -> {new.label} (search seed {seed})")
+        return _report(args, [diff], None, options, f"dpverify diff: {old.label} -> {new.label} (search seed {seed})",
+                       samplers={diff.name: new.sampler})
     with BaseRevision(args.base) as base:
         if not references:
             from dpverify.verify.gate._discovery import discover
@@ -160,7 +166,8 @@ def run_diff(args: argparse.Namespace) -> int:
         new = resolve_reference(references[-1], tree=base.new)
         diff = diff_sides(old, new, sets, options=options, cases=not args.no_cases)
         return _report(args, [diff], base, options,
-                       f"dpverify diff: {old.label} ({base.commit[:12]}) -> {new.label} (search seed {seed})")
+                       f"dpverify diff: {old.label} ({base.commit[:12]}) -> {new.label} (search seed {seed})",
+                       samplers={diff.name: new.sampler})
 
 
 def _changed(args: argparse.Namespace, base: Any, options: Any, found: Sequence[Any]) -> int:

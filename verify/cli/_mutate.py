@@ -17,6 +17,7 @@ from dpverify.verify.changes._mutate_report import MUTATE_SCHEMA
 from dpverify.verify.cli._common import MAX_JOBS, MAX_MUTANTS, MAX_SAMPLES, MAX_SEED, MAX_TIMEOUT, _count
 from dpverify.verify.gate._sweep import need_scheduler
 from dpverify.verify.reports._output import add_json_option, emit_json, human_stream
+from dpverify.verify.reports._sarif import add_sarif_option, emit_sarif, mutate_results
 
 __all__ = ["add_mutate_parser"]
 
@@ -68,7 +69,9 @@ def _mutate(args: argparse.Namespace) -> int:
                            jobs=jobs, specs=measured.specs, scheduler=args.scheduler)
     print(report_text(document), file=human)
     emit_json(args, document)
-    return 0 if document["passed"] else 1
+    code = 0 if document["passed"] else 1
+    emit_sarif(args, "mutate", lambda locator: mutate_results(document, locator), code)
+    return code
 
 
 def add_mutate_parser(commands: Any) -> None:
@@ -91,6 +94,7 @@ def add_mutate_parser(commands: Any) -> None:
                         help=f"the reviewed equivalent mutants (default: the first {EQUIVALENTS_FILE} in the working directory "
                              "or above it, or above a mutated module's file; the run says which)")
     add_json_option(mutate, "every mutant's result", schema=MUTATE_SCHEMA)
+    add_sarif_option(mutate, "every surviving mutant (and every stale or refuted reviewed equivalent)")
     mutate.add_argument("--spec-module", action="append", metavar="MODULE", help="passed to check: the specs to run")
     mutate.add_argument("--spec", action="append", metavar="NAME", help="passed to check: only this spec (repeatable)")
     mutate.add_argument("--all-specs", action="store_true",

@@ -73,7 +73,7 @@ def add_junit_option(parser: argparse.ArgumentParser, what: str = "the results")
 
 def human_stream(args: argparse.Namespace) -> TextIO:
     """Where the human report goes: stderr when the JSON or the JUnit XML owns stdout."""
-    owned = STDOUT in (getattr(args, "json", None), getattr(args, "junit", None))
+    owned = STDOUT in (getattr(args, "json", None), getattr(args, "junit", None), getattr(args, "sarif", None))
     return sys.stderr if owned else sys.stdout
 
 
@@ -103,14 +103,15 @@ def check_output_path(option: str, path: str | None) -> None:
 
 
 def check_output_paths(args: argparse.Namespace) -> None:
-    """Every machine-readable output of a command (``--json``, ``--junit``) checked before its work:
-    each path writable, at most one of them on stdout, and no two the same file."""
+    """Every machine-readable output of a command (``--json``, ``--junit``, ``--sarif``) checked
+    before its work: each path writable, at most one of them on stdout, and no two the same file."""
     chosen = {option: path for option, path in (("--json", getattr(args, "json", None)),
-                                                ("--junit", getattr(args, "junit", None))) if path is not None}
+                                                ("--junit", getattr(args, "junit", None)),
+                                                ("--sarif", getattr(args, "sarif", None))) if path is not None}
     for option, path in chosen.items():
         check_output_path(option, path)
-    if len(chosen) > 1:
-        (first, one), (second, other) = chosen.items()
+    pairs = [(a, b) for i, a in enumerate(chosen.items()) for b in list(chosen.items())[i + 1:]]
+    for (first, one), (second, other) in pairs:
         if one == other == STDOUT:
             raise DpverifyError(f"only one of {first} and {second} can write to stdout; give the other a PATH.")
         if STDOUT not in (one, other) and os.path.abspath(one) == os.path.abspath(other):
