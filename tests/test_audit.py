@@ -155,7 +155,7 @@ def test_the_html_is_self_contained(audits: dict, name: str) -> None:
     document = _document(audits[name])
     assert page.count("<svg") == len(document["plots"])
     for i in range(1, 8):
-        assert f'<h2 id="' in page and f">{i}. " in page
+        assert '<h2 id="' in page and f">{i}. " in page
 
 
 # --- the verdicts --------------------------------------------------------------------------------
@@ -411,6 +411,20 @@ def test_a_sampler_that_raises_or_hangs_is_a_verdict_and_a_broken_spec_exits_2(
     else:
         assert "time bound" in " ".join(case["problems"])
     assert (out_dir / "report.html").is_file() and (out_dir / "report.md").is_file()
+
+
+def test_the_time_limit_bounds_the_whole_case_the_trace_of_its_code_included(odd_specs: Path) -> None:
+    out_dir = odd_specs / "report-hangs"
+    code, out, err = _run("audit", "hangs", "--spec-module", "odd_audit_specs", "--out", str(out_dir), "--seed", "1",
+                          "--samples", "100", "--time-limit", "2")
+    assert code == 1, out + err
+    document = json.loads((out_dir / "report.json").read_text(encoding="utf-8"))
+    # the case used its 2 s: the certificates' trace of its code (up to 10 s a run) is not started, and says so
+    (untraced,) = document["certificates"]["untraced"]
+    assert "the sampler, the pmf, the claim not traced: the case used its whole time bound" in untraced
+    assert document["certificates"]["reason"].startswith("inconclusive: ")
+    assert document["seconds"] < 9  # 2 s and the report's own work; the untraced sampler alone would take 10 s
+    assert "not traced" in (out_dir / "report.md").read_text(encoding="utf-8")
 
 
 def test_vector_outputs_are_matched_to_their_enclosures(tmp_path: Path) -> None:

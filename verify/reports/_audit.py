@@ -52,7 +52,8 @@ __all__ = ["AUDIT_SCHEMA", "Audit", "audit_spec", "parameters_case"]
 AUDIT_SCHEMA = "dpverify.audit/2"
 #: Digits of the decimal renderings.
 DIGITS = 20
-#: Seconds one traced run of a case's code may take (see ``_traced``).
+#: Seconds one traced run of a case's code may take (see ``_traced``); all of a case's runs also
+#: stay within what the case's time bound left.
 TRACE_LIMIT = 10
 
 
@@ -101,13 +102,16 @@ def audit_spec(found: FoundSpec, cases: Sequence[Case], *, seed: int, samples: i
     say = progress or (lambda stage: None)
     spec = found.spec
     started = time.monotonic()
-    audits = [_case_audit(found, case, seed=seed, samples=samples, time_limit=time_limit, progress=say,
-                          replay=command or f"dpverify audit {spec.name} --seed {seed} --samples {samples}")
-              for case in cases]
+    audits, budgets = [], []
+    for case in cases:
+        began = time.monotonic()
+        audits.append(_case_audit(found, case, seed=seed, samples=samples, time_limit=time_limit, progress=say,
+                                  replay=command or f"dpverify audit {spec.name} --seed {seed} --samples {samples}"))
+        # the trace of the case's code is part of the case: it gets what its time bound left
+        budgets.append(None if time_limit is None else time_limit - (time.monotonic() - began))
     say("certificates and mutation results")
-    # one run of each case's code, bounded: a sampler that hangs has already been judged by its case
-    called, sampler_modules = _traced(spec, cases, seed, min(time_limit or TRACE_LIMIT, TRACE_LIMIT))
-    certificates = _certificates_section(spec, cases, called)
+    called, sampler_modules, untraced = _traced(spec, cases, seed, budgets, TRACE_LIMIT)
+    certificates = _certificates_section(spec, cases, called, untraced)
     own = getattr(spec.sampler, "__module__", None)
     modules = sorted(sampler_modules | ({own} if isinstance(own, str) else set()))
     mutation = _mutation_section(mutants, mutants_path, modules)

@@ -393,6 +393,7 @@ def _section_certificates(section: dict[str, Any]) -> list[Block]:
     note = "" if not section.get("other_instances") else (
         f"{section['other_instances']} instance certificate(s) of this spec's other parameter sets are not shown")
     blocks.append(Table(("certificate", "kind", "verdict", "expected", "staleness", "statement", "source"), rows, note))
+    blocks += [Para(f"Inconclusive: {untraced}.") for untraced in section.get("untraced", ())]
     return blocks
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -105,7 +106,8 @@ class _CaseWork:
             spec_pmf = spec_table[q].as_dict()
             code_pmf = None if code_table is None else code_table[q].as_dict()
             outputs = list(dict.fromkeys([*spec_pmf, *(code_pmf or {})]))
-            kept = _most_likely(outputs, lambda o: max(spec_pmf.get(o, 0), (code_pmf or {}).get(o, 0)))
+            kept = _most_likely(outputs, lambda o, spec_pmf=spec_pmf, code_pmf=code_pmf:
+                                max(spec_pmf.get(o, 0), (code_pmf or {}).get(o, 0)))
             rows = [{"output": json_value(o), "spec": fraction_text(spec_pmf.get(o, Fraction(0))),
                      "code": None if code_pmf is None else fraction_text(code_pmf.get(o, Fraction(0))),
                      "equal": None if code_pmf is None else code_pmf.get(o, 0) == spec_pmf.get(o, 0)} for o in kept]
@@ -193,7 +195,7 @@ class _CaseWork:
                                    "ideal_high_decimal": _decimal(i_hi), "inside": low <= i_lo and i_hi <= high})
             per_input[q] = code
             ordered = _sorted_outputs(list(code))
-            kept = _most_likely(ordered, lambda o: code[o][0])
+            kept = _most_likely(ordered, lambda o, code=code: code[o][0])
             tables.append({"input": None if q is None else json_value(q), "outputs_total": len(rows),
                            "outputs_shown": len(kept), "unexplored": check.evidence.get("unexplored_decimal"),
                            "tv_bound": check.evidence.get("tv_bound_decimal"),
@@ -404,8 +406,11 @@ def _most_likely(outputs: list[Hashable], mass: Callable[[Hashable], Any]) -> li
 
 def _case_audit(found: FoundSpec, case: Case, *, seed: int, samples: int, time_limit: int | None,
                 progress: Progress, replay: str) -> CaseAudit:
+    """One case's sections, all of them within ``time_limit`` seconds: the tables get what the
+    checks left of it."""
     spec = found.spec
     progress(f"{case.describe()}: running the checks")
+    deadline = None if time_limit is None else time.monotonic() + time_limit
     outcome = run_case(spec, case, seed=seed, samples=samples, origin=found.origin, time_limit=time_limit)
     head = {key: value for key, value in outcome.to_json().items()}
     head["label"] = case.describe()
@@ -418,9 +423,10 @@ def _case_audit(found: FoundSpec, case: Case, *, seed: int, samples: int, time_l
     progress(f"{case.describe()}: exact tables and privacy")
     pmfs: dict[str, Any]
     privacy: dict[str, Any]
+    left = None if deadline is None else deadline - time.monotonic()
     try:
-        with time_bound(time_limit):
-            if timed_out:
+        with time_bound(left if left is None or left > 0 else None):
+            if timed_out or (left is not None and left <= 0):
                 raise CaseTimeUp
             if spec.pmf is not None:
                 pmfs = work.pmf_section_exact()

@@ -147,18 +147,25 @@ def _mutation_section(document: dict[str, Any] | None, path: str | None, modules
 # --- section 4: certificates ----------------------------------------------------------------------
 
 
-def _traced(spec: Spec, cases: Sequence[Case], seed: int, limit: int) -> tuple[set[str], set[str]]:
-    """The qualified names of the functions the spec's code and closed forms run, and their modules.
+class _RunTimeUp(BaseException):
+    """One traced run reached its own bound (the case's may still have time for the next)."""
+
+
+def _traced(spec: Spec, cases: Sequence[Case], seed: int, budgets: Sequence[float | None], per_run: float
+            ) -> tuple[set[str], set[str], list[str]]:
+    """The qualified names of the functions the spec's code and closed forms run, their modules,
+    and a note for each case whose code was not traced to the end.
 
     The sampler runs once per case on the seeded source; ``pmf``/``ideal``/``claim``/``outputs`` are
-    called once.  A profile hook records each Python function entered, as ``module.qualname``:
-    the names a certificate's ``covers`` uses.
+    called once; each run within ``per_run`` seconds and all of a case's runs within
+    ``budgets[i]`` (what its time bound left; None: no bound; none left: nothing is run).  A
+    profile hook records each Python function entered, as ``module.qualname``: the names a
+    certificate's ``covers`` uses.
     """
-    from dpverify.samplers import SeededRandomSource
-
     called: set[str] = set()
     sampler_modules: set[str] = set()
     current = {"sampler": False}
+    untraced: list[str] = []
 
     def hook(frame: Any, event: str, arg: Any) -> None:
         if event == "call":
@@ -172,29 +179,60 @@ def _traced(spec: Spec, cases: Sequence[Case], seed: int, limit: int) -> tuple[s
         previous = sys.getprofile()
         sys.setprofile(hook)
         try:
-            with time_bound(limit):
-                function()
-        except (Exception, CaseTimeUp):  # noqa: BLE001 - tracing is best effort; the checks report failures
+            function()
+        except Exception:  # noqa: BLE001 - tracing is best effort; the checks report failures
             pass
         finally:
             sys.setprofile(previous)
             current["sampler"] = False
 
-    for case in cases:
+    for case, budget in zip(cases, budgets):
         try:
             p = spec.bind(case)
             instance = _Instance(spec, p, spec.name, seed=seed, samples=1)
         except Exception:  # noqa: BLE001 - a broken case is reported by its own section
             continue
-        q = None if instance.inputs is None else instance.inputs[0]
-        if spec.sampler is not None:
-            traced(lambda: instance.run(q, SeededRandomSource(seed)), sampler=True)
-        if spec.pmf is not None:
-            traced(lambda: spec.pmf(p) if q is None else spec.pmf(p, q))  # type: ignore[misc]
-        if spec.ideal is not None and spec.outputs is not None:
-            traced(lambda: [spec.ideal(p, o, 30) for o in list(spec.outputs(p))[:3]])  # type: ignore[misc]
-        traced(lambda: spec.claim_for(p, case))
-    return called, sampler_modules
+        runs = _runs(spec, case, p, instance, seed)
+        cut: list[str] = []
+        done = 0
+        if budget is None or budget > 0:
+            try:
+                with time_bound(budget):
+                    for name, function, sampler in runs:
+                        try:
+                            with time_bound(per_run, _RunTimeUp):
+                                traced(function, sampler)
+                        except _RunTimeUp:
+                            cut.append(name)
+                        done += 1
+            except CaseTimeUp:
+                pass
+        if done < len(runs) or cut:
+            reasons = [f"{', '.join(cut)} ran past {per_run:.0f} s"] if cut else []
+            if done < len(runs):
+                left = ", ".join(name for name, _, _ in runs[done:])
+                reasons.append(f"{left} not traced: " + ("the case used its whole time bound" if budget is not None
+                                                          and budget <= 0 else
+                                                          f"the trace reached the {budget:.1f} s the time bound left"))
+            untraced.append(f"{case.describe()}: not traced to the end ({'; '.join(reasons)}); a certificate "
+                            f"covering only functions the rest runs may be missing")
+    return called, sampler_modules, untraced
+
+
+def _runs(spec: Spec, case: Case, p: Any, instance: _Instance, seed: int) -> list[tuple[str, Callable[[], Any], bool]]:
+    """The calls that trace one case's code: (what it is, the call, whether it is the sampler)."""
+    from dpverify.samplers import SeededRandomSource
+
+    q = None if instance.inputs is None else instance.inputs[0]
+    runs: list[tuple[str, Callable[[], Any], bool]] = []
+    if spec.sampler is not None:
+        runs.append(("the sampler", lambda: instance.run(q, SeededRandomSource(seed)), True))
+    if spec.pmf is not None:
+        runs.append(("the pmf", lambda: spec.pmf(p) if q is None else spec.pmf(p, q), False))  # type: ignore[misc]
+    if spec.ideal is not None and spec.outputs is not None:
+        runs.append(("the ideal PMF", lambda: [spec.ideal(p, o, 30) for o in list(spec.outputs(p))[:3]], False))  # type: ignore[misc]
+    runs.append(("the claim", lambda: spec.claim_for(p, case), False))
+    return runs
 
 
 def _own_module(module: str) -> bool:
@@ -216,7 +254,17 @@ def _matching_labels(spec: Spec, cases: Sequence[Case]) -> set[str]:
     return labels
 
 
-def _certificates_section(spec: Spec, cases: Sequence[Case], called: set[str]) -> dict[str, Any]:
+def _certificates_section(spec: Spec, cases: Sequence[Case], called: set[str],
+                          untraced: Sequence[str] = ()) -> dict[str, Any]:
+    section = _certificates(spec, cases, called)
+    if untraced:  # the rows found stand; what the untraced code would add is unknown
+        section["untraced"] = list(untraced)
+        if not section["applicable"]:
+            section["reason"] = f"inconclusive: {section['reason']}; " + "; ".join(untraced)
+    return section
+
+
+def _certificates(spec: Spec, cases: Sequence[Case], called: set[str]) -> dict[str, Any]:
     # proofs/ builds on verify/; only the application layer reads its manifest, and lazily.
     try:
         from dpverify.proofs._certificates import repository_root
