@@ -101,3 +101,27 @@ def test_bad_usage_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], ar
     lines = err.rstrip("\n").split("\n")
     assert len(lines) == 1 and lines[0].startswith("dpverify: error:") and message in lines[0], err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "limit"),
+    [
+        ("--delta-prime", "1e-1000", "denominator has 1001 digits and the limit is 1000 digits for a numerator or a "
+                                     "denominator, so 1e-999 is the smallest power of ten allowed"),
+        ("--delta-prime", "1/10^1000", "denominator has 1001 digits and the limit is 1000 digits"),
+        ("--delta", "1e-99999", "exponent -99999 is outside -1000..1000"),
+        ("--epsilon", "10^1000", "numerator has 1001 digits and the limit is 1000 digits"),
+    ],
+)
+def test_a_number_past_the_limits_names_the_limit_it_passes(capsys: pytest.CaptureFixture[str], option: str,
+                                                            value: str, limit: str) -> None:
+    given = {"--mechanism": "approx", "--epsilon": "1", "--delta": "1e-9", "--k": "2", "--delta-prime": "1e-6"}
+    code, out, err = _run(capsys, *(word for name, v in {**given, option: value}.items() for word in (name, v)))
+    assert code == 2 and out == "" and err.count("\n") == 1 and len(err) < 300
+    assert err.startswith(f"dpverify: error: {option} '{value}' is refused: ") and limit in err, err
+    assert "too large" not in err  # 1e-1000 is tiny: what it passes is the limit on digits
+    # just inside the limits, the same option is accepted
+    inside = {"1e-1000": "1e-999", "1/10^1000": "1/10^999", "1e-99999": "1e-999", "10^1000": "10^3"}[value]
+    code, _, err = _run(capsys, *(word for name, v in {**given, option: inside}.items() for word in (name, v)))
+    assert code == 0, err
+

@@ -8,7 +8,8 @@ import contextlib
 from typing import Any
 
 from dpverify.specs import ACCOUNT_SCHEMA
-from dpverify.verify.cli._common import MAX_COMPOSITIONS, _count
+from dpverify.samplers import InvalidArgument
+from dpverify.verify.cli._common import MAX_COMPOSITIONS, _count, explain_number_limit
 from dpverify.verify.engine._text import short_rational
 from dpverify.verify.reports._output import add_json_option, emit_json, human_stream
 
@@ -18,8 +19,12 @@ __all__ = ["add_account_parser"]
 def _account(args: argparse.Namespace) -> int:
     from dpverify.specs import account
 
-    result = account(args.epsilon, args.delta, args.k, args.delta_prime, rho=args.rho, mechanism=args.mechanism,
-                     sensitivity=args.sensitivity)
+    try:
+        result = account(args.epsilon, args.delta, args.k, args.delta_prime, rho=args.rho, mechanism=args.mechanism,
+                         sensitivity=args.sensitivity)
+    except InvalidArgument as error:
+        raise explain_number_limit(error, {"epsilon": args.epsilon, "delta": args.delta, "delta_prime": args.delta_prime,
+                                           "rho": args.rho, "sensitivity": args.sensitivity}) from None
     with contextlib.redirect_stdout(human_stream(args)):
         _print_account(args, result)
     emit_json(args, result.to_json())

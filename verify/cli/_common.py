@@ -6,19 +6,20 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
 from typing import Any, NoReturn
 
-from dpverify.samplers import DpverifyError, as_int
-from dpverify.samplers._rational import shown
+from dpverify.samplers import DpverifyError, InvalidArgument, as_int
+from dpverify.samplers._rational import MAX_DIGITS, MAX_TEXT, shown
 from dpverify.specs import GtmSpec
 from dpverify.verify.engine._text import short_rational
 
 __all__ = ["MAX_COMPOSITIONS", "MAX_JOBS", "MAX_MUTANTS", "MAX_N", "MAX_SAMPLES", "MAX_SEED", "MAX_TABLE_BITS",
-           "MAX_TIMEOUT", "parameter_pairs", "progress_bar"]
+           "MAX_TIMEOUT", "explain_number_limit", "parameter_pairs", "progress_bar"]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -155,3 +156,70 @@ def parameter_pairs(tokens: Sequence[str]) -> list[tuple[str, str]]:
         pairs.append((name, value))
         index += 1
     return pairs
+
+
+_E_EXPONENT = re.compile(r"[eE]([+-]?\d+)\s*$")
+_POWER_TERM = re.compile(r"(\d+)(?:\s*\^\s*(\d{1,6}))?")
+
+
+def _side_digits(text: str) -> tuple[int, bool] | None:
+    """Decimal digits of ``"11*10^40"``-style text and whether the count is exact (a huge one
+    is estimated from logarithms, never computed); None if it is not of that form."""
+    terms = [term.strip() for term in text.replace("**", "^").split("*")]
+    matches = [_POWER_TERM.fullmatch(term) for term in terms]
+    if not all(matches):
+        return None
+    factors = [(int(m[1]), int(m[2] or 1)) for m in matches]  # type: ignore[index]
+    if any(base == 0 for base, _ in factors):
+        return 1, True
+    estimate = sum(power * math.log10(base) for base, power in factors)
+    if estimate > MAX_DIGITS + 5:
+        return int(estimate) + 1, False
+    return _digits(math.prod(base**power for base, power in factors)), True
+
+
+def _digits(value: int) -> int:
+    """Decimal digits of ``value`` (``str`` refuses past 4300 digits)."""
+    digits = max(1, (abs(value).bit_length() - 1) * 30103 // 100000)  # a lower bound, off by at most one
+    while abs(value) >= 10**digits:
+        digits += 1
+    return digits
+
+
+def _limit_passed(text: str) -> str | None:
+    """Which of the limits on exact numbers ``text`` passes, in words; None if none is found."""
+    if len(text) > MAX_TEXT:
+        return f"it is {len(text)} characters long, and the limit is {MAX_TEXT}"
+    body = text.strip().lstrip("+-").strip()
+    exponent = _E_EXPONENT.search(body)
+    if exponent is not None and abs(int(exponent[1])) > MAX_DIGITS:
+        return f"its exponent {int(exponent[1])} is outside -{MAX_DIGITS}..{MAX_DIGITS}"
+    try:
+        value = Fraction(body)  # a decimal, possibly with an exponent within the limit: cheap
+        numerator, denominator = _digits(value.numerator), _digits(value.denominator)
+        exact = (True, True)
+    except (ValueError, ZeroDivisionError):
+        top, _, bottom = body.partition("/")
+        (numerator, top_exact), (denominator, bottom_exact) = (_side_digits(top) or (0, True),
+                                                               _side_digits(bottom or "1") or (0, True))
+        exact = (top_exact, bottom_exact)
+    if denominator > MAX_DIGITS and numerator <= MAX_DIGITS:
+        return (f"its denominator has {'' if exact[1] else 'about '}{denominator} digits and the limit is {MAX_DIGITS} digits "
+                f"for a numerator or a denominator, so 1e-{MAX_DIGITS - 1} is the smallest power of ten allowed")
+    if numerator > MAX_DIGITS:
+        return (f"its numerator has {'' if exact[0] else 'about '}{numerator} digits and the limit is {MAX_DIGITS} digits "
+                f"for a numerator or a denominator, so 1e{MAX_DIGITS - 1} is the largest power of ten allowed")
+    return None
+
+
+def explain_number_limit(error: InvalidArgument, given: dict[str, object]) -> InvalidArgument:
+    """``error`` itself, or, when it is the generic "NAME is too large" of a number in ``given``
+    (``{name: the text given}``), one line naming the limit that number passes: a tiny number is
+    refused for its denominator, not for being large."""
+    for name, text in given.items():
+        if isinstance(text, str) and str(error).startswith(f"{name} is too large:"):
+            reason = _limit_passed(text)
+            if reason is not None:
+                option = "--" + name.replace("_", "-")
+                return InvalidArgument(f"{option} {shown(text)} is refused: {reason}.")
+    return error
