@@ -8,7 +8,9 @@ virtual environment and runs the installed ``dpverify`` the way the example's RE
 from __future__ import annotations
 
 import importlib
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -131,7 +133,7 @@ def test_every_correct_case_is_proved(outcomes: dict[str, list[CaseOutcome]]) ->
         assert outcome.met, (outcome.name, outcome.problems, outcome.error)
         assert outcome.outcome == "proved"
         checks = _by_check(outcome)
-        assert set(checks) == {"exactness", "statistical", "privacy", "z3"}
+        assert set(checks) == {"exactness", "accepts", "statistical", "privacy", "z3", "refusals"}
         assert all(c.verdict is Verdict.PROVED for c in outcome.checks)
         _, a, b, N = _sizes(outcome.case.parameters)
         # the claim is tight: the truth is exactly 1/alpha times as likely as any other value
@@ -279,6 +281,59 @@ def test_list_names_the_module_as_origin(importable: None, capsys: pytest.Captur
         "randomized-response: 3 case(s), from module own_sampler.specs",
         "randomized-response-off-by-one: 3 case(s), from module own_sampler.specs",
     ]
+
+
+# --- measuring the gate: dpverify mutate ---------------------------------------------------------
+
+#: The README's command, run in the example's folder.
+MUTATE = ["mutate", "own_sampler.sampler", "--spec-module", "own_sampler.specs", "--spec", "randomized-response"]
+
+
+def _mutant_id(function: str, original: str, mutated: str) -> str:
+    from dpverify.verify.changes._mutants import mutants_of
+
+    source = (EXAMPLE / "own_sampler" / "sampler.py").read_text()
+    (found,) = [m.id for m in mutants_of("own_sampler.sampler", source)
+                if m.function == function and (m.original, m.mutated) == (original, mutated)]
+    return found
+
+
+def test_the_input_checks_mutants_are_caught_by_the_specs_edges(importable: None, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Three mutants of the input checks that survived while the spec declared no edges: one lets
+    k = 1 through, one lets every type through as an int, one turns the valid alpha = 1 away."""
+    monkeypatch.chdir(EXAMPLE)
+    chosen = {_mutant_id("_checked", "k < 2", "k < 1"): "refusals",
+              _mutant_id("_is_int", "isinstance(value, int) and (not isinstance(value, bool))",
+                         "isinstance(value, int) or not isinstance(value, bool)"): "refusals",
+              _mutant_id("_checked", "0 < ratio <= 1", "0 < ratio < 1"): "accepts"}
+    out = tmp_path / "mutate.json"
+    code = main([*MUTATE, *[a for mutant in chosen for a in ("--only", mutant)], "--jobs", "1", "--json", str(out)])
+    captured = capsys.readouterr()
+    assert f"reviewed equivalents: {EXAMPLE / 'mutants' / 'equivalent.toml'}" in captured.out + captured.err
+    document = json.loads(out.read_text())
+    assert code == 0, [(m["id"], m["status"], m["detail"]) for m in document["mutants"]]
+    for mutant in document["mutants"]:
+        assert mutant["status"] == "killed" and chosen[mutant["id"]] in {k["check"] for k in mutant["kills"]}
+    assert not document["equivalents"]["stale"]
+
+
+@pytest.mark.slow
+def test_the_readme_mutate_command_kills_every_mutant(tmp_path: Path) -> None:
+    """The example README's command, as written, in the example's folder: every mutant of the
+    sampler module is killed with a verdict; the broken copy's are skipped by the reviewed file."""
+    script = Path(sys.executable).with_name("dpverify")
+    command = [str(script)] if script.is_file() else [sys.executable, "-m", "dpverify"]
+    json_path = tmp_path / "mutate.json"
+    run = _run(*command, *MUTATE, "--json", json_path, cwd=EXAMPLE, timeout=900)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    document = json.loads(json_path.read_text())
+    totals = document["totals"]
+    assert totals["mutants"] == totals["killed"] >= 50 and totals["skipped_in_reviewed_functions"] >= 15
+    assert not any(m["function"] == "randomized_response_off_by_one" for m in document["mutants"])
+    assert re.search(r"^own_sampler\.sampler +(\d+) +\1 +0 +0 +0$", run.stdout, re.MULTILINE), run.stdout
+    assert re.search(r"^\d+ killed, 0 reviewed equivalent: PASS$", run.stdout, re.MULTILINE), run.stdout
 
 
 # --- the real thing: a fresh virtual environment -------------------------------------------------

@@ -420,18 +420,28 @@ def test_list_shows_the_ids(example: None, capsys: pytest.CaptureFixture[str]) -
     assert main(["mutate", "own_sampler.sampler", "--list"]) == 0
     out = capsys.readouterr().out
     assert f"{killed}  line 53: compare: `u < b` -> `u <= b`" in out
-    assert out.splitlines()[-1].endswith("mutants in 1 module(s)")
+    # the example's reviewed file (found from the working directory) skips the broken copy
+    assert "randomized_response_off_by_one" not in out
+    assert re.fullmatch(r"(\d+) of \1 mutants in 1 module\(s\); \d+ more in functions the reviewed file skips",
+                        out.splitlines()[-1])
 
 
 def test_a_kill_an_equivalent_and_a_stale_entry(example: None, tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     killed = _mutant("randomized_response", "u < b", "u <= b")
-    listed = _mutant("_checked", "0 < ratio <= 1", "0 < ratio <= 2")
+    listed = _mutant("randomized_response_off_by_one", "u <= b", "u > b")
+    refuted = _mutant("_checked", "0 < ratio <= 1", "0 < ratio <= 2")
     unrun = _mutant("randomized_response_off_by_one", "u <= b", "u < b")
     equivalents = tmp_path / "equivalent.toml"
     equivalents.write_text(f'''
 [[equivalent]]
 id = "{listed}"
+module = "own_sampler.sampler"
+line = 75
+reason = "in the deliberately broken copy, which the randomized-response spec never runs"
+
+[[equivalent]]
+id = "{refuted}"
 module = "own_sampler.sampler"
 line = 95
 reason = "outside the domain: it lets alpha in (1, 2] through, which the spec's domain (0, 1] excludes"
@@ -442,8 +452,8 @@ module = "own_sampler.sampler"
 reason = "a mutant that no longer exists"
 ''')
     out = tmp_path / "mutate.json"
-    code = main(["mutate", "own_sampler.sampler", *GATE, "--only", killed, "--only", listed, "--only", unrun,
-                 "--equivalents", str(equivalents), "--json", str(out)])
+    code = main(["mutate", "own_sampler.sampler", *GATE, "--only", killed, "--only", listed, "--only", refuted,
+                 "--only", unrun, "--equivalents", str(equivalents), "--json", str(out)])
     text = capsys.readouterr().out
     document = json.loads(out.read_text())
     assert document["schema"] == "dpverify.mutate/2"
@@ -451,15 +461,18 @@ reason = "a mutant that no longer exists"
     assert results[killed]["status"] == "killed"
     assert {"exactness", "code_privacy"} <= {k["check"] for k in results[killed]["kills"]}
     assert all(k["entry"].startswith("randomized-response/") for k in results[killed]["kills"])
-    assert results[listed]["status"] == "equivalent" and "outside the domain" in results[listed]["equivalence_reason"]
+    assert results[listed]["status"] == "equivalent" and "broken copy" in results[listed]["equivalence_reason"]
+    # the spec's own refusals check sees alpha = 2 let through: the reviewed claim is refuted
+    assert results[refuted]["status"] == "killed" and "refusals" in {k["check"] for k in results[refuted]["kills"]}
+    assert [e["id"] for e in document["equivalents"]["refuted"]] == [refuted]
     # the gate is narrowed to the correct sampler's spec, which never runs the broken copy
     assert results[unrun]["status"] == "survived" and results[unrun]["specs"] == []
     assert "no spec runs randomized_response_off_by_one" in results[unrun]["detail"]
     assert results[killed]["specs"] == ["randomized-response"] == document["gate"]["specs"]
     assert [e["id"] for e in document["equivalents"]["stale"]] == ["own_sampler.sampler:randomized_response:0000000000"]
-    assert {"mutants": 3, "killed": 1, "equivalent": 1, "survived": 1}.items() <= document["totals"].items()
+    assert {"mutants": 4, "killed": 2, "equivalent": 1, "survived": 1}.items() <= document["totals"].items()
     assert code == 1 and not document["passed"]
-    assert "stale entry" in text and re.search(r"own_sampler\.sampler +3 +1 +1 +1 +0\n", text)
+    assert "stale entry" in text and re.search(r"own_sampler\.sampler +4 +2 +1 +1 +0\n", text)
     assert f"  {unrun}\n" in text and "mutated: if (u < b):" in text
 
 

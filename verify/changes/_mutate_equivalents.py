@@ -25,7 +25,8 @@ __all__ = [
 # The reviewed equivalents file (``mutants/equivalent.toml`` by default) holds
 # ``[[equivalent]]`` entries (``id``, ``module``, ``reason``; ``line`` and ``description`` for
 # the reader) and ``[[skip]]`` entries (``module``, ``function``, ``reason``) for functions whose
-# only effect is an error message.  An entry that matches no mutant of a module being mutated is
+# mutants measure nothing: one whose only effect is an error message, or an example's deliberately
+# broken copy that no passing spec runs.  An entry that matches no mutant of a module being mutated is
 # *stale*, and a listed mutant that the gate catches is *refuted*: both fail the run, so the list
 # cannot silently rot or pad the score.
 
@@ -47,7 +48,8 @@ class Equivalent:
 
 @dataclass(frozen=True, slots=True)
 class Skip:
-    """A function whose mutants are not generated (it only builds error messages), and why."""
+    """A function whose mutants are not generated (it only builds error messages, or no passing spec
+    runs it), and why."""
 
     module: str
     function: str

@@ -40,6 +40,18 @@ output and both exact probabilities.  The fields used here:
     that misses its expectation fails the gate (exit code 1).  Include a large denominator:
     that is where sampling is blind and only exact checks see a one-draw error.
 
+``accepts``
+    parameter values at the edges of the domain that the code must not refuse (``alpha = 1``, a
+    uniform output): the sampler runs up to its first draw on each, so a check that turns valid
+    input away is found.
+``checks``
+    further checks, each ``check(p) -> CheckResult``, that gate like the engine's own.  Here one
+    check, ``refusals``, runs the sampler on the invalid arguments of :data:`INVALID_ARGUMENTS`
+    (each laid over the case's parameters) and requires a ``ValueError`` naming the argument
+    before any draw, so a check that lets bad input through is found.  (dpverify's own
+    ``refuses`` field counts only its own ``DpverifyError`` as a refusal; this sampler raises
+    ``ValueError`` and imports nothing from dpverify, so its refusals are a check of its own.)
+
 ``SPECS`` is what the ``dpverify.specs`` entry point in ``pyproject.toml`` points at, and what
 ``dpverify check --spec-module own_sampler.specs`` reads.
 
@@ -51,14 +63,16 @@ which is the point of the walkthrough.  In your own package, declare only the co
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from fractions import Fraction
 
 from dpverify.specs import Bisection, Case, Input, Integer, Params, PureDp, Rational, Spec
+from dpverify.verify import CheckResult, Verdict
 
 from own_sampler.sampler import randomized_response, randomized_response_off_by_one
 
-__all__ = ["BROKEN_RANDOMIZED_RESPONSE", "RANDOMIZED_RESPONSE", "SPECS", "randomized_response_pmf"]
+__all__ = ["BROKEN_RANDOMIZED_RESPONSE", "INVALID_ARGUMENTS", "RANDOMIZED_RESPONSE", "SPECS", "randomized_response_pmf",
+           "refusals"]
 
 
 def randomized_response_pmf(p: Params, q: Hashable) -> dict[int, Fraction]:
@@ -82,6 +96,60 @@ def _claim(p: Params) -> PureDp:
     return PureDp(alpha=p["alpha"])
 
 
+#: Valid edges of the domain, each laid over a case's parameters.  (Not ``k``: in ``accepts``
+#: and ``refuses`` that name is a batch form's number of draws.)
+EDGES = ({"alpha": 1},)
+
+#: Arguments the samplers must refuse, each laid over a case's parameters and the input 0: the
+#: edges just outside the domain, and values of the wrong type that Python would compute with.
+INVALID_ARGUMENTS = (
+    {"k": 1},
+    {"q": -1},
+    {"k": 3, "q": 3},
+    {"q": False},
+    {"alpha": 0},
+    {"alpha": 2},
+    {"alpha": "1/2"},
+)
+
+
+class _FirstDraw:
+    """A source that stops the sampler at its first draw: it got that far, so it accepted its arguments."""
+
+    class Reached(Exception):
+        pass
+
+    def randbelow(self, n: int) -> int:
+        raise _FirstDraw.Reached
+
+
+def refusals(sampler: Callable[..., Hashable]) -> Callable[[Params], CheckResult]:
+    """The check that ``sampler`` refuses each of :data:`INVALID_ARGUMENTS` with a ValueError
+    whose message names the argument (``k=1``), before it draws."""
+
+    def check(p: Params) -> CheckResult:
+        problems = []
+        for invalid in INVALID_ARGUMENTS:
+            shown = ", ".join(f"{name}={value!r}" for name, value in invalid.items())
+            try:
+                output = sampler(**{"q": 0, "k": p["k"], "alpha": p["alpha"], **invalid}, rng=_FirstDraw())
+            except _FirstDraw.Reached:
+                problems.append(f"{shown} was accepted (the sampler drew)")
+            except ValueError as error:
+                if not any(f"{name}=" in str(error) for name in invalid):
+                    problems.append(f"{shown} was refused, but the message does not name it: {error}")
+            except Exception as error:  # noqa: BLE001 - the code under test
+                problems.append(f"{shown} raised {type(error).__name__}, not ValueError: {error}")
+            else:
+                problems.append(f"{shown} was accepted (returned {output!r})")
+        if problems:
+            return CheckResult("refusals", Verdict.VIOLATED, "; ".join(problems))
+        return CheckResult("refusals", Verdict.PROVED,
+                           f"refuses {len(INVALID_ARGUMENTS)} invalid argument sets with a ValueError naming the argument")
+
+    return check
+
+
 RANDOMIZED_RESPONSE = Spec(
     name="randomized-response",
     sampler=randomized_response,
@@ -90,6 +158,8 @@ RANDOMIZED_RESPONSE = Spec(
     claim=_claim,
     pmf=randomized_response_pmf,
     enumeration=Bisection(),
+    accepts=EDGES,
+    checks=(refusals(randomized_response),),
     description="k-ary randomized response with exact ratio alpha (own_sampler.sampler.randomized_response)",
     cases=(
         Case({"k": 2, "alpha": "1/3"}, "proved",
@@ -109,6 +179,8 @@ BROKEN_RANDOMIZED_RESPONSE = Spec(
     claim=_claim,
     pmf=randomized_response_pmf,
     enumeration=Bisection(),
+    accepts=EDGES,
+    checks=(refusals(randomized_response_off_by_one),),
     description="the same, with u <= b for u < b (own_sampler.sampler.randomized_response_off_by_one)",
     # The maintainer believes these hold; the bug makes every one of them fail the gate.
     cases=(
