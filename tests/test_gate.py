@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from fractions import Fraction
+from typing import Any
 
 import pytest
 
@@ -15,6 +16,11 @@ from dpverify.verify.gate._spec_run import run_case
 
 SEED = 20261123
 CASES = [(spec, case) for spec in SPECS for case in spec.cases]
+
+
+def _after_smoke(outcome: Any) -> list[Any]:
+    """The case's checks after the smoke run (every case with a sampler opens with it)."""
+    return [c for c in outcome.checks if c.check != "smoke"]
 
 
 @pytest.mark.parametrize(("spec", "case"), CASES, ids=[f"{s.name}/{c.describe()}" for s, c in CASES])
@@ -65,7 +71,7 @@ def test_a_broken_gtm_fails_the_gate_with_a_counterexample(mutant: object, alpha
     spec = replace(GTM, sampler=mutant)
     outcome = run_case(spec, Case({"alpha": alpha, "n": n, "T": T}), seed=SEED, samples=5_000)
     assert not outcome.met and outcome.error is None
-    exactness = outcome.checks[0]
+    exactness = _after_smoke(outcome)[0]
     assert exactness.check == "exactness" and exactness.verdict is Verdict.VIOLATED
     evidence, table = exactness.evidence, GtmSpec.create(alpha, n, T)
     q, output = evidence["q"], evidence["output"]
@@ -77,6 +83,17 @@ def test_a_broken_gtm_fails_the_gate_with_a_counterexample(mutant: object, alpha
 def test_the_real_sampler_passes_where_the_mutants_fail() -> None:
     outcome = run_case(GTM, Case({"alpha": "1/3", "n": 4, "T": 4 * 3**4}), seed=SEED, samples=5_000)
     assert outcome.met, outcome.problems
+
+
+def test_a_passing_smoke_run_is_a_proved_check_in_the_report() -> None:
+    from dpverify.verify.gate._gate import outcome_lines
+
+    case = Case({"alpha": "1/3", "n": 4, "T": 4 * 3**4})
+    outcome = run_case(GTM, case, seed=SEED, samples=500)
+    smoke = outcome.checks[0]
+    assert smoke.check == "smoke" and smoke.verdict is Verdict.PROVED
+    assert smoke.evidence["inputs_run"] == 5 and smoke.evidence["seed"] == SEED
+    assert any(line.split()[:2] == ["smoke", "proved"] for line in outcome_lines(outcome))
 
 
 def test_an_expectation_that_is_not_met_fails_the_gate() -> None:
@@ -110,6 +127,6 @@ def test_a_noise_sampler_with_a_threshold_bug_fails_the_gate() -> None:
     )
     outcome = run_case(spec, Case({"scale": "3/2", "sensitivity": 1}), seed=SEED, samples=5_000)
     assert not outcome.met
-    intervals = outcome.checks[0]
+    intervals = _after_smoke(outcome)[0]
     assert intervals.check == "intervals" and intervals.verdict is Verdict.VIOLATED
     assert Fraction(intervals.evidence["gap"]) > 0 and "output" in intervals.evidence

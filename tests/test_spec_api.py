@@ -20,7 +20,6 @@ from dpverify.specs import (
     Bounded,
     Case,
     Input,
-    Integer,
     PureDp,
     Rational,
     SamplesPmf,
@@ -35,6 +34,11 @@ from dpverify.verify.gate._spec_run import run_case
 from dpverify.verify.cli import main
 
 SEED = 7
+
+
+def _after_smoke(outcome: Any) -> list[Any]:
+    """The case's checks after the smoke run (every case with a sampler opens with it)."""
+    return [c for c in outcome.checks if c.check != "smoke"]
 
 
 # --- a small mechanism: flip a bit with probability a/(a+b) -----------------------------------
@@ -66,7 +70,7 @@ def test_a_correct_spec_proves_every_case_with_each_check() -> None:
     for case in FLIP.cases:
         outcome = run_case(FLIP, case, seed=SEED, samples=2_000)
         assert outcome.met and outcome.outcome == "proved", outcome.problems
-        assert [c.check for c in outcome.checks] == ["exactness", "statistical", "privacy", "z3"]
+        assert [c.check for c in outcome.checks] == ["smoke", "exactness", "statistical", "privacy", "z3"]
 
 
 def test_a_one_unit_error_is_a_violation_with_both_exact_probabilities() -> None:
@@ -76,7 +80,7 @@ def test_a_one_unit_error_is_a_violation_with_both_exact_probabilities() -> None
 
     outcome = run_case(replace(FLIP, sampler=leaky), Case({"alpha": "999/1000"}), seed=SEED, samples=2_000)
     assert not outcome.met and outcome.error is None
-    exactness = outcome.checks[0]
+    exactness = _after_smoke(outcome)[0]
     assert exactness.verdict is Verdict.VIOLATED
     assert Fraction(exactness.evidence["code_p"]) - Fraction(exactness.evidence["spec_p"]) in {Fraction(1, 1999), Fraction(-1, 1999)}
     # statistics at N = 2000 cannot see a 1/1999 shift: only the exact check does
@@ -164,11 +168,11 @@ def test_a_proof_looser_than_the_default_tolerance_is_inconclusive() -> None:
     assert Bounded().max_unexplored == DEFAULT_MAX_UNEXPLORED == Fraction(1, 10**6)
     coarse = replace(UNIFORM3, enumeration=Bounded(min_mass=Fraction(1, 50)))  # stops after 3 rejections
     outcome = run_case(coarse, coarse.cases[0], seed=SEED, samples=1_000)
-    assert outcome.checks[0].check == "intervals" and outcome.checks[0].verdict is Verdict.INCONCLUSIVE
-    assert "max_unexplored=1/1000000" in outcome.checks[0].summary
+    assert _after_smoke(outcome)[0].check == "intervals" and _after_smoke(outcome)[0].verdict is Verdict.INCONCLUSIVE
+    assert "max_unexplored=1/1000000" in _after_smoke(outcome)[0].summary
     why = "a test of the tolerance itself"
     accepted = replace(UNIFORM3, enumeration=Bounded(min_mass=Fraction(1, 50), max_unexplored=None, tolerance_reason=why))
-    proof = run_case(accepted, accepted.cases[0], seed=SEED, samples=1_000).checks[0]
+    proof = _after_smoke(run_case(accepted, accepted.cases[0], seed=SEED, samples=1_000))[0]
     assert proof.verdict is Verdict.PROVED and proof.within == Fraction(1, 16)  # the third draw weighs 1/64 < 1/50
     assert proof.evidence["tolerance_reason"] == why and why in proof.summary
 
@@ -176,8 +180,8 @@ def test_a_proof_looser_than_the_default_tolerance_is_inconclusive() -> None:
 def test_a_rejection_loop_with_an_exact_pmf_gets_exact_intervals() -> None:
     outcome = run_case(UNIFORM3, UNIFORM3.cases[0], seed=SEED, samples=1_000)
     assert outcome.met, outcome.problems
-    assert outcome.checks[0].check == "intervals" and outcome.checks[0].verdict is Verdict.PROVED
-    assert outcome.checks[0].within == Fraction(1, 4**14)  # a proof within U, said so
+    assert _after_smoke(outcome)[0].check == "intervals" and _after_smoke(outcome)[0].verdict is Verdict.PROVED
+    assert _after_smoke(outcome)[0].within == Fraction(1, 4**14)  # a proof within U, said so
 
     def biased(rng: RandomSource) -> int:
         while True:
@@ -186,7 +190,7 @@ def test_a_rejection_loop_with_an_exact_pmf_gets_exact_intervals() -> None:
                 return min(u, 1)
 
     broken = run_case(replace(UNIFORM3, sampler=biased), UNIFORM3.cases[0], seed=SEED, samples=1_000)
-    assert not broken.met and broken.checks[0].verdict is Verdict.VIOLATED
+    assert not broken.met and _after_smoke(broken)[0].verdict is Verdict.VIOLATED
 
 
 def flip_with_random(bit: int, alpha: Fraction, rng: random.Random) -> int:
@@ -197,7 +201,7 @@ def test_a_sampler_written_for_random_random_is_enumerated_exactly() -> None:
     spec = replace(FLIP, name="flip-random", sampler=flip_with_random, randomness="random")
     outcome = run_case(spec, Case({"alpha": "2/7"}), seed=SEED, samples=1_000)
     assert outcome.met, outcome.problems
-    assert outcome.checks[0].check == "exactness" and outcome.checks[0].verdict is Verdict.PROVED
+    assert _after_smoke(outcome)[0].check == "exactness" and _after_smoke(outcome)[0].verdict is Verdict.PROVED
 
 
 def test_a_black_box_gets_only_statistics() -> None:
@@ -209,7 +213,7 @@ def test_a_black_box_gets_only_statistics() -> None:
     spec = replace(FLIP, name="flip-black-box", sampler=black_box, randomness="none")
     outcome = run_case(spec, Case({"alpha": "1/3"}), seed=SEED, samples=2_000)
     assert "exactness" not in {c.check for c in outcome.checks}
-    assert outcome.checks[0].check == "statistical" and outcome.checks[0].verdict is Verdict.PROVED
+    assert _after_smoke(outcome)[0].check == "statistical" and _after_smoke(outcome)[0].verdict is Verdict.PROVED
 
 
 def test_random_compat_draws_are_exact_single_choices() -> None:

@@ -60,7 +60,8 @@ class _Instance(_BoundSpec):
         other check runs (if the spec's domain is what is wrong, the message says so).  Each
         run is given ``seconds``: one that gives no output by then is abandoned, and the result
         is ``inconclusive`` with ``evidence["no_output_within_s"]`` (a hang is no proof; the case
-        decides what it means, :mod:`~dpverify.verify.gate._spec_run`)."""
+        decides what it means, :mod:`~dpverify.verify.gate._spec_run`).  Every run returning is
+        ``proved``, a line of its own in the case's report like every other check."""
         if self.spec.sampler is None:
             return []
         inputs = (self.inputs or (None,))[:SMOKE_INPUTS]
@@ -85,7 +86,9 @@ class _Instance(_BoundSpec):
                 return [CheckResult("smoke", Verdict.VIOLATED, summary, evidence={
                     "input": None if q is None else str(q), "seed": seed, "error": type(error).__name__,
                     "message": _short(str(error)), "replay": self.replay})]
-        return []
+        what = "one run" if inputs == (None,) else f"one run at each of {len(inputs)} input(s)"
+        return [CheckResult("smoke", Verdict.PROVED, f"{what} returned an output (seeded source, seed={seed})",
+                            evidence={"inputs_run": len(inputs), "seed": seed, "replay": self.replay})]
 
     def exactness(self) -> list[CheckResult]:
         if self.spec.pmf is None or not self.enumerable or not isinstance(self.enumeration, (Exhaustive, Bisection)):
@@ -107,7 +110,7 @@ class _Instance(_BoundSpec):
             ideal, outputs = self._enclosure(q)
             if isinstance(enumeration, Attempt):
                 attempt = enumeration.attempt
-                sampler = lambda rng, q=q: self.run(q, rng, attempt)  # noqa: E731
+                sampler = lambda rng, q=q, attempt=attempt: self.run(q, rng, attempt)  # noqa: E731
             else:
                 sampler = lambda rng, q=q: self.run(q, rng)  # noqa: E731
             results.append(check_intervals(sampler, ideal, outputs, min_mass=enumeration.min_mass,

@@ -226,7 +226,8 @@ def _run(
     findings += late
     progress.enter("timing-channel enumeration", "timing_channel")
     findings += instance.timing() if spec.timing else []
-    if not soundness and not claims:
+    # a smoke run that returned checks nothing of the law: alone, there is nothing to check
+    if not claims and all(c.check == "smoke" and c.verdict is Verdict.PROVED for c in soundness):
         raise SpecError(f"{where}: nothing to check: declare a pmf, an ideal PMF or checks, and a sampler that takes rng.")
 
     expect = Verdict(case.expect)
@@ -257,19 +258,19 @@ def _soundness(
     hung = any(_no_output(c) for c in smoke)
     if smoke and smoke[0].verdict is Verdict.VIOLATED:  # raised on valid parameters: nothing else runs
         return progress.done(smoke), [], hung
-    soundness: list[CheckResult] = []
+    soundness: list[CheckResult] = [] if hung else progress.done(smoke)
     findings: list[CheckResult] = []
     exact = _exact_checks(instance, seed, progress)
     violated = [c.check for c in exact if c.verdict is Verdict.VIOLATED]
     decides = f"{', '.join(violated)} found a violation, which decides"
-    if smoke and violated:  # the smoke run hung, and the exact checks decide
+    if hung and violated:  # the smoke run hung, and the exact checks decide
         findings += progress.done([_hung(smoke[0], f"not waited for longer: {decides}")])
-    elif smoke:  # it hung and nothing exact decides: a longer second chance
+    elif hung:  # it hung and nothing exact decides: a longer second chance
         progress.enter("smoke run, a second chance of one run's bound", "smoke")
         smoke = instance.smoke(seed, seconds=run_seconds(time_limit))
         soundness += progress.done([_hung(c, _not_a_proof(exact)) if _no_output(c) else c for c in smoke])
     soundness += exact
-    if not statistics or smoke:  # (after a hang, sampling would only hang again)
+    if not statistics or hung:  # (after a hang, sampling would only hang again)
         return soundness, findings, hung
     runs = [("statistical sampling", "statistical", False)]
     runs += [("statistical sampling on the production source", "statistical_production", True)] * production
