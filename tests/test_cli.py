@@ -169,6 +169,15 @@ def test_privacy_dgauss_bad_input(capsys: pytest.CaptureFixture[str], argv: list
     assert code == 2 and out == "" and err.count("\n") == 1 and name in err
 
 
+def test_privacy_dgauss_refuses_a_sigma2_past_its_limit_at_once_naming_it() -> None:
+    # 10^900 is a valid exact number, but certifying delta there ran for minutes: refused up front
+    done = subprocess.run([sys.executable, "-m", "dpverify", "privacy", "dgauss", "--sigma2", "10^900", "--epsilon", "1"],
+                          capture_output=True, text=True, cwd=ROOT, check=False, timeout=120)
+    assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("dpverify: error: sigma2 must be in (0, 10^300] to certify delta(epsilon); "
+                                  "got sigma2='10^900'") and len(done.stderr) < 300
+
+
 def test_attack_laplace_float_json(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(capsys, "attack", "laplace-float", "--scale", "1", "--q", "0", "--q-prime", "1",
                            "--bits", "12", "--samples", "20", "--seed", "3", "--json")

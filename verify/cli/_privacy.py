@@ -133,7 +133,7 @@ def add_privacy_parser(commands: Any) -> None:
     privacy_gtm.add_argument("--smtlib", metavar="PATH", help="write the claim's obligation as SMT-LIB 2 to PATH")
     privacy_gtm.set_defaults(run=_privacy)
     privacy_dgauss = privacy_mechanisms.add_parser("dgauss", help="discrete Gaussian: rho-zCDP and tight delta(eps)")
-    privacy_dgauss.add_argument("--sigma2", required=True, help='variance parameter > 0, e.g. "7/3" or "10^100"')
+    privacy_dgauss.add_argument("--sigma2", required=True, help='variance parameter in (0, 10^300], e.g. "7/3" or "10^100"')
     privacy_dgauss.add_argument("--epsilon", required=True, help='epsilon >= 0, e.g. "1" or "1/2"')
     privacy_dgauss.add_argument("--sensitivity", default="1", help="integer sensitivity >= 1 (default 1)")
     add_json_option(privacy_dgauss, "the report", schema=PRIVACY_DGAUSS_SCHEMA)

@@ -93,6 +93,12 @@ PRIVACY_HOCKEY_STICK_MAX_SIGMA2 = 10**4
 PRIVACY_HOCKEY_STICK_MAX_TERMS = 20_000
 #: Digits of the ``delta`` enclosure :func:`dgauss_privacy` computes first.
 DELTA_DPS = 40
+#: The largest sigma2 ``dgauss_privacy`` certifies delta for: the working precision of the
+#: Euler-Maclaurin tails grows with the exponents eps^2 sigma2 / 2 and m^2 / (2 sigma2), and past
+#: 10^300 some (eps, sensitivity) run for minutes (10^300 takes 2 to 6 s on 2 cores, 7*10^700 with
+#: eps = 1/3 and sensitivity 7 more than 15 s, 10^900 with eps = 1 more than 150 s).
+PRIVACY_MAX_SIGMA2_DIGITS = 300
+PRIVACY_MAX_SIGMA2 = 10**PRIVACY_MAX_SIGMA2_DIGITS
 #: Fewest certified significant digits :func:`dgauss_privacy` reports for ``delta``.
 MIN_DELTA_DIGITS = 15
 #: Euler–Maclaurin orders at which the remainder bound is evaluated (then every 64th); the
@@ -501,6 +507,12 @@ def dgauss_privacy(sigma2: RationalLike, epsilon: RationalLike, sensitivity: obj
     ('1.41351339405621908099', '1/2', True)
     """
     spec = DiscreteGaussianSpec.create(sigma2, sensitivity)
+    if spec.sigma2 > PRIVACY_MAX_SIGMA2:
+        raise InvalidArgument(
+            f"sigma2 must be in (0, 10^{PRIVACY_MAX_SIGMA2_DIGITS}] to certify delta(epsilon); got sigma2="
+            f"{shown(sigma2)}: past it the tails of Theorem 7 need thousands of bits and run for minutes "
+            "(dgauss_delta takes any sigma2, without a time bound)."
+        )
     eps = _epsilon(epsilon)
     dps = DELTA_DPS
     while True:
