@@ -133,7 +133,7 @@ def test_every_correct_case_is_proved(outcomes: dict[str, list[CaseOutcome]]) ->
         assert outcome.met, (outcome.name, outcome.problems, outcome.error)
         assert outcome.outcome == "proved"
         checks = _by_check(outcome)
-        assert set(checks) == {"exactness", "accepts", "statistical", "privacy", "z3", "refusals"}
+        assert set(checks) == {"smoke", "exactness", "accepts", "statistical", "privacy", "z3", "refusals"}
         assert all(c.verdict is Verdict.PROVED for c in outcome.checks)
         _, a, b, N = _sizes(outcome.case.parameters)
         # the claim is tight: the truth is exactly 1/alpha times as likely as any other value
