@@ -16,6 +16,8 @@ from mpmath import iv
 
 from dpverify.samplers import InvalidArgument, as_fraction, as_int
 from dpverify.samplers._rational import shown
+from dpverify.specs._fields import check_fields
+from dpverify.specs._pmf import exact_text
 from dpverify.specs._enclosure import enclose, interval_precision, iv_rational
 from dpverify.specs._interval_tools import (
     EPSILON_DIGITS,
@@ -87,6 +89,11 @@ class Bound:
     epsilon_interval: tuple[str, str] | None = None
     notes: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        check_fields(self)
+        if self.epsilon is not None:
+            as_fraction("epsilon", self.epsilon)
+
     @property
     def guarantee(self) -> bool:
         """Whether this bound is a guarantee: it applies, is not vacuous and has a value."""
@@ -94,7 +101,7 @@ class Bound:
 
     def epsilon_value(self) -> Fraction | None:
         """``epsilon`` as an exact rational (the decimal's value), or None."""
-        return None if self.epsilon is None else Fraction(self.epsilon)
+        return None if self.epsilon is None else as_fraction("epsilon", self.epsilon)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -142,6 +149,11 @@ class Account:
     noise: dict[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        check_fields(self)
+        if self.chosen is not None and all(bound.name != self.chosen for bound in self.bounds):
+            raise InvalidArgument(f"chosen must name one of the bounds or be None; got chosen={shown(self.chosen)}.")
+
     @property
     def vacuous(self) -> bool:
         """The target ``delta_total >= 1``: no bound says anything."""
@@ -184,8 +196,7 @@ class Account:
 
 
 def _fraction_text(value: Fraction | int) -> str:
-    value = Fraction(value)
-    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+    return exact_text(value)
 
 
 # --- parsing ----------------------------------------------------------------------------------------

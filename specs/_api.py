@@ -201,13 +201,46 @@ class Input:
     values: Callable[[Params], Iterable[Hashable]]
     neighbours: int | str | Callable[[Params], Iterable[tuple[Hashable, Hashable]]] = 1
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.isidentifier():
+            raise SpecError(f"Input: name must be the sampler's argument name (an identifier); got name={shown(self.name)}.")
+        if not callable(self.values):
+            raise SpecError(f"Input: values must be callable as values(p); got values={shown(self.values)}.")
+        neighbours = self.neighbours
+        distance = isinstance(neighbours, int) and not isinstance(neighbours, bool) and neighbours >= 0
+        if not (callable(neighbours) or distance or (isinstance(neighbours, str) and neighbours == "all")):
+            raise SpecError(f"Input: neighbours must be an int >= 0, 'all' or a callable neighbours(p); "
+                            f"got neighbours={shown(neighbours)}.")
+
     def pairs(self, p: Params, values: Sequence[Hashable]) -> tuple[tuple[Hashable, Hashable], ...]:
+        """The neighbouring pairs among ``values`` (the inputs ``values(p)`` gave) at parameters ``p``."""
+        p = _params(p)
+        if not isinstance(values, (tuple, list)):
+            raise InvalidArgument(f"values must be a tuple or list of inputs; got values={shown(values)} "
+                                  f"({type(values).__name__}).")
         if callable(self.neighbours):
-            return tuple(tuple(pair) for pair in self.neighbours(p))  # type: ignore[misc]
+            return tuple(_pair(pair) for pair in self.neighbours(p))
         if self.neighbours == "all":
             return tuple((a, b) for i, a in enumerate(values) for b in values[i + 1 :])
         d = self.neighbours
+        for value in values:
+            if isinstance(value, bool) or not isinstance(value, (int, Fraction)):
+                raise InvalidArgument(f"values must be ints or Fractions for neighbours={d} (|q - q'| <= {d}); got "
+                                      f"{shown(value)} ({type(value).__name__}) in values.")
         return tuple((a, b) for i, a in enumerate(values) for b in values[i + 1 :] if abs(a - b) <= d)  # type: ignore[operator]
+
+
+def _params(p: object) -> Params:
+    """``p`` if it is a mapping from parameter names, else InvalidArgument."""
+    if not isinstance(p, Mapping) or not all(isinstance(k, str) for k in p):
+        raise InvalidArgument(f"p must be a mapping of parameter names to values; got p={shown(p)} ({type(p).__name__}).")
+    return p
+
+
+def _pair(pair: object) -> tuple[Hashable, Hashable]:
+    if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+        raise SpecError(f"neighbours(p) must give pairs (q, q'); it gave {shown(pair)} ({type(pair).__name__}).")
+    return (pair[0], pair[1])
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,8 +257,20 @@ class Case:
     claim: Claim | None = None
     sample_inputs: tuple[Hashable, ...] | None = None
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.parameters, Mapping) or not all(isinstance(k, str) for k in self.parameters):
+            raise SpecError(f"Case: parameters must be a mapping of parameter names to values; "
+                            f"got parameters={shown(self.parameters)}.")
+        for name in ("expect", "why", "label"):
+            value = getattr(self, name)
+            if not (isinstance(value, str) or (name == "label" and value is None)):
+                raise SpecError(f"Case: {name} must be a str{' or None' if name == 'label' else ''}; "
+                                f"got {name}={shown(value)}.")
+        if self.sample_inputs is not None and not isinstance(self.sample_inputs, tuple):
+            raise SpecError(f"Case: sample_inputs must be a tuple of inputs or None; got sample_inputs={shown(self.sample_inputs)}.")
+
     def describe(self) -> str:
-        return self.label or ",".join(f"{k}={v}" for k, v in self.parameters.items())
+        return self.label or ",".join(f"{k}={_value_text(v)}" for k, v in self.parameters.items())
 
 
 # --- the spec ------------------------------------------------------------------------------------
@@ -423,16 +468,22 @@ class Spec:
     def bind(self, case: Case | Params, *, where: str = "parameters") -> dict[str, Any]:
         """The parameters of ``case`` validated against the domain, in declaration order."""
         given = case.parameters if isinstance(case, Case) else case
+        if not isinstance(given, Mapping) or not all(isinstance(k, str) for k in given):
+            raise InvalidArgument(f"case must be a Case or a mapping of parameter names to values; got case={shown(case)} "
+                                  f"({type(case).__name__}).")
+        if not isinstance(where, str):
+            raise InvalidArgument(f"where must be a str naming what is bound; got where={shown(where)}.")
+        where = _elided(where)
         missing = [n for n in self.parameters if n not in given]
         unknown = [n for n in given if n not in self.parameters]
         if missing or unknown:
             raise SpecError(
                 f"spec {shown(self.name)}, {where}: "
                 + "; ".join(filter(None, (
-                    f"missing parameter(s) {', '.join(missing)}" if missing else "",
-                    f"undeclared parameter(s) {', '.join(unknown)}" if unknown else "",
+                    f"missing parameter(s) {_elided(', '.join(missing))}" if missing else "",
+                    f"undeclared parameter(s) {_elided(', '.join(unknown))}" if unknown else "",
                 )))
-                + f"; the declared parameters are {', '.join(self.parameters) or '(none)'}."
+                + f"; the declared parameters are {_elided(', '.join(self.parameters)) or '(none)'}."
             )
         try:
             return {name: domain.validate(name, given[name]) for name, domain in self.parameters.items()}
@@ -441,6 +492,9 @@ class Spec:
 
     def claim_for(self, p: Params, case: Case | None = None) -> Claim:
         """The claim at ``p`` (the case's override first); a wrong type is a :class:`SpecError`."""
+        p = self._bound(p)
+        if case is not None and not isinstance(case, Case):
+            raise InvalidArgument(f"case must be a Case or None; got case={shown(case)} ({type(case).__name__}).")
         if case is not None and case.claim is not None:
             return case.claim
         claim = self.claim(p) if callable(self.claim) and not isinstance(self.claim, CLAIM_TYPES) else self.claim
@@ -450,6 +504,15 @@ class Spec:
                 "PureDp, ApproxDp, Zcdp or SamplesPmf."
             )
         return claim  # type: ignore[return-value]
+
+    def _bound(self, p: object) -> Params:
+        """``p`` if it is a mapping that names every declared parameter (as :meth:`bind` returns)."""
+        p = _params(p)
+        missing = [name for name in self.parameters if name not in p]
+        if missing:
+            raise InvalidArgument(f"p must give every declared parameter (as bind returns them); got p={shown(p)}, "
+                                  f"missing {shown(', '.join(missing))}.")
+        return p
 
     def enumeration_for(self) -> Enumeration | None:
         """The declared enumeration, or the default for what the spec declares."""
@@ -465,15 +528,32 @@ class Spec:
 
     def sampler_arguments(self, p: Params) -> dict[str, Any]:
         """The parameters the sampler's signature names (all of them for ``**kwargs``)."""
+        p = self._bound(p)
         names = self._sampler_arguments
         return dict(p) if names is None else {k: v for k, v in p.items() if k in names}
 
     def sensitivity_for(self, p: Params) -> int:
+        p = self._bound(p)
         value = self.sensitivity(p) if callable(self.sensitivity) else self.sensitivity
         try:
             return as_int("sensitivity", value, low=1)
         except InvalidArgument as error:
             raise SpecError(f"spec {shown(self.name)}: {error}") from None
+
+
+def _elided(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _value_text(value: object) -> str:
+    """``str(value)`` for a case's label, short (a huge int's digits are never written)."""
+    if isinstance(value, (int, Fraction)) and not isinstance(value, bool):
+        return shown(value)
+    try:
+        text = str(value)
+    except Exception:  # noqa: BLE001 - a label must not fail on a hostile __str__
+        return shown(value)
+    return text if len(text) <= 60 else shown(value)
 
 
 def _keyword_names(function: Callable[..., Any] | None) -> frozenset[str] | None:

@@ -60,8 +60,8 @@ class PureDp:
 
     def describe(self) -> str:
         if self.alpha is not None:
-            return f"alpha <= P(x|q)/P(x|q') <= 1/alpha with alpha={self.alpha}"
-        return f"epsilon-DP with epsilon={self.epsilon}"
+            return f"alpha <= P(x|q)/P(x|q') <= 1/alpha with alpha={_shown(self.alpha)}"
+        return f"epsilon-DP with epsilon={_shown(self.epsilon)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +85,7 @@ class ApproxDp:
         object.__setattr__(self, "delta", delta)
 
     def describe(self) -> str:
-        return f"(epsilon, delta)-DP with epsilon={self.epsilon}, delta={self.delta}"
+        return f"(epsilon, delta)-DP with epsilon={_shown(self.epsilon)}, delta={_shown(self.delta)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +106,7 @@ class Zcdp:
         object.__setattr__(self, "rho", rho)
 
     def describe(self) -> str:
-        return f"rho-zCDP with rho={self.rho}"
+        return f"rho-zCDP with rho={_shown(self.rho)}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import decimal
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -9,6 +10,28 @@ from math import lcm
 
 from dpverify.samplers import InvalidArgument, as_fraction
 from dpverify.samplers._rational import shown as _shown
+
+
+def exact_text(value: Fraction | int) -> str:
+    """``"num/den"`` (``"num"`` for an integer) with every digit, also past the 4300 digits
+    CPython's ``str`` of an int refuses.
+
+    >>> exact_text(Fraction(-1, 3)), len(exact_text(10**5000))
+    ('-1/3', 5001)
+    """
+    value = Fraction(value)
+    if value.denominator == 1:
+        return _digits(value.numerator)
+    return f"{_digits(value.numerator)}/{_digits(value.denominator)}"
+
+
+def _digits(number: int) -> str:
+    try:
+        return str(number)
+    except ValueError:  # CPython's int-to-str limit; decimal converts exactly
+        with decimal.localcontext() as context:
+            context.prec = decimal.MAX_PREC
+            return format(decimal.Decimal(number), "f")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +84,8 @@ class ExactPmf:
         """``P(output)``; 0 for an output that is not listed."""
         try:
             return Fraction(self.weights[self.outputs.index(output)], self.denominator)
+        except decimal.InvalidOperation:  # a signalling NaN refuses every comparison
+            raise InvalidArgument(f"output must be comparable with =; got output={_shown(output)}.") from None
         except ValueError:
             return Fraction(0)
 

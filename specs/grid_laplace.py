@@ -36,6 +36,7 @@ from dpverify.samplers import RandomSource, as_fraction
 from dpverify.samplers import grid_laplace as _grid
 from dpverify.samplers._rational import RationalLike
 from dpverify.specs._noise import NoiseSpec
+from dpverify.specs._pmf import exact_text
 from dpverify.specs.noise import DiscreteLaplaceSpec, PureEpsilonClaim, _positive, _rng
 
 __all__ = ["GridLaplaceSpec"]
@@ -51,12 +52,16 @@ class GridLaplaceSpec(NoiseSpec):
     sensitivity: Fraction
     name = "grid_laplace"
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "q", as_fraction("q", self.q))
+        for name in ("scale", "step", "sensitivity"):
+            object.__setattr__(self, name, _positive(name, getattr(self, name)))
+
     @classmethod
     def create(cls, q: RationalLike, scale: RationalLike, step: RationalLike, sensitivity: RationalLike = 1) -> GridLaplaceSpec:
         """Validate like the sampler: ``q`` an exact rational, ``scale`` and ``step`` rationals
         ``> 0`` (floats refused); ``sensitivity`` is a rational ``> 0``."""
-        return cls(as_fraction("q", q), _positive("scale", scale), _positive("step", step),
-                   _positive("sensitivity", sensitivity))
+        return cls(q, scale, step, sensitivity)  # type: ignore[arg-type]
 
     def index(self) -> int:
         """The grid index ``m = floor(q/L + 1/2)`` the input snaps to: the nearest grid point,
@@ -91,8 +96,7 @@ class GridLaplaceSpec(NoiseSpec):
         return math.ceil(self.sensitivity / self.step) * self.step / self.scale
 
     def parameters(self) -> dict[str, str]:
-        return {"q": str(self.q), "scale": str(self.scale), "step": str(self.step),
-                "sensitivity": str(self.sensitivity)}
+        return {name: exact_text(getattr(self, name)) for name in ("q", "scale", "step", "sensitivity")}
 
     def outputs_for_check(self) -> tuple[Fraction, ...]:
         m = self.index()

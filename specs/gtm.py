@@ -46,6 +46,7 @@ from dpverify.samplers._rational import RationalLike, as_int, as_open_unit_inter
 from dpverify.specs._claims import PureDpClaim
 from dpverify.specs._pmf import ExactPmf
 from dpverify.specs._pmf import _shown as shown
+from dpverify.specs._pmf import exact_text
 from dpverify.specs._spec import MechanismSpec
 
 #: The largest ``n`` the spec takes (the sampler's own limit is its business).
@@ -130,12 +131,17 @@ class GtmSpec(MechanismSpec):
     T: int
     name = "gtm"
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "alpha", as_open_unit_interval("alpha", self.alpha))
+        object.__setattr__(self, "n", as_int("n", self.n, low=1, high=MAX_N))
+        object.__setattr__(self, "T", as_int("T", self.T, low=1))
+
     @classmethod
     def create(cls, alpha: RationalLike, n: object, T: object) -> GtmSpec:
         """Validate the parameters (the paper's domain: ``alpha`` in (0, 1), ``n >= 1``, ``T >= 1``;
         ``n`` at most :data:`MAX_N`) and build the spec.  The spec parses for itself, so a change
         to the sampler's checks is a finding about the sampler, never a broken spec."""
-        return cls(as_open_unit_interval("alpha", alpha), as_int("n", n, low=1, high=MAX_N), as_int("T", T, low=1))
+        return cls(alpha, n, T)  # type: ignore[arg-type]
 
     def inputs(self) -> tuple[int, ...]:
         return tuple(range(self.n + 1))
@@ -173,7 +179,7 @@ class GtmSpec(MechanismSpec):
         return PureDpClaim(self.alpha)
 
     def parameters(self) -> dict[str, str]:
-        return {"alpha": str(self.alpha), "n": str(self.n), "T": str(self.T)}
+        return {"alpha": exact_text(self.alpha), "n": str(self.n), "T": exact_text(self.T)}
 
     def uniform_draw_size(self) -> int:
         return self.T

@@ -35,10 +35,10 @@ from typing import Any
 from mpmath import iv
 from mpmath.libmp import to_rational
 
-from dpverify.samplers import InvalidArgument, as_fraction
+from dpverify.samplers import InvalidArgument, as_fraction, as_int
 from dpverify.samplers._rational import RationalLike, as_open_unit_interval, shown
 from dpverify.specs._claims import ApproxDp, Claim, PureDp, Zcdp
-from dpverify.specs._enclosure import MAX_BITS, interval_precision, iv_rational
+from dpverify.specs._enclosure import MAX_BITS, MAX_DPS, interval_precision, iv_rational
 from dpverify.specs._pmf import ExactPmf
 from dpverify.specs.noise import DiscreteGaussianSpec, DiscreteLaplaceSpec, _positive
 
@@ -65,20 +65,43 @@ WINDOW = 8
 
 
 def _pmf(name: str, value: object) -> ExactPmf:
+    """``value`` as an ExactPmf that is a distribution: every mass in [0, 1], the total exactly 1
+    (a product or an image of anything else would pass for a law it is not)."""
     if isinstance(value, ExactPmf):
-        return value
-    if isinstance(value, Mapping):
-        return ExactPmf.from_fractions(value)
-    raise InvalidArgument(f"{name} must be an ExactPmf or a mapping {{output: Fraction}}; got {name}={shown(value)} "
-                          f"({type(value).__name__}).")
+        pmf = value
+    elif isinstance(value, Mapping):
+        pmf = ExactPmf.from_fractions(value)
+    else:
+        raise InvalidArgument(f"{name} must be an ExactPmf or a mapping {{output: Fraction}}; got {name}={shown(value)} "
+                              f"({type(value).__name__}).")
+    for output, weight in zip(pmf.outputs, pmf.weights):
+        if not 0 <= weight <= pmf.denominator:
+            raise InvalidArgument(f"{name}'s masses must be in [0, 1]; got {name}[{shown(output, 30)}]="
+                                  f"{shown(Fraction(weight, pmf.denominator), 30)}.")
+    if sum(pmf.weights) != pmf.denominator:
+        raise InvalidArgument(f"{name} must sum to exactly 1 (a distribution); got a total of "
+                              f"{shown(pmf.total(), 40)}.")
+    return pmf
+
+
+#: The most outputs :func:`product_pmf` and :meth:`VectorLaplaceSpec.outputs_for_check` list.
+MAX_OUTPUTS = 10_000
 
 
 def product_pmf(*pmfs: ExactPmf | Mapping[Hashable, Fraction]) -> ExactPmf:
     """The law of ``(X_1, ..., X_k)`` for independent ``X_i`` with the given laws:
-    ``P(x_1, ..., x_k) = prod_i P_i(x_i)``, over the tuples of listed outputs (in order)."""
+    ``P(x_1, ..., x_k) = prod_i P_i(x_i)``, over the tuples of listed outputs (in order); at most
+    :data:`MAX_OUTPUTS` tuples."""
     if not pmfs:
         raise InvalidArgument("product_pmf needs one or more PMFs; got pmfs=().")
     parts = [_pmf(f"pmfs[{i}]", p) for i, p in enumerate(pmfs)]
+    count = 1
+    for part in parts:
+        count *= len(part.outputs)
+        if count > MAX_OUTPUTS:
+            raise InvalidArgument(f"pmfs must have at most {MAX_OUTPUTS} output tuples together (the product of their "
+                                  f"output counts); got {' * '.join(str(len(p.outputs)) for p in parts[:8])}"
+                                  f"{' * ...' if len(parts) > 8 else ''}.")
     outputs, weights = [], []
     for combination in itertools.product(*(tuple(zip(p.outputs, p.weights)) for p in parts)):
         outputs.append(tuple(o for o, _ in combination))
@@ -95,6 +118,11 @@ def pushforward(pmf: ExactPmf | Mapping[Hashable, Fraction], f: Callable[[Any], 
     masses: dict[Hashable, int] = {}
     for output, weight in zip(source.outputs, source.weights):
         image = f(output)
+        try:
+            hash(image)
+        except TypeError:
+            raise InvalidArgument(f"f must return hashable values; got f({shown(output, 30)})={shown(image, 40)} "
+                                  f"({type(image).__name__}).") from None
         masses[image] = masses.get(image, 0) + weight
     return ExactPmf(tuple(masses), tuple(masses.values()), source.denominator)
 
@@ -132,30 +160,39 @@ class _VectorNoise:
 
     def index(self, values: Sequence[RationalLike]) -> tuple[int, ...]:
         """The grid indices ``v_i / L`` of an input, which must lie on the grid."""
+        if not isinstance(values, (tuple, list)) or not 1 <= len(values) <= MAX_DIMS:
+            raise InvalidArgument(f"values must be a tuple or list of 1 to {MAX_DIMS} rationals; got values={shown(values)} "
+                                  f"({type(values).__name__}).")
         indices = _grid(tuple(as_fraction(f"values[{i}]", v) for i, v in enumerate(values)), self.step)
         if indices is None:
-            raise InvalidArgument(f"values must lie on the grid step*Z with step={self.step}; got values={shown(values)}.")
+            raise InvalidArgument(f"values must lie on the grid step*Z with step={shown(self.step)}; "
+                                  f"got values={shown(values)}.")
         return indices
 
     def ideal_probability(self, values: Sequence[RationalLike], output: Hashable, dps: int = 50) -> tuple[Fraction, Fraction]:
         """An exact enclosure of ``P(output | values) = prod_i P_noise((y_i - v_i)/L)``; ``(0, 0)``
         for anything that is not a release of this input (wrong length, off the grid)."""
         centre = self.index(values)
+        digits = as_int("dps", dps, low=1, high=MAX_DPS)
         point = _grid(output, self.step)
         if point is None or len(point) != len(centre):
             return Fraction(0), Fraction(0)
         low, high = Fraction(1), Fraction(1)
         for y, m in zip(point, centre):
-            factor_low, factor_high = _one_dimensional(self.noise(), y - m, dps)
+            factor_low, factor_high = _one_dimensional(self.noise(), y - m, digits)
             low, high = low * factor_low, high * factor_high
         return low, high
 
     def outputs_for_check(self, values: Sequence[RationalLike]) -> tuple[tuple[Fraction, ...], ...]:
         """Every release within :data:`WINDOW` grid steps of the input in each coordinate (at most
-        the noise's own check range)."""
+        the noise's own check range); at most :data:`MAX_OUTPUTS` of them, so few coordinates."""
+        centre = self.index(values)
         shifts = [z for z in self.noise().outputs_for_check() if abs(z) <= WINDOW]
-        return tuple(tuple(self.step * (m + z) for m, z in zip(self.index(values), offsets))
-                     for offsets in itertools.product(shifts, repeat=len(values)))
+        if len(shifts) ** min(len(centre), 64) > MAX_OUTPUTS:
+            raise InvalidArgument(f"values must have few enough coordinates for {len(shifts)}^len(values) <= {MAX_OUTPUTS} "
+                                  f"outputs to check; got {len(centre)} coordinates.")
+        return tuple(tuple(self.step * (m + z) for m, z in zip(centre, offsets))
+                     for offsets in itertools.product(shifts, repeat=len(centre)))
 
 
 @lru_cache(maxsize=4096)
@@ -180,9 +217,13 @@ class VectorLaplaceSpec(_VectorNoise):
     epsilon: Fraction
     step: Fraction
 
+    def __post_init__(self) -> None:
+        for name in ("sensitivity", "epsilon", "step"):
+            object.__setattr__(self, name, _positive(name, getattr(self, name)))
+
     @classmethod
     def create(cls, sensitivity: RationalLike, epsilon: RationalLike, step: RationalLike = 1) -> VectorLaplaceSpec:
-        return cls(_positive("sensitivity", sensitivity), _positive("epsilon", epsilon), _positive("step", step))
+        return cls(sensitivity, epsilon, step)  # type: ignore[arg-type]
 
     def noise(self) -> DiscreteLaplaceSpec:
         """The noise in grid units: ``Lap_Z(b/L)`` with ``b = s/epsilon``."""
@@ -212,10 +253,15 @@ class VectorGaussianSpec(_VectorNoise):
     step: Fraction
     sensitivity: Fraction | None = None
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sigma2", _positive("sigma2", self.sigma2))
+        object.__setattr__(self, "step", _positive("step", self.step))
+        if self.sensitivity is not None:
+            object.__setattr__(self, "sensitivity", _positive("sensitivity", self.sensitivity))
+
     @classmethod
     def create(cls, sigma2: RationalLike, step: RationalLike = 1, sensitivity: RationalLike | None = None) -> VectorGaussianSpec:
-        s = None if sensitivity is None else _positive("sensitivity", sensitivity)
-        return cls(_positive("sigma2", sigma2), _positive("step", step), s)
+        return cls(sigma2, step, sensitivity)  # type: ignore[arg-type]
 
     @classmethod
     def classic(cls, sensitivity: RationalLike, epsilon: RationalLike, delta: RationalLike,

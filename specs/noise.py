@@ -38,7 +38,7 @@ from dpverify.samplers._rational import RationalLike
 from dpverify.samplers.bernoulli import bernoulli_exp
 from dpverify.specs._enclosure import MAX_DPS, enclose, iv_rational, one_minus_exp_neg
 from dpverify.specs._noise import NoiseSpec
-from dpverify.specs._pmf import _shown
+from dpverify.specs._pmf import _shown, exact_text
 
 __all__ = [
     "B",
@@ -230,13 +230,13 @@ class BernoulliExpSpec(NoiseSpec):
     name = "bernoulli_exp"
     output_symbol = B
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "gamma", _non_negative("gamma", self.gamma))
+
     @classmethod
     def create(cls, gamma: RationalLike) -> BernoulliExpSpec:
         """Validate like ``dpverify.samplers.bernoulli.bernoulli_exp``: a rational ``gamma >= 0``."""
-        value = as_fraction("gamma", gamma)
-        if value < 0:
-            raise InvalidArgument(f'gamma must be a rational >= 0; got gamma={_shown(value)}. Pass it as "num/den".')
-        return cls(value)
+        return cls(gamma)  # type: ignore[arg-type]
 
     def run(self, rng: RandomSource) -> bool:
         return bernoulli_exp(self.gamma, _rng(rng))
@@ -256,7 +256,7 @@ class BernoulliExpSpec(NoiseSpec):
         return enclose(lambda: one_minus_exp_neg(gamma), _dps(dps))
 
     def parameters(self) -> dict[str, str]:
-        return {"gamma": str(self.gamma)}
+        return {"gamma": exact_text(self.gamma)}
 
     def outputs_for_check(self) -> tuple[bool, ...]:
         return (False, True)
@@ -292,6 +292,10 @@ class DiscreteLaplaceSpec(NoiseSpec):
     name = "discrete_laplace"
     output_symbol = Z
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "scale", _positive("scale", self.scale))
+        object.__setattr__(self, "sensitivity", _sensitivity(self.sensitivity))
+
     @classmethod
     def create(cls, scale: RationalLike, sensitivity: object = 1) -> DiscreteLaplaceSpec:
         """Validate like ``dpverify.samplers.discrete_laplace.sample``: a rational ``scale > 0``; and an
@@ -320,7 +324,7 @@ class DiscreteLaplaceSpec(NoiseSpec):
         return PureEpsilonClaim(Fraction(self.sensitivity) / self.scale, self.sensitivity)
 
     def parameters(self) -> dict[str, str]:
-        return {"scale": str(self.scale), "sensitivity": str(self.sensitivity)}
+        return {"scale": exact_text(self.scale), "sensitivity": exact_text(self.sensitivity)}
 
     def outputs_for_check(self) -> tuple[int, ...]:
         """``|z| <= 8b`` (mass outside about ``e^-8``), clamped to ``3 <= R <= 100``."""
@@ -404,6 +408,10 @@ class DiscreteGaussianSpec(NoiseSpec):
     name = "discrete_gaussian"
     output_symbol = Z
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sigma2", _positive("sigma2", self.sigma2))
+        object.__setattr__(self, "sensitivity", _sensitivity(self.sensitivity))
+
     @classmethod
     def create(cls, sigma2: RationalLike, sensitivity: object = 1) -> DiscreteGaussianSpec:
         """Validate like ``dpverify.samplers.discrete_gaussian.sample``: a rational ``sigma2 > 0``; and an
@@ -445,7 +453,7 @@ class DiscreteGaussianSpec(NoiseSpec):
         return DiscreteGaussianApproxDpClaim(self.sigma2, self.sensitivity)
 
     def parameters(self) -> dict[str, str]:
-        return {"sigma2": str(self.sigma2), "sensitivity": str(self.sensitivity)}
+        return {"sigma2": exact_text(self.sigma2), "sensitivity": exact_text(self.sensitivity)}
 
     def outputs_for_check(self) -> tuple[int, ...]:
         """``|z| <= 6 sigma`` (mass outside below ``2e-9``), clamped to ``3 <= R <= 100``."""
