@@ -9,7 +9,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from dpverify.samplers import DpverifyError, RandomSource
+from dpverify.samplers import DpverifyError, InvalidArgument, RandomSource
 from dpverify.samplers._rational import shown
 from dpverify.verify.engine._arguments import need_instance
 
@@ -42,6 +42,27 @@ class Enumeration:
     #: Per function the engine summarised or walked (procedure summaries), what it did and why.
     procedures: dict[str, str] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        # Built directly, it must be a sub-distribution, as the engine's own are: every consumer
+        # (renewal, intervals, timing) takes logarithms and ratios of these masses.
+        for name in ("masses", "joint", "procedures"):
+            if not isinstance(getattr(self, name), dict):
+                raise InvalidArgument(f"{name} must be a dict; got {name}={shown(getattr(self, name))}.")
+        for output, mass in self.masses.items():
+            _probability(f"masses[{shown(output, 30)}]", mass)
+        for key, mass in self.joint.items():
+            if not (isinstance(key, tuple) and len(key) == 2 and type(key[1]) is int and key[1] >= 0):
+                raise InvalidArgument(f"joint's keys must be pairs (output, draws >= 0); got {shown(key)}.")
+            _probability(f"joint[{shown(key, 30)}]", mass)
+        _probability("unexplored", self.unexplored)
+        for name in ("paths", "executions", "cut"):
+            value = getattr(self, name)
+            if type(value) is not int or value < 0:
+                raise InvalidArgument(f"{name} must be an int >= 0; got {name}={shown(value)}.")
+        for name in ("method", "stopped"):
+            if not isinstance(getattr(self, name), str):
+                raise InvalidArgument(f"{name} must be a str; got {name}={shown(getattr(self, name))}.")
+
     @property
     def exhausted(self) -> bool:
         return self.unexplored == 0
@@ -50,6 +71,12 @@ class Enumeration:
     def explored(self) -> Fraction:
         """``1 - unexplored``: the exact mass of the valid paths."""
         return 1 - self.unexplored
+
+
+def _probability(name: str, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, Fraction)) or not 0 <= value <= 1:
+        raise InvalidArgument(f"{name} must be an exact probability (an int or Fraction in [0, 1]); "
+                              f"got {name}={shown(value)}.")
 
 
 class SamplerCrashed(DpverifyError):

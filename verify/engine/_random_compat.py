@@ -26,12 +26,16 @@ from __future__ import annotations
 import random
 
 from dpverify.samplers import InvalidArgument, RandomSource
+from dpverify.samplers._rational import MAX_BITS
 from dpverify.verify.engine._arguments import shown
 
 __all__ = ["CPYTHON_FLOAT_BITS", "RandomCompat"]
 
 #: The bits of ``random.random()``'s grid in CPython.
 CPYTHON_FLOAT_BITS = 53
+#: The most bits one ``getrandbits`` draws (``randbytes``: an eighth as many bytes): the size of
+#: the largest int an exact parameter may have, far past what a sampler asks for.
+MAX_RANDOM_BITS = MAX_BITS
 
 
 class RandomCompat(random.SystemRandom):
@@ -62,13 +66,13 @@ class RandomCompat(random.SystemRandom):
         return self.source.randbelow(n) if lazy is None else lazy(n)
 
     def getrandbits(self, k: int) -> int:
-        if isinstance(k, bool) or not isinstance(k, int) or k < 0:
-            raise InvalidArgument(f"getrandbits k must be an int >= 0; got k={shown(k)}.")
+        if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= MAX_RANDOM_BITS:
+            raise InvalidArgument(f"getrandbits k must be an int in [0, {MAX_RANDOM_BITS}]; got k={shown(k)}.")
         return self.source.randbelow(1 << k) if k else 0
 
     def randbytes(self, n: int) -> bytes:
-        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-            raise InvalidArgument(f"randbytes n must be an int >= 0; got n={shown(n)}.")
+        if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= MAX_RANDOM_BITS // 8:
+            raise InvalidArgument(f"randbytes n must be an int in [0, {MAX_RANDOM_BITS // 8}]; got n={shown(n)}.")
         return self.getrandbits(8 * n).to_bytes(n, "little")
 
     def random(self) -> float:

@@ -25,6 +25,7 @@ from typing import Any
 from dpverify.samplers import InvalidArgument
 from dpverify.samplers._rational import shown
 from dpverify.specs._interval_tools import decimal_text
+from dpverify.specs._fields import check_fields
 
 #: Significant digits of a tolerance in a verdict's text, rounded up (a tolerance is never understated).
 TOLERANCE_DIGITS = 3
@@ -93,6 +94,12 @@ class RatioWitness:
     p: Fraction
     p_prime: Fraction
 
+    def __post_init__(self) -> None:
+        check_fields(self)
+        if not (0 <= self.p <= 1 and 0 <= self.p_prime <= 1):
+            raise InvalidArgument(f"p and p_prime must be probabilities in [0, 1]; got p={shown(self.p)}, "
+                                  f"p_prime={shown(self.p_prime)}.")
+
     @property
     def ratio(self) -> Fraction | None:
         """``p / p'``; None when ``p' = 0`` (infinite privacy loss if ``p > 0``)."""
@@ -128,6 +135,7 @@ class CheckResult:
     within: Fraction | None = None
 
     def __post_init__(self) -> None:
+        check_fields(self)
         within = self.within
         if within is None:
             return

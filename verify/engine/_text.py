@@ -27,7 +27,7 @@ def _decimal(value: Fraction) -> str:
     if value == 0:
         return "0"
     sign, value = ("-", -value) if value < 0 else ("", value)
-    exponent = len(str(value.numerator)) - len(str(value.denominator))
+    exponent = _digit_count(value.numerator) - _digit_count(value.denominator)
     if Fraction(10) ** exponent > value:
         exponent -= 1  # now 10**exponent <= value < 10**(exponent + 1)
     digits = round(value / Fraction(10) ** exponent * 10**11)
@@ -37,6 +37,20 @@ def _decimal(value: Fraction) -> str:
         return f"{sign}{float(Fraction(digits, 10**11) * Fraction(10) ** exponent):.12g}"
     text = str(digits).rstrip("0")
     return f"{sign}{text[0]}.{text[1:] or '0'}e{exponent:+d}"
+
+
+def _digit_count(number: int) -> int:
+    """The decimal digits of ``number >= 1``, without ``str`` (which refuses past 4300 digits).
+
+    >>> _digit_count(1), _digit_count(999), _digit_count(1000), _digit_count(10**5000)
+    (1, 3, 4, 5001)
+    """
+    count = max(1, number.bit_length() * 30103 // 100000)  # log10(2) = 0.30103: within one
+    while 10**count <= number:
+        count += 1
+    while count > 1 and 10 ** (count - 1) > number:
+        count -= 1
+    return count
 
 
 def shown_value(value: object, limit: int = 60) -> str:

@@ -11,7 +11,6 @@ Every failure to find or read specs is a :class:`~dpverify.specs.SpecError` nami
 """
 
 from __future__ import annotations
-from dpverify.samplers._rational import shown
 
 import importlib
 import importlib.metadata
@@ -20,8 +19,10 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+from dpverify.samplers import InvalidArgument
 from dpverify.specs import Spec, SpecError
 from dpverify.verify.engine._arguments import elided, shown
+from dpverify.specs._fields import check_fields
 
 __all__ = ["ENTRY_POINT_GROUP", "BuiltinUnloadable", "FoundSpec", "discover", "specs_from_entry_points",
            "specs_from_module"]
@@ -36,6 +37,9 @@ class FoundSpec:
     spec: Spec
     origin: str
     builtin: bool = False
+
+    def __post_init__(self) -> None:
+        check_fields(self)
 
 
 def _specs_in(value: Any, origin: str) -> tuple[Spec, ...]:
@@ -97,9 +101,18 @@ def specs_from_entry_points() -> tuple[FoundSpec, ...]:
     return tuple(found)
 
 
+def _names(name: str, value: object) -> tuple[str, ...]:
+    """A list, tuple or set of strings (a lone str would be read as its characters)."""
+    if not isinstance(value, (list, tuple, set, frozenset)) or not all(isinstance(v, str) for v in value):
+        raise InvalidArgument(f"{name} must be a list or tuple of strings; got {name}={shown(value)} "
+                              f"({type(value).__name__}).")
+    return tuple(value)
+
+
 def discover(modules: Sequence[str] = (), *, names: Sequence[str] = ()) -> tuple[FoundSpec, ...]:
     """The specs of ``modules`` if any are given, else of every entry point; only those named in
     ``names`` when given.  Two specs with one name are an error."""
+    modules, names = _names("modules", modules), _names("names", names)
     found = [f for name in modules for f in specs_from_module(name)] if modules else list(specs_from_entry_points())
     seen: dict[str, str] = {}
     for item in found:

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from dpverify.specs._api import Case, Spec, SpecError
 from dpverify.verify.engine._arguments import need_count, need_instance, shown
 from dpverify.verify.gate._spec_run import ERROR, CaseOutcome, run_case
+from dpverify.specs._fields import check_fields
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
@@ -63,6 +64,9 @@ class SearchResult:
     examples: int
     parameters: Mapping[str, Any] | None = None
     outcome: CaseOutcome | None = None
+
+    def __post_init__(self) -> None:
+        check_fields(self)
 
     @property
     def replay(self) -> str:

@@ -169,6 +169,10 @@ def default_delta_0(bits: int) -> Fraction:
     return Fraction(1, 1 << bits)
 
 
+#: The largest ``(upper - lower) / scale``: ``e`` to that power has about 1.44 times as many bits.
+MAX_DIAMETER_OVER_SCALE = 10_000
+
+
 def _upper_fraction(value: mpmath.mpf) -> Fraction:
     numerator, denominator = to_rational(value._mpf_)
     return Fraction(int(numerator), int(denominator))
@@ -404,12 +408,16 @@ def gazeau_privacy(
         raise InvalidArgument(f"epsilon must be > 0; got epsilon={shown(eps)}.")
     d0 = default_delta_0(k) if delta_0 is None else as_fraction("delta_0", delta_0)
     if d0 < 0:
-        raise InvalidArgument(f"delta_0 must be >= 0; got delta_0={d0}.")
+        raise InvalidArgument(f"delta_0 must be >= 0; got delta_0={shown(d0)}.")
     measured = computation_error(config)
     dn = measured.total if delta_n is None else as_fraction("delta_n", delta_n)
     if dn < 0:
         raise InvalidArgument(f"delta_n must be >= 0; got delta_n={shown(dn)}.")
 
+    if (hi - lo) / b > MAX_DIAMETER_OVER_SCALE:
+        raise InvalidArgument(f"(upper - lower) / scale must be at most {MAX_DIAMETER_OVER_SCALE}, as section 5's bound "
+                              f"e^((upper - lower) / scale) is written out exactly; got lower={shown(config.lower)}, "
+                              f"upper={shown(config.upper)}, scale={shown(config.scale)}.")
     lipschitz = section_5_lipschitz(b, hi - lo)
     delta_t = lipschitz * d0 + dn  # eq. (3)
     readings = []

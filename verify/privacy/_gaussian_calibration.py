@@ -28,6 +28,7 @@ from dpverify.specs import zcdp_delta
 from dpverify.specs._interval_tools import decimal_text, decimal_up, interval_text, mpf_compare, mpf_decimal, mpf_fraction
 from dpverify.verify.privacy._accounting import dgauss_delta
 from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text
+from dpverify.specs._fields import check_fields
 
 __all__ = ["GaussianCalibration", "check_gaussian_mechanism", "tight_sigma2"]
 
@@ -67,6 +68,9 @@ class GaussianCalibration:
     delta_interval: tuple[str, str]
     below: Fraction | None
     below_delta_interval: tuple[str, str] | None
+
+    def __post_init__(self) -> None:
+        check_fields(self)
 
     def to_json(self) -> dict[str, Any]:
         return {

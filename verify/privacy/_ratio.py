@@ -16,6 +16,7 @@ from dpverify.specs import ExactPmf, PureDpClaim
 from dpverify.verify.engine._arguments import need_instance, need_neighbours, need_table
 from dpverify.verify.engine._results import CheckResult, RatioWitness, Verdict, epsilon_of, fraction_text
 from dpverify.verify.engine._text import short_rational
+from dpverify.specs._fields import check_fields
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +25,9 @@ class PrivacyLoss:
 
     alpha: Fraction
     witness: RatioWitness | None
+
+    def __post_init__(self) -> None:
+        check_fields(self)
 
     @property
     def infinite(self) -> bool:

@@ -48,16 +48,21 @@ from typing import Any
 
 import z3
 
-from dpverify.samplers import InvalidArgument, as_int
+from dpverify.samplers import InvalidArgument
 from dpverify.samplers._rational import shown
 from dpverify.specs import ExactPmf, PureDpClaim
 from dpverify.verify.engine._arguments import need_count, need_instance, need_neighbours, need_table
 from dpverify.verify.privacy._ratio import distinct_weight_pairs
 from dpverify.verify.engine._results import CheckResult, RatioWitness, Verdict, fraction_text
-from dpverify.verify.engine._text import short_rational
+from dpverify.verify.engine._text import short_rational, shown_value
 
 # Cases per Z3 query; 64..256 measured equally fast on GTM n=1000, 1024 twice as slow.
 _BLOCK = 256
+#: The most bits of an integer handed to Z3 or written into SMT-LIB text: Z3's Python API
+#: converts every constant through ``str``, which CPython refuses past 4300 digits.
+MAX_SMT_BITS = 14_000
+#: The longest ``timeout_ms`` (Z3 takes an unsigned 32-bit timeout: about 49 days).
+MAX_TIMEOUT_MS = 2**32 - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +78,39 @@ class _Entry:
 def _entry(q: Hashable, q2: Hashable, x: Hashable, w: int, d: int, w2: int, d2: int) -> _Entry:
     scale = lcm(d, d2)
     witness = RatioWitness(q, q2, x, Fraction(w, d), Fraction(w2, d2))
-    return _Entry(witness, w * (scale // d), w2 * (scale // d2))
+    entry = _Entry(witness, w * (scale // d), w2 * (scale // d2))
+    if max(entry.p.bit_length(), entry.p2.bit_length()) > MAX_SMT_BITS:
+        raise InvalidArgument(f"table's probabilities must have at most {MAX_SMT_BITS} bits over a common denominator "
+                              f"for Z3; got P(x={_text(x)}|q={_text(q)}) and P(x|q'={_text(q2)}) with "
+                              f"{max(entry.p.bit_length(), entry.p2.bit_length())} bits. Use tightest_alpha, which is exact.")
+    return entry
+
+
+def _claim(claim: object) -> PureDpClaim:
+    need_instance("claim", claim, PureDpClaim, "a PureDpClaim, e.g. PureDpClaim(Fraction(1, 3))")
+    alpha = claim.alpha  # type: ignore[attr-defined]
+    if max(alpha.numerator.bit_length(), alpha.denominator.bit_length()) > MAX_SMT_BITS:
+        raise InvalidArgument(f"claim's alpha must have at most {MAX_SMT_BITS} bits in each part for Z3; got "
+                              f"alpha={shown(alpha)}.")
+    return claim  # type: ignore[return-value]
+
+
+def _text(value: object) -> str:
+    """``str(value)`` when it is short, else :func:`shown_value`'s short form (never a huge int's digits)."""
+    try:
+        text = str(value)
+    except ValueError:  # an int past CPython's 4300 digits
+        return shown_value(value)
+    return text if len(text) <= 60 else shown_value(value)
+
+
+def _comment(value: object) -> str:
+    """``repr(value)`` when it is short, else a short form: an SMT-LIB comment is one line."""
+    try:
+        text = repr(value)
+    except ValueError:
+        return shown_value(value)
+    return text if len(text) <= 200 and "\n" not in text else shown_value(value)
 
 
 def _row(table: Mapping[Hashable, ExactPmf], q: Hashable) -> ExactPmf:
@@ -143,8 +180,8 @@ def check_ratio_bound_z3(
     >>> check_ratio_bound_z3(table, spec.neighbours(), spec.claim()).verdict.value
     'proved'
     """
-    budget_ms = need_count("timeout_ms", timeout_ms, low=1)
-    need_instance("claim", claim, PureDpClaim, "a PureDpClaim, e.g. PureDpClaim(Fraction(1, 3))")
+    budget_ms = need_count("timeout_ms", timeout_ms, low=1, high=MAX_TIMEOUT_MS)
+    claim = _claim(claim)
     deadline = time.monotonic() + budget_ms / 1000
     entries = _entries(table, neighbours)
     i = z3.Int("i")
@@ -206,7 +243,7 @@ def _violated(claim: PureDpClaim, w: RatioWitness, tightest: bool, total: int) -
     return CheckResult(
         "z3",
         Verdict.VIOLATED,
-        f"sat: {what} at q={w.q}, q'={w.q_prime}, output={w.output}: "
+        f"sat: {what} at q={_text(w.q)}, q'={_text(w.q_prime)}, output={_text(w.output)}: "
         f"P={short_rational(w.p)} vs P'={short_rational(w.p_prime)}",
         evidence=_evidence(claim, w, tightest, total),
     )
@@ -235,7 +272,7 @@ def smtlib_obligation(
     comment above its case.  The script is one query over all cases (no blocks), so a second
     solver rechecks the obligation itself rather than this module's way of solving it.
     """
-    need_instance("claim", claim, PureDpClaim, "a PureDpClaim, e.g. PureDpClaim(Fraction(1, 3))")
+    claim = _claim(claim)
     entries = _entries(table, neighbours)
     a, b = claim.alpha.numerator, claim.alpha.denominator
     lines = [
@@ -257,7 +294,7 @@ def smtlib_obligation(
     ]
     for k, (entry, case) in enumerate(zip(entries, _cases(entries, 0, len(entries)))):
         w = entry.witness
-        lines.append(f"; i={k}: q={w.q!r}, q'={w.q_prime!r}, x={w.output!r}")
+        lines.append(f"; i={k}: q={_comment(w.q)}, q'={_comment(w.q_prime)}, x={_comment(w.output)}")
         lines.append(f"(assert {case.sexpr()})")
     lines += [
         "; the negated claim: a * p2 > b * p",

@@ -45,12 +45,14 @@ from typing import Any
 import mpmath
 from mpmath import iv
 
-from dpverify.samplers import SamplerContractError, as_fraction
+from dpverify.samplers import InvalidArgument, SamplerContractError, as_fraction
+from dpverify.samplers._rational import shown
 from dpverify.verify.engine._arguments import need_callable, need_count, need_dps, need_outputs
 from dpverify.verify.engine._enumerate import enumerate_outputs
 from dpverify.verify.engine._enumeration import Enumeration, Sampler, SamplerCrashed, need_enumeration
 from dpverify.verify.engine._intervals import DEFAULT_MIN_MASS, decimal_text
 from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text, json_value
+from dpverify.verify.engine._text import shown_value
 
 
 @contextmanager
@@ -99,6 +101,13 @@ class DependenceWitness:
     unexplored: Fraction
     side: str
 
+    def __post_init__(self) -> None:
+        need_count("draws", self.draws)
+        for name in ("joint", "output_mass", "draws_mass", "unexplored"):
+            _mass(name, getattr(self, name))
+        if self.side not in ("above", "below"):
+            raise InvalidArgument(f"side must be 'above' or 'below'; got side={shown(self.side)}.")
+
     @property
     def gap(self) -> Fraction:
         U = self.unexplored
@@ -116,7 +125,7 @@ class DependenceWitness:
             "draws_mass_decimal": decimal_text(self.draws_mass, 12),
             "side": self.side,
             "reads": (
-                f"P(output={self.output!r}, draws={self.draws}) "
+                f"P(output={shown_value(self.output)}, draws={self.draws}) "
                 f"{'>' if self.side == 'above' else '<'} P(output) * P(draws) for certain"
             ),
             "gap_decimal": decimal_text(self.gap, 12),
@@ -144,6 +153,34 @@ class TimingChannel:
     draws_range: tuple[int, int]
     paths: int
     dps: int
+
+    def __post_init__(self) -> None:
+        for name in ("explored", "unexplored"):
+            _mass(name, getattr(self, name))
+        ends = self.information_explored
+        if not (isinstance(ends, tuple) and len(ends) == 2 and all(isinstance(e, mpmath.mpf) for e in ends)):
+            raise InvalidArgument(f"information_explored must be a pair of mpmath.mpf; got information_explored={shown(ends)}.")
+        for name in ("information_lower", "information_upper"):
+            value = getattr(self, name)
+            if not (isinstance(value, mpmath.mpf) or (name == "information_upper" and value is None)):
+                raise InvalidArgument(f"{name} must be an mpmath.mpf{' or None' if name == 'information_upper' else ''}; "
+                                      f"got {name}={shown(value)}.")
+        if not isinstance(self.independent_on_explored, bool):
+            raise InvalidArgument(f"independent_on_explored must be True or False; got {shown(self.independent_on_explored)}.")
+        if self.witness is not None and not isinstance(self.witness, DependenceWitness):
+            raise InvalidArgument(f"witness must be a DependenceWitness or None; got witness={shown(self.witness)}.")
+        if not isinstance(self.mean_draws, dict):
+            raise InvalidArgument(f"mean_draws must be a dict of output to Fraction; got mean_draws={shown(self.mean_draws)}.")
+        for output, mean in self.mean_draws.items():
+            if not isinstance(mean, Fraction) or mean < 0:
+                raise InvalidArgument(f"mean_draws[{shown_value(output)}] must be a Fraction >= 0; got {shown(mean)}.")
+        low_high = self.draws_range
+        if not (isinstance(low_high, tuple) and len(low_high) == 2):
+            raise InvalidArgument(f"draws_range must be a pair of ints; got draws_range={shown(low_high)}.")
+        for count in low_high:
+            need_count("draws_range", count)
+        need_count("paths", self.paths)
+        need_dps(self.dps)
 
     @property
     def verdict(self) -> Verdict:
@@ -208,6 +245,9 @@ class TimingChannel:
 
     def result(self, budgets: dict[str, Any] | None = None) -> CheckResult:
         """This report as a CheckResult of check ``"timing_channel"``."""
+        if budgets is not None and not (isinstance(budgets, dict) and all(isinstance(k, str) for k in budgets)):
+            raise InvalidArgument(f"budgets must be a dict of str keys or None; got budgets={shown(budgets)} "
+                                  f"({type(budgets).__name__}).")
         return CheckResult(
             "timing_channel",
             self.verdict,
@@ -215,6 +255,12 @@ class TimingChannel:
             reason=self.reason(),
             evidence={**self.to_json(), **(budgets or {})},
         )
+
+
+def _mass(name: str, value: object) -> Fraction:
+    if isinstance(value, bool) or not isinstance(value, (int, Fraction)) or not 0 <= value <= 1:
+        raise InvalidArgument(f"{name} must be a Fraction in [0, 1]; got {name}={shown(value)}.")
+    return value
 
 
 def _find_witness(
