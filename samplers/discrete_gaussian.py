@@ -22,7 +22,7 @@ from math import isqrt
 from dpverify.samplers._errors import InvalidArgument
 from dpverify.samplers._loops import until_accepted
 from dpverify.samplers._random_source import RandomSource, as_source
-from dpverify.samplers._rational import RationalLike, as_fraction, as_int
+from dpverify.samplers._rational import RationalLike, as_fraction, as_int, shown
 from dpverify.samplers.bernoulli import _bernoulli_exp_ratio
 from dpverify.samplers.discrete_laplace import _sample_scaled as _laplace
 
@@ -32,7 +32,7 @@ __all__ = ["sample", "sample_many"]
 def _sigma2(sigma2: RationalLike) -> tuple[int, int]:
     value = as_fraction("sigma2", sigma2)
     if value <= 0:
-        raise InvalidArgument(f'sigma2 must be a rational > 0; got sigma2={value}. Pass it as "num/den".')
+        raise InvalidArgument(f'sigma2 must be a rational > 0; got sigma2={shown(value)}. Pass it as "num/den".')
     return value.numerator, value.denominator
 
 

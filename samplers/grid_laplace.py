@@ -21,7 +21,7 @@ from fractions import Fraction
 
 from dpverify.samplers._errors import InvalidArgument
 from dpverify.samplers._random_source import RandomSource, as_source
-from dpverify.samplers._rational import RationalLike, as_fraction, as_int
+from dpverify.samplers._rational import RationalLike, as_fraction, as_int, shown
 from dpverify.samplers.discrete_laplace import _sample_scaled
 
 __all__ = ["sample", "sample_many", "snap_index"]
@@ -30,7 +30,7 @@ __all__ = ["sample", "sample_many", "snap_index"]
 def _positive(name: str, value: RationalLike) -> Fraction:
     number = as_fraction(name, value)
     if number <= 0:
-        raise InvalidArgument(f'{name} must be a rational > 0; got {name}={number}. Pass it as "num/den".')
+        raise InvalidArgument(f'{name} must be a rational > 0; got {name}={shown(number)}. Pass it as "num/den".')
     return number
 
 

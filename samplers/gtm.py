@@ -62,8 +62,11 @@ def gtpmf(alpha: Fraction, n: int, q: int, x: int) -> Fraction:
 
 
 def cdf_vector(alpha: Fraction, n: int, q: int) -> tuple[Fraction, ...]:
-    """``(CDF_q(0), ..., CDF_q(n))``: running sums of :func:`gtpmf`; the last entry is 1."""
+    """``(CDF_q(0), ..., CDF_q(n))``: running sums of :func:`gtpmf`; the last entry is 1
+    (``n`` at most :data:`MAX_N`, which bounds its length)."""
     _require_exact(alpha, n, q)
+    if n > MAX_N:
+        raise InvalidArgument(f"n must be at most MAX_N={MAX_N} for a CDF of n + 1 entries; got n={shown(n, 30)}.")
     return _cdf_vector(alpha, n, q)
 
 

@@ -171,7 +171,7 @@ def _gtm_alpha(alpha: Fraction, n: int, T: int) -> Fraction:
     if alpha_prime <= 0:
         raise InvalidArgument(
             f"T must exceed the support bound (1+alpha)/((1-alpha) alpha^n) for the GTM to be private (Theorem 6.2); "
-            f"got T={shown(T)} with alpha={shown(alpha)}, n={n}. Theorem 7.1's T = (D+1)*D^n is exact for alpha = 1/D."
+            f"got T={shown(T)} with alpha={shown(alpha)}, n={shown(n)}. Theorem 7.1's T = (D+1)*D^n is exact for alpha = 1/D."
         )
     return alpha_prime
 
@@ -186,7 +186,7 @@ def gtm(alpha: RationalLike, n: int, T: int) -> Mechanism:
     def release(q: Any, rng: RandomSource) -> int:
         return _gtm.sample(alpha_, n_, q, T_, rng)
 
-    return Mechanism(f"gtm(alpha={alpha_}, n={n_}, T={shown(T_, 30)})", Guarantee(alpha=bound), release)
+    return Mechanism(f"gtm(alpha={shown(alpha_)}, n={n_}, T={shown(T_, 30)})", Guarantee(alpha=bound), release)
 
 
 def _dims(dims: object) -> int | None:
@@ -211,7 +211,7 @@ def laplace(sensitivity: RationalLike, epsilon: RationalLike, step: RationalLike
         _check_dims(values, count)
         return _vector_laplace.sample(values, s, eps, L, rng)
 
-    return Mechanism(f"laplace(sensitivity={s}, epsilon={eps}, step={L})", Guarantee.pure(eps), release)
+    return Mechanism(f"laplace(sensitivity={shown(s)}, epsilon={shown(eps)}, step={shown(L)})", Guarantee.pure(eps), release)
 
 
 def gaussian(sensitivity: RationalLike, epsilon: RationalLike, delta: RationalLike, step: RationalLike = 1,
@@ -229,7 +229,7 @@ def gaussian(sensitivity: RationalLike, epsilon: RationalLike, delta: RationalLi
         _check_dims(values, count)
         return _vector_gaussian.sample_sigma2(values, sigma2, L, rng)
 
-    return Mechanism(f"gaussian(sensitivity={s}, epsilon={eps}, delta={delta_}, step={L})",
+    return Mechanism(f"gaussian(sensitivity={shown(s)}, epsilon={shown(eps)}, delta={shown(delta_)}, step={shown(L)})",
                      Guarantee(epsilon=eps, delta=delta_, rho=s * s / (2 * sigma2)), release)
 
 
@@ -245,7 +245,7 @@ def discrete_gaussian(sensitivity: RationalLike, sigma2: RationalLike, step: Rat
         _check_dims(values, count)
         return _vector_gaussian.sample_sigma2(values, variance, L, rng)
 
-    return Mechanism(f"discrete_gaussian(sensitivity={s}, sigma2={variance}, step={L})",
+    return Mechanism(f"discrete_gaussian(sensitivity={shown(s)}, sigma2={shown(variance)}, step={shown(L)})",
                      Guarantee(delta=Fraction(1), rho=s * s / (2 * variance)), release)
 
 
