@@ -60,7 +60,12 @@ def _ln_upper(y: Fraction) -> Fraction:
     k = y.numerator.bit_length() - y.denominator.bit_length()
     if Fraction(2) ** k > y:
         k -= 1  # now 2**k <= y < 2**(k+1)
-    bound = k * _ln_upper_unit(Fraction(2)) + _ln_upper_unit(y / Fraction(2) ** k)
+    m = y / Fraction(2) ** k
+    if max(m.numerator.bit_length(), m.denominator.bit_length()) > 256:
+        # ln grows, so a short m' >= m keeps L an upper bound; the exact series on a long m
+        # multiplies numbers of thousands of bits for every term
+        m = Fraction(-((-m.numerator << 256) // m.denominator), 1 << 256)
+    bound = k * _ln_upper_unit(Fraction(2)) + _ln_upper_unit(m)
     return Fraction(-((-bound.numerator << 128) // bound.denominator), 1 << 128)  # round up
 
 
