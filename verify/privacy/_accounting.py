@@ -99,8 +99,7 @@ DELTA_DPS = 40
 #: eps = 1/3 and sensitivity 7 more than 15 s, 10^900 with eps = 1 more than 150 s).
 PRIVACY_MAX_SIGMA2_DIGITS = 300
 PRIVACY_MAX_SIGMA2 = 10**PRIVACY_MAX_SIGMA2_DIGITS
-#: The largest epsilon the delta functions take: e^10^4 already has 14,427 bits.
-MAX_EPSILON = 10**4
+MAX_EPSILON = 10**4  #: the largest epsilon the delta functions take (e^10^4 has 14,427 bits)
 #: Fewest certified significant digits :func:`dgauss_privacy` reports for ``delta``.
 MIN_DELTA_DIGITS = 15
 #: Euler–Maclaurin orders at which the remainder bound is evaluated (then every 64th); the
@@ -299,9 +298,7 @@ def _tail(m: int, sigma2: Fraction, normaliser: iv.mpf) -> tuple[iv.mpf, str]:
 def _epsilon(value: object) -> Fraction:
     number = as_fraction("epsilon", value)
     if number < 0:
-        raise InvalidArgument(
-            f'epsilon must be a rational >= 0; got epsilon={shown(number)}. Pass it as "num/den", e.g. "1/2".'
-        )
+        raise InvalidArgument(f'epsilon must be a rational >= 0; got epsilon={shown(number)}. Pass it as "num/den", e.g. "1/2".')
     if number > MAX_EPSILON:
         raise InvalidArgument(f"epsilon must be at most {MAX_EPSILON}; got epsilon={shown(number)}.")
     return number
@@ -343,17 +340,15 @@ def dgauss_delta(
     ``N_Z(0, sigma2)`` noise and integer sensitivity, relative width ``<= 10**-dps``.
 
     ``sigma2 > 0`` and ``epsilon >= 0`` are exact rationals (floats refused), ``sensitivity`` an
-    integer ``>= 1``.  Works for any ``sigma2`` up to ``10**300``, e.g. ``10**100`` (tails by Euler–Maclaurin or a
-    short direct sum, never ``10^50`` terms).
+    integer ``>= 1``.  Any ``sigma2`` up to ``10**300``: tails by Euler–Maclaurin or a short direct sum.
 
     >>> low, high = dgauss_delta(1, 1, dps=20)
     >>> mpmath.nstr(low, 15), mpmath.nstr(high, 15)
     ('0.141351339405622', '0.141351339405622')
     """
     spec = DiscreteGaussianSpec.create(sigma2, sensitivity)
-    if spec.sigma2 > PRIVACY_MAX_SIGMA2:
-        raise InvalidArgument(f"sigma2 must be in (0, 10^{PRIVACY_MAX_SIGMA2_DIGITS}]; got sigma2={shown(spec.sigma2)}: "
-                              "past it Theorem 7's tails need working precisions that run for minutes.")
+    if spec.sigma2 > PRIVACY_MAX_SIGMA2:  # past it Theorem 7's tails need precisions that run for minutes
+        raise InvalidArgument(f"sigma2 must be in (0, 10^{PRIVACY_MAX_SIGMA2_DIGITS}]; got sigma2={shown(spec.sigma2)}.")
     low, high, _ = _theorem7(spec, _epsilon(epsilon), _dps(dps))
     return low, high
 
