@@ -94,6 +94,9 @@ def test_an_installed_copy_is_mapped_to_the_repository_file_only_when_identical(
     assert locator.uri(str(sample / "warner" / "sampler.py")) == ("warner/sampler.py", True)
     assert locator.uri(str(installed / "sampler.py"), "warner.sampler") == ("warner/sampler.py", True)
     assert locator.uri(str(installed / "__init__.py"), "warner") == ("warner/__init__.py", True)
+    in_tree = sample / ".venv" / "lib" / "site-packages" / "warner"  # a virtual environment in the checkout
+    shutil.copytree(sample / "warner", in_tree)
+    assert locator.uri(str(in_tree / "sampler.py"), "warner.sampler") == ("warner/sampler.py", True)
     (installed / "sampler.py").write_text("# another version\n" + (installed / "sampler.py").read_text())
     uri, relative = locator.uri(str(installed / "sampler.py"), "warner.sampler")
     assert not relative and uri == (installed / "sampler.py").resolve().as_uri()

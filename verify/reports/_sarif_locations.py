@@ -66,9 +66,9 @@ class Locator:
         self.root = repository_root(root)
 
     @cached_property
-    def _tracked(self) -> tuple[str, ...]:
+    def _tracked(self) -> frozenset[str]:
         listed = _git(self.root, "ls-files", "-z", "--", "*.py")
-        return tuple(name for name in (listed or "").split("\0") if name)
+        return frozenset(name for name in (listed or "").split("\0") if name)
 
     def uri(self, file: str, module: str | None = None) -> tuple[str, bool]:
         """``(uri, relative)``: ``file``'s path relative to the root when it is a file of the
@@ -76,11 +76,16 @@ class Locator:
         absolute ``file://`` URI and False."""
         real = Path(os.path.realpath(file))
         try:
-            return real.relative_to(self.root).as_posix(), True
+            inside: str | None = real.relative_to(self.root).as_posix()
         except ValueError:
-            pass
+            inside = None
+        if inside is not None and (not self._tracked or inside in self._tracked):
+            return inside, True
+        # outside the work tree, or untracked inside it (a virtual environment in the checkout)
         copy = self._repository_copy(real, module)
-        return (copy, True) if copy is not None else (real.as_uri(), False)
+        if copy is not None:
+            return copy, True
+        return (inside, True) if inside is not None else (real.as_uri(), False)
 
     def _repository_copy(self, real: Path, module: str | None) -> str | None:
         if not module:
