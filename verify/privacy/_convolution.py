@@ -5,8 +5,10 @@ coefficient list of the product of the polynomials ``A(z) = sum a_i z^i`` and ``
 at ``z = 2^s`` with every coefficient of the product below ``2^s``, the product of the two
 integers ``A(2^s) * B(2^s)`` holds every ``c_m`` in its own ``s``-bit slot, so one big-integer
 multiplication (Karatsuba in CPython, FFT in GMP) computes the whole convolution exactly.  A slot
-is wide enough when ``2^s > max(a) * max(b) * min(len(a), len(b))``, which bounds every
-``c_m``: :func:`slot_bits`.
+is wide enough when ``2^s`` exceeds every ``c_m``, which is at most
+``min(max(a) * sum(b), max(b) * sum(a))`` (each ``c_m`` takes every ``b_j`` at most once):
+:func:`slot_bits`.  For a spread-out distribution this is about ``log2(len)`` bits narrower than
+``max(a) * max(b) * min(len(a), len(b))``, and the product's cost grows with the slot.
 
 The product runs on ``gmpy2`` when it is installed (the optional extra ``fast``: GMP multiplies
 10^8-bit integers about a hundred times faster than CPython) and on Python ints otherwise; the
@@ -21,6 +23,10 @@ try:  # optional: the extra "fast"
     import gmpy2 as _gmpy2
 except ImportError:  # pragma: no cover - depends on the installation
     _gmpy2 = None
+try:  # optional: splits the product into slots in C instead of one int.from_bytes per slot
+    import numpy as _np
+except ImportError:  # pragma: no cover - depends on the installation
+    _np = None
 
 __all__ = ["SCHOOLBOOK_LENGTH", "backend", "convolve", "set_backend", "slot_bits"]
 
@@ -48,9 +54,11 @@ def set_backend(name: str) -> str:
 
 
 def slot_bits(a: Sequence[int], b: Sequence[int]) -> int:
-    """Bits ``s`` with ``2^s > max(a) * max(b) * min(len(a), len(b))``, so every coefficient of
-    the product fits in its slot."""
-    return max(a).bit_length() + max(b).bit_length() + min(len(a), len(b)).bit_length()
+    """Bits ``s`` with ``2^s > min(max(a) * sum(b), max(b) * sum(a))``, so every coefficient of
+    the product fits in its slot, and ``2^s > max(a), max(b)``, so every packed value does (the
+    bound is below them only when one side is all zeros)."""
+    high_a, high_b = max(a), max(b)
+    return max(min(high_a * sum(b), high_b * sum(a)), high_a, high_b).bit_length()
 
 
 def _pack(values: Sequence[int], width: int) -> int:
@@ -103,7 +111,26 @@ def convolve(a: Sequence[int], b: Sequence[int], shift: int = 0, round_up: bool 
         product += int.from_bytes((b"\xff" * low + bytes(width - low)) * count, "little")
     # a whole number of bytes: the quotient is each slot's high bytes
     data = product.to_bytes(width * count, "little")
+    words = _words(data, count, width, low)
+    if words is not None:
+        return words
     return [int.from_bytes(data[i + low : i + width], "little") for i in range(0, width * count, width)]
+
+
+def _words(data: bytes, count: int, width: int, low: int) -> list[int] | None:
+    """Each slot's bytes ``low..width`` read as one little-endian integer, through 64-bit words;
+    None (read them one by one) without numpy or when a quotient needs more than 64 bits.  The
+    same bytes reinterpreted, so the same integers."""
+    if _np is None:
+        return None
+    high = _np.frombuffer(data, dtype=_np.uint8).reshape(count, width)[:, low:]
+    if high.shape[1] > 8:
+        if high[:, 8:].any():
+            return None
+        high = high[:, :8]
+    words = _np.zeros((count, 8), dtype=_np.uint8)
+    words[:, : high.shape[1]] = high
+    return words.view("<u8").ravel().tolist()
 
 
 def _shifted(values: list[int], shift: int, round_up: bool) -> list[int]:
