@@ -336,16 +336,13 @@ class PrivacyLossDistribution:
                 return composed
             return _certified_compose(x, y)  # type: ignore[arg-type]
 
-        result: State | None = None
-        power, n = state, k_
-        while True:
-            if n & 1:
-                result = power if result is None else multiply(result, power)
-            n >>= 1
-            if not n:
-                break
-            power = multiply(power, power)
-        assert result is not None
+        # left to right: every large product is a square (cheaper than a product of two), and the
+        # odd steps multiply by the one-fold PLD, the shortest there is
+        result = state
+        for bit in bin(k_)[3:]:
+            result = multiply(result, result)
+            if bit == "1":
+                result = multiply(result, state)
         return PrivacyLossDistribution(result, self._grid, self._bits, self._compositions * k_)
 
     # --- delta ----------------------------------------------------------------------------------
