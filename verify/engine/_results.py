@@ -14,7 +14,6 @@ bounded enumeration, a proof *within a tolerance*: ``within = U`` says
 
 from __future__ import annotations
 
-import decimal
 import math
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ from dpverify.samplers import InvalidArgument
 from dpverify.samplers._rational import shown
 from dpverify.specs._interval_tools import decimal_text
 from dpverify.specs._fields import check_fields
+from dpverify.specs._pmf import exact_text
 
 #: Significant digits of a tolerance in a verdict's text, rounded up (a tolerance is never understated).
 TOLERANCE_DIGITS = 3
@@ -45,17 +45,7 @@ def fraction_text(value: Fraction | int) -> str:
     >>> len(fraction_text(Fraction(1, 7**6000)))
     5073
     """
-    value = Fraction(value)
-    if value.denominator == 1:
-        return _digits(value.numerator)
-    return f"{_digits(value.numerator)}/{_digits(value.denominator)}"
-
-
-def _digits(number: int) -> str:
-    try:
-        return str(number)
-    except ValueError:  # CPython's limit on int-to-str conversion; decimal converts exactly
-        return format(decimal.Decimal(number), "f")
+    return exact_text(value)
 
 
 def epsilon_of(alpha: Fraction) -> float:
