@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,24 +15,9 @@ import pytest
 import yaml
 
 from _action_runner import ROOT, load_action, run_action
+from _sample_repository import CORRECT, PLANTED, SAMPLE, edit_sampler, sample_repository
 
-SAMPLE = ROOT / "examples" / "gated-repo"
 SARIF_SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-2.1.0-rtm.5.json").read_text(encoding="utf-8"))
-CORRECT, PLANTED = "    if u < b:\n", "    if u <= b:\n"
-
-
-def _git(directory: Path, *words: str) -> str:
-    return subprocess.run(["git", *words], cwd=directory, check=True, capture_output=True, text=True).stdout
-
-
-def _sample_repository(tmp_path: Path) -> tuple[Path, str]:
-    """A git repository holding a copy of the sample, committed; returns it and the commit."""
-    workspace = tmp_path / "repo"
-    shutil.copytree(SAMPLE, workspace, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "build"))
-    _git(workspace, "init", "-q", "-b", "main")
-    _git(workspace, "-c", "user.name=ci", "-c", "user.email=ci@example.invalid", "add", "-A")
-    _git(workspace, "-c", "user.name=ci", "-c", "user.email=ci@example.invalid", "commit", "-q", "-m", "sample")
-    return workspace, _git(workspace, "rev-parse", "HEAD").strip()
 
 
 def _inputs(**extra: str) -> dict[str, str]:
@@ -50,7 +34,8 @@ def _sarif(path: Path) -> list[dict]:
 
 
 def test_the_action_passes_the_sample_and_writes_every_report(tmp_path: Path) -> None:
-    workspace, _ = _sample_repository(tmp_path)
+    workspace = tmp_path / "repo"
+    sample_repository(workspace)
     run = run_action(workspace, _inputs(), tmp=tmp_path)
     assert not run.failed, run.logs
     assert run.outputs["verdict"] == {"verdict": "pass"}
@@ -66,12 +51,9 @@ def test_the_action_passes_the_sample_and_writes_every_report(tmp_path: Path) ->
 
 
 def test_a_planted_one_unit_bug_fails_the_action_on_its_line(tmp_path: Path) -> None:
-    workspace, base = _sample_repository(tmp_path)
-    sampler = workspace / "warner" / "sampler.py"
-    text = sampler.read_text(encoding="utf-8")
-    assert text.count(CORRECT) == 1
-    sampler.write_text(text.replace(CORRECT, PLANTED), encoding="utf-8")
-    line = text.splitlines().index(CORRECT.rstrip("\n")) + 1
+    workspace = tmp_path / "repo"
+    base = sample_repository(workspace)
+    line = edit_sampler(workspace, CORRECT, PLANTED)
     run = run_action(workspace, _inputs(base=base, **{"upload-sarif": "true"}), tmp=tmp_path)
     assert run.statuses["verdict"] == 1 and run.outputs["verdict"] == {"verdict": "fail"}
     assert "::error title=dpverify::" in run.logs["verdict"]
@@ -123,7 +105,8 @@ def test_the_action_installs_dpverify_and_the_package_into_a_fresh_python(tmp_pa
     """The install step as a runner runs it: dpverify from the action's checkout, then the sample
     package, into a new virtual environment (the test environment's packages are visible to it,
     so only dpverify and the sample are built)."""
-    workspace, _ = _sample_repository(tmp_path)
+    workspace = tmp_path / "repo"
+    sample_repository(workspace)
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"

@@ -8,18 +8,17 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import textwrap
 from pathlib import Path
 
 import jsonschema
 import pytest
 
+from _sample_repository import sample_repository
 from dpverify.verify.cli import main
 from dpverify.verify.reports._sarif_locations import Locator, changed_lines, definition_region
 
 ROOT = Path(__file__).resolve().parents[1]
-SAMPLE = ROOT / "examples" / "gated-repo"
 SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-2.1.0-rtm.5.json").read_text(encoding="utf-8"))
 
 
@@ -42,10 +41,7 @@ def _region(result: dict) -> tuple[str, int, int]:
 def sample(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of the sample repository as a git repository, the working directory."""
     workspace = tmp_path / "repo"
-    shutil.copytree(SAMPLE, workspace, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "build", ".github"))
-    for words in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "sample"]):
-        subprocess.run(["git", "-c", "user.name=ci", "-c", "user.email=ci@example.invalid", *words], cwd=workspace,
-                       check=True, capture_output=True)
+    sample_repository(workspace)
     monkeypatch.chdir(workspace)
     monkeypatch.syspath_prepend(str(workspace))
     return workspace
