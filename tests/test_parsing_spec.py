@@ -47,3 +47,26 @@ def test_a_parser_that_reads_blanks_inside_a_number_is_violated(monkeypatch: pyt
     monkeypatch.setattr(_rational, "_integer_expression", lambda text: original(text.replace(" ", "")))
     result = check_parsing({})
     assert result.verdict is Verdict.VIOLATED and "'1 2') was accepted as 12" in result.summary
+
+
+def test_a_parser_that_computes_before_it_refuses_is_cut_off_with_a_violation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without its digit count the parser computes 10^(10^9) before it refuses it: the row's own
+    bound ends that with a violation, not the case's time bound."""
+    import time
+
+    from dpverify.verify.gate import _parsing_spec
+
+    real = _rational._integer_expression
+
+    def slow(text: str) -> int | None:
+        if "^" in text and len(text) > 6:  # as a huge power would take
+            time.sleep(30)
+        return real(text)
+
+    monkeypatch.setattr(_parsing_spec, "ROW_SECONDS", 0.1)
+    monkeypatch.setattr(_rational, "_integer_expression", slow)
+    started = time.monotonic()
+    result = check_parsing({})
+    assert time.monotonic() - started < 10
+    assert result.verdict is Verdict.VIOLATED
+    assert "was neither parsed nor refused within 0.1 s" in result.evidence["problems"][-1], result.evidence["problems"]

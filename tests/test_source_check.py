@@ -300,6 +300,40 @@ def test_refuses_catches_a_source_that_lets_an_invalid_draw_through(monkeypatch:
     assert result.verdict is Verdict.VIOLATED and "bernoulli(2, 1)" in result.summary
 
 
+def test_refuses_ends_a_refusal_that_loops_with_a_violation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A randbelow that lets n = 0 through loops on the production source (no value below 0 is
+    ever accepted): the check says so within its bound instead of running to the case's."""
+    from dpverify.samplers import _random_source
+    from dpverify.verify.gate import _source_check
+    from dpverify.verify.gate._word_sources import SYSTEM
+
+    monkeypatch.setattr(_source_check, "REFUSAL_SECONDS", 0.2)
+    real = _random_source._check_randbelow
+    monkeypatch.setattr(_random_source, "_check_randbelow", lambda n: n if n == 0 else real(n))
+    result = _source_check.check_refuses(SYSTEM, 1)
+    assert result.verdict is Verdict.VIOLATED
+    assert "SystemRandomSource.randbelow(0) had not refused after 0.2 s" in result.summary, result.summary
+
+
+def test_a_walk_that_loops_without_reading_a_word_ends_inconclusive(monkeypatch: pytest.MonkeyPatch) -> None:
+    """randbelow(1) whose loop never accepts reads no words (an attempt of 0 bits), so the
+    enumeration's bounds on words and paths never end it: the walk's own bound does."""
+    from dpverify.samplers import SeededRandomSource
+    from dpverify.verify.gate import _source_check
+    from dpverify.verify.gate._word_sources import SEEDED
+
+    def never_accepts(self: SeededRandomSource, n: int) -> int:
+        while True:
+            self._bits((n - 1).bit_length())
+
+    monkeypatch.setattr(_source_check, "WALK_SECONDS", 0.2)
+    monkeypatch.setattr(SeededRandomSource, "randbelow", never_accepts)
+    result = _source_check.check_randbelow(SEEDED, 1, sizes=(1, 2, 3))
+    assert result.verdict is Verdict.INCONCLUSIVE
+    assert result.summary.startswith("the walk of randbelow(1) had not ended after 0.2 s"), result.summary
+    assert result.evidence["calls_run"] == 1  # the walks after it are not started
+
+
 def test_refuses_catches_a_guard_that_lets_a_broken_user_source_through(monkeypatch: pytest.MonkeyPatch) -> None:
     from dpverify.samplers import _random_source
     from dpverify.verify.gate._source_check import check_refuses

@@ -31,14 +31,17 @@ the spec selection, and :func:`measure`.
 
 from __future__ import annotations
 
+import compileall
 import contextlib
 import hashlib
 import json
 import os
+import py_compile
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, replace
@@ -47,6 +50,7 @@ from typing import Any
 
 from dpverify import __version__
 from dpverify.samplers import DpverifyError
+from dpverify.verify.changes._fork_server import ForkServer, ForkServerUnavailable, preloadable
 from dpverify.verify.changes._mutants import Mutant, verified_source
 from dpverify.verify.changes._mutate_gate_run import GateOptions, GateRun, _environment, _Processes, run_gate
 from dpverify.verify.changes._mutate_status import SURVIVED, Kill, _clip, _last_line, classify
@@ -87,17 +91,25 @@ class Measurement:
     results: tuple[Result, ...]
     baseline_seconds: float
     specs: tuple[str, ...] | None = None
+    runner: str = "fork server"
 
 
 class _Workspace:
     """A temporary folder with a pristine copy of the packages the targets live in, and one
-    fresh copy of it per mutant."""
+    fresh copy of it per mutant.
 
-    def __init__(self, targets: Sequence[Target]) -> None:
+    With ``compiled`` the pristine copy is byte-compiled once, with hash-checked ``.pyc`` files
+    (a ``.pyc`` is used only while its source hashes as when it was compiled, whatever the
+    files' times), and made read-only; each mutant's copy is then hard links to it (a copy
+    where links fail), with the mutated module's file replaced by a new file, never written
+    through a link."""
+
+    def __init__(self, targets: Sequence[Target], *, compiled: bool = False) -> None:
         self.root = Path(tempfile.mkdtemp(prefix="dpverify-mutate-"))
         self.base = self.root / "base"
         self.base.mkdir()
         self.targets = {t.module: t for t in targets}
+        self.compiled = compiled
         copied: set[str] = set()
         for target in targets:
             if target.top in copied:
@@ -111,13 +123,20 @@ class _Workspace:
                 shutil.copy2(target.top_path, self.base / f"{target.top}.py")
         for target in targets:  # exactly the text the mutants are made from, should the file have changed since
             (self.base / target.relative).write_text(target.source, encoding="utf-8")
+        if compiled:
+            compileall.compile_dir(self.base, quiet=2, invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
+            for path in self.base.rglob("*"):
+                if path.is_file():
+                    path.chmod(0o444)
 
     def copy(self, name: str, mutant: Mutant | None = None) -> Path:
         folder = self.root / name
-        shutil.copytree(self.base, folder)
+        shutil.copytree(self.base, folder, copy_function=_link_or_copy if self.compiled else shutil.copy2)
         if mutant is not None:
             target = self.targets[mutant.module]
-            (folder / target.relative).write_text(verified_source(mutant, target.source), encoding="utf-8")
+            mutated = folder / target.relative
+            mutated.unlink()
+            mutated.write_text(verified_source(mutant, target.source), encoding="utf-8")
         return folder
 
     def remove(self, folder: Path) -> None:
@@ -130,24 +149,44 @@ class _Workspace:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-_PROBE = "import importlib.util, sys\nfor name in sys.argv[1:]:\n    print(importlib.util.find_spec(name).origin)\n"
+def _link_or_copy(source: str, destination: str) -> None:
+    try:
+        os.link(source, destination)
+    except OSError:
+        shutil.copy2(source, destination)
 
 
-def _probe(workspace: _Workspace, targets: Sequence[Target]) -> None:
-    """Refuse to run unless the copy's modules are the ones a gate process imports."""
+#: Where each module comes from (one line each), then the modules ``dpverify check`` imports
+#: before it runs anything, ``(name, file)`` as one JSON line.
+_PROBE = """\
+import importlib.util, json, sys
+for name in sys.argv[1:]:
+    print(importlib.util.find_spec(name).origin)
+import dpverify.verify.cli
+print(json.dumps(sorted((n, getattr(m, "__file__", None)) for n, m in list(sys.modules.items()))))
+"""
+
+
+def _probe(workspace: _Workspace, targets: Sequence[Target]) -> list[tuple[str, str | None]]:
+    """Refuse to run unless the copy's modules are the ones a gate process imports.  Returns the
+    modules loaded once ``dpverify check``'s own modules are imported (empty if that failed)."""
     folder = workspace.copy("probe")
     try:
         run = subprocess.run([sys.executable, "-c", _PROBE, *(t.module for t in targets)], cwd=folder,
                              env=_environment(folder), capture_output=True, text=True, timeout=120, check=False)
-        found = run.stdout.split()
+        lines = run.stdout.splitlines()
+        found = lines[:len(targets)]
         for target, origin in zip(targets, found, strict=False):
             if not Path(origin).resolve().is_relative_to(folder.resolve()):
                 raise DpverifyError(f"the mutants' copy is not what Python imports: {target.module} comes from "
                                     f"{origin}; is it installed in a way that bypasses PYTHONPATH?")
-        if run.returncode != 0 or len(found) != len(targets):
+        if len(found) != len(targets):
             raise DpverifyError(f"cannot import the copy of the modules to mutate: {_last_line(run.stderr)}")
     finally:
         workspace.remove(folder)
+    with contextlib.suppress(ValueError, IndexError, TypeError):
+        return [(str(name), file) for name, file in json.loads(lines[len(targets)])]
+    return []
 
 
 def _baseline_error(run: GateRun, options: GateOptions, what: str = "") -> str | None:
@@ -193,12 +232,20 @@ def _function(qualname: str) -> str:
     return ".".join(parts)
 
 
+def _read_trace(trace: Path) -> dict[str, Any]:
+    with contextlib.suppress(OSError, ValueError):
+        document = json.loads(trace.read_text(encoding="utf-8"))
+        if isinstance(document, dict):
+            return document
+    return {}
+
+
 def _ran(trace: Path, folder: Path) -> set[tuple[str, str]]:
     """``(file inside the copy, function)`` for every function of the copy in the trace."""
     root = os.path.realpath(folder)
     found = set()
-    with contextlib.suppress(OSError, ValueError):
-        for filename, qualname in json.loads(trace.read_text(encoding="utf-8")):
+    with contextlib.suppress(TypeError, ValueError):
+        for filename, qualname in _read_trace(trace).get("ran", []):
             path = os.path.realpath(os.path.join(folder, filename))
             if path.startswith(root + os.sep):
                 found.add((Path(os.path.relpath(path, root)).as_posix(), _function(qualname)))
@@ -226,29 +273,83 @@ class _Job:
 
 
 class _LocalRunner:
-    """Gate runs in copies in a temporary folder of this machine, ``jobs`` at a time."""
+    """Gate runs in copies in a temporary folder of this machine, ``jobs`` at a time: each the
+    child of a fork server (:mod:`dpverify.verify.changes._fork_server`) where ``fork`` allows and
+    one starts, in a fresh interpreter otherwise.  The servers preload what the probe and the
+    traced runs so far imported (outside the ``forbidden`` top-level packages)."""
 
-    def __init__(self, targets: Sequence[Target], jobs: int) -> None:
+    def __init__(self, targets: Sequence[Target], jobs: int, *, fork: bool = True,
+                 forbidden: Sequence[str] = ()) -> None:
         self.targets = tuple(targets)
         self.jobs = jobs
-        self.workspace = _Workspace(targets)
+        self.workspace = _Workspace(targets, compiled=fork)
         self.processes = _Processes()
+        self.forbidden = ("dpverify", *(t.top for t in targets), *forbidden)
+        self.fork_problem: str | None = None if fork else "turned off"
+        self._lock = threading.Lock()
+        self._imported: set[tuple[str, str | None]] = set()
+        self._preload: tuple[str, ...] = ()
+        self._idle: list[ForkServer] = []
+
+    @property
+    def runner(self) -> str:
+        """How the gate runs were made, for the report."""
+        if self.fork_problem is None:
+            return "fork server"
+        return f"fresh interpreters (no fork server: {self.fork_problem})"
 
     def start(self) -> None:
-        _probe(self.workspace, self.targets)
+        self._imported.update(_probe(self.workspace, self.targets))
 
     def spec_names(self, options: GateOptions) -> tuple[str, ...]:
         return _spec_names(self.workspace, options)
 
+    def _server(self) -> ForkServer | None:
+        """An idle server that preloads what is known now, started if need be; None without fork."""
+        with self._lock:
+            if self.fork_problem is not None:
+                return None
+            while self._idle:
+                server = self._idle.pop()
+                if server.preload == self._preload:
+                    return server
+                server.close()
+            preload = self._preload
+        try:
+            return ForkServer(self.workspace.base, _environment(self.workspace.base), preload, self.forbidden)
+        except ForkServerUnavailable as error:
+            self._give_up(str(error))
+            return None
+
+    def _give_up(self, why: str) -> None:
+        with self._lock:
+            self.fork_problem = self.fork_problem or why
+
     def runs(self, jobs: Sequence[_Job]) -> Iterator[tuple[int, GateRun, set[tuple[str, str]]]]:
         """``(position in jobs, run, functions it ran)`` for each job, as each finishes."""
+        with self._lock:  # what the traced runs so far imported, preloaded from now on
+            self._preload = preloadable(self._imported, self.forbidden)
 
         def one(position: int, job: _Job) -> tuple[int, GateRun, set[tuple[str, str]]]:
             folder = self.workspace.copy(job.name, job.mutant)
             trace = self.workspace.root / f"{job.name}.trace" if job.trace else None
             try:
-                run = run_gate(folder, job.options, self.processes, trace=trace)
-                return position, run, set() if trace is None else _ran(trace, folder)
+                server = self._server()
+                try:
+                    run = run_gate(folder, job.options, self.processes, trace=trace, server=server)
+                except ForkServerUnavailable as error:
+                    self._give_up(str(error))
+                    server.close()  # type: ignore[union-attr]
+                    server = None
+                    run = run_gate(folder, job.options, self.processes, trace=trace)
+                if server is not None:
+                    with self._lock:
+                        self._idle.append(server)
+                if trace is None:
+                    return position, run, set()
+                with contextlib.suppress(TypeError, ValueError), self._lock:
+                    self._imported.update((str(n), f) for n, f in _read_trace(trace).get("modules", []))
+                return position, run, _ran(trace, folder)
             finally:
                 self.workspace.remove(folder)
 
@@ -264,6 +365,10 @@ class _LocalRunner:
                 raise
 
     def close(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for server in idle:
+            server.close()
         self.workspace.close()
 
 
@@ -366,7 +471,7 @@ def run_in_copy(task: CopyTask) -> tuple[GateRun, frozenset[tuple[str, str]]]:
 
 def measure(targets: Sequence[Target], mutants: Sequence[Mutant], options: GateOptions, *, jobs: int | None,
             select_specs: bool = True, progress: Callable[[Result, int, int], None] | None = None,
-            scheduler: str | None = None) -> Measurement:
+            scheduler: str | None = None, fork: bool = True) -> Measurement:
     """Run the gate on the unmodified copy, then on every mutant, ``jobs`` at a time.
 
     With ``select_specs`` the unmodified run is traced one spec at a time, and each mutant runs
@@ -379,13 +484,14 @@ def measure(targets: Sequence[Target], mutants: Sequence[Mutant], options: GateO
     installation, so nothing of this machine's file system is needed there; ``jobs`` bounds the
     tasks in flight (None: the cluster's worker threads).  Locally ``jobs`` is required."""
     if not mutants:
-        return Measurement((), 0.0)
+        return Measurement((), 0.0, runner="none (no mutant to run)")
     if scheduler is not None:
         runner: _LocalRunner | _ClusterRunner = _ClusterRunner(targets, scheduler, jobs)
     else:
         if jobs is None:
             raise DpverifyError("measure needs jobs, the gate runs at a time, unless a scheduler runs them.")
-        runner = _LocalRunner(targets, jobs)
+        runner = _LocalRunner(targets, jobs, fork=fork,
+                              forbidden=[module.partition(".")[0] for module in options.spec_modules])
     targets_by_module = {t.module: t for t in targets}
     try:
         runner.start()
@@ -431,6 +537,7 @@ def measure(targets: Sequence[Target], mutants: Sequence[Mutant], options: GateO
             if progress is not None:
                 progress(results[index], len(results), len(mutants))
         return Measurement(tuple(results[i] for i in range(len(mutants))), baseline_seconds,
-                           None if coverage is None else tuple(coverage))
+                           None if coverage is None else tuple(coverage),
+                           runner.runner if isinstance(runner, _LocalRunner) else "dask")
     finally:
         runner.close()

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dpverify.verify.changes._fork_server import ForkServer
+
 __all__ = [
     "DEFAULT_CASE_TIME_LIMIT",
     "DEFAULT_SAMPLES",
@@ -81,7 +83,19 @@ class _Processes:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._running: set[subprocess.Popen[bytes]] = set()
+        self._servers: set[ForkServer] = set()
         self.stopping = False
+
+    def serving(self, server: ForkServer) -> None:
+        """``server`` is about to run a gate: its child is ended with the rest on a stop."""
+        with self._lock:
+            if self.stopping:
+                raise _Stopped
+            self._servers.add(server)
+
+    def served(self, server: ForkServer) -> None:
+        with self._lock:
+            self._servers.discard(server)
 
     def start(self, *args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
         with self._lock:
@@ -98,9 +112,11 @@ class _Processes:
     def stop_all(self) -> None:
         with self._lock:
             self.stopping = True
-            running = list(self._running)
+            running, servers = list(self._running), list(self._servers)
         for process in running:
             _kill_group(process)
+        for server in servers:
+            server.kill_child()
 
 
 class _Stopped(Exception):
@@ -125,8 +141,9 @@ def _environment(copy: Path) -> dict[str, str]:
     return environment
 
 
-#: ``python -c`` program: ``dpverify ARGS`` under cProfile from before the first import, then the
-#: ``(file, qualified name)`` of every Python function it ran, as JSON to ``argv[1]``.
+#: ``python -c`` program: ``dpverify ARGS`` under cProfile from before the first import, then
+#: ``{"ran": [(file, qualified name) of every Python function it ran], "modules": [(name, file)
+#: of every module loaded]}`` as JSON to ``argv[1]`` (the fork server's child writes the same).
 _TRACED = """\
 import cProfile, json, sys
 profile = cProfile.Profile()
@@ -138,32 +155,48 @@ try:
 finally:
     profile.disable()
     ran = sorted({(e.code.co_filename, e.code.co_qualname) for e in profile.getstats() if not isinstance(e.code, str)})
+    modules = sorted((n, getattr(m, "__file__", None)) for n, m in list(sys.modules.items()))
     with open(sys.argv[1], "w", encoding="utf-8") as out:
-        json.dump(ran, out)
+        json.dump({"ran": ran, "modules": modules}, out)
 sys.exit(code)
 """
 
 
 def run_gate(copy: Path, options: GateOptions, processes: _Processes | None = None, *,
-             trace: Path | None = None) -> GateRun:
+             trace: Path | None = None, server: ForkServer | None = None) -> GateRun:
     """``python -m dpverify check --json`` on the code in ``copy`` (its own working directory);
-    with ``trace``, under the profiler, which writes the functions that ran to ``trace``."""
+    with ``trace``, under the profiler, which writes the functions that ran to ``trace``.  With
+    ``server``, the run is that fork server's child rather than a fresh interpreter; it raises
+    :class:`~dpverify.verify.changes._fork_server.ForkServerUnavailable` if the server is gone."""
     processes = processes or _Processes()
     out, errors = copy.parent / f"{copy.name}.json", copy.parent / f"{copy.name}.stderr"
-    program = ["-m", "dpverify"] if trace is None else ["-c", _TRACED, str(trace)]
-    command = [sys.executable, *program, *options.arguments(), "--json", str(out)]
+    arguments = [*options.arguments(), "--json", str(out)]
     start = time.monotonic()
+    code: int | None
+    if server is not None:
+        processes.serving(server)
+        try:
+            code = server.run(copy, arguments, errors, _environment(copy)["PYTHONPATH"], options.timeout, trace)
+        finally:
+            processes.served(server)
+        return _finished(code, out, errors, time.monotonic() - start)
+    program = ["-m", "dpverify"] if trace is None else ["-c", _TRACED, str(trace)]
+    command = [sys.executable, *program, *arguments]
     with open(errors, "wb") as stderr:
         process = processes.start(command, cwd=copy, env=_environment(copy), stdin=subprocess.DEVNULL,
                                   stdout=subprocess.DEVNULL, stderr=stderr)
         try:
-            code: int | None = process.wait(timeout=options.timeout)
+            code = process.wait(timeout=options.timeout)
         except subprocess.TimeoutExpired:
             _kill_group(process)
             code = None
         finally:
             processes.done(process)
-    seconds = time.monotonic() - start
+    return _finished(code, out, errors, time.monotonic() - start)
+
+
+def _finished(code: int | None, out: Path, errors: Path, seconds: float) -> GateRun:
+    """The run read back from its JSON and stderr files."""
     document = None
     with contextlib.suppress(OSError, ValueError):
         document = json.loads(out.read_text(encoding="utf-8"))

@@ -63,7 +63,8 @@ def _mutate(args: argparse.Namespace) -> int:
               f"{result.seconds:.0f} s)", file=sys.stderr, flush=True)
 
     measured = mutate.measure(targets, chosen, options, jobs=jobs, select_specs=not args.all_specs,
-                              progress=progress, scheduler=args.scheduler)
+                              progress=progress, scheduler=args.scheduler, fork=not args.no_fork)
+    print(f"gate runs: {measured.runner}", file=human, flush=True)
     results = reviewed_results(measured.results, reviewed)
     document = report_json(work, results, reviewed, options, baseline_seconds=measured.baseline_seconds,
                            jobs=jobs, specs=measured.specs, scheduler=args.scheduler)
@@ -88,6 +89,9 @@ def add_mutate_parser(commands: Any) -> None:
     mutate.add_argument("--scheduler", metavar="ADDRESS",
                         help="run every gate run on the Dask cluster whose scheduler is at ADDRESS, each worker in "
                              "its own copy of its installed packages (pip install 'dpverify[dask]')")
+    mutate.add_argument("--no-fork", action="store_true",
+                        help="start a fresh interpreter for every gate run, instead of forking each from one that "
+                             "imported the libraries once (the default where os.fork exists)")
     mutate.add_argument("--timeout", type=_count("timeout", 1, MAX_TIMEOUT), default=DEFAULT_MUTANT_TIMEOUT,
                         metavar="SECONDS", help=f"seconds one gate run may take (default {DEFAULT_MUTANT_TIMEOUT})")
     mutate.add_argument("--equivalents", metavar="PATH",

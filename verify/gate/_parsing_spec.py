@@ -31,8 +31,10 @@ from typing import Any
 
 from dpverify.specs import Case, Params, SamplesPmf, Spec
 from dpverify.verify.engine._results import CheckResult
+from dpverify.verify.gate._real_runs import NoOutput, once
 
-__all__ = ["MAX_BITS", "MAX_DIGITS", "MAX_TEXT", "PARSING_SPEC", "REFUSED", "SPECS", "Row", "cases", "check_parsing"]
+__all__ = ["MAX_BITS", "MAX_DIGITS", "MAX_TEXT", "PARSING_SPEC", "REFUSED", "ROW_SECONDS", "SPECS", "Row", "cases",
+           "check_parsing"]
 
 #: The documented limits (samplers/_rational.py's docstring), restated.
 MAX_DIGITS = 1000
@@ -193,6 +195,12 @@ def cases() -> list[Row]:
     return rows
 
 
+#: Seconds one row may take.  Every row, at the limits' edges too, takes milliseconds; a parser
+#: that computes a huge power before refusing it runs on (CPython checks for the bound's signal
+#: between the power's steps, so it is cut off).
+ROW_SECONDS = 2
+
+
 def check_parsing(p: Params) -> CheckResult:
     """Every row of :func:`cases`: the stated value, or a refusal that names the parameter."""
     from dpverify.samplers import InvalidArgument
@@ -203,7 +211,11 @@ def check_parsing(p: Params) -> CheckResult:
     for row in rows:
         label, expected, name = row.label, row.expected, row.named or row.args[0]
         try:
-            got = row.function(*row.args, **row.keywords)
+            got = once(lambda row=row: row.function(*row.args, **row.keywords), ROW_SECONDS)
+        except NoOutput:
+            problems.append(f"{label} was neither parsed nor refused within {ROW_SECONDS} s (a value past the limits "
+                            "is refused before it is computed)")
+            break  # the rows after it would only run on as long
         except InvalidArgument as error:
             text = str(error)
             if expected is not REFUSED:

@@ -112,6 +112,7 @@ from dpverify.samplers import InvalidArgument, RandomSource, SystemRandomSource
 from dpverify.samplers._rational import shown
 from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text
 from dpverify.verify.engine._text import short_rational
+from dpverify.verify.gate._real_runs import NoOutput, once
 from dpverify.verify.gate._source_walk import (
     BERNOULLI_BITS,
     LOOP_BITS,
@@ -124,6 +125,8 @@ from dpverify.verify.gate._source_walk import (
 from dpverify.verify.gate._word_sources import SYSTEM, Call, WordSource, _call_text, _need_source, _need_width
 
 __all__ = [
+    "REFUSAL_SECONDS",
+    "WALK_SECONDS",
     "check_bernoulli",
     "check_randbelow",
     "check_refuses",
@@ -260,10 +263,18 @@ def _result(check: str, source: WordSource, width: int, findings: list[tuple[Cal
 
 def _run_all(calls: Sequence[Call | tuple[Call, ...]],
              one: Callable[[Any], tuple[Fraction, _Finding]]) -> list[tuple[Call | tuple[Call, ...], Fraction, _Finding]]:
-    """``one(call)`` for each call in turn, stopping at the first violation."""
+    """``one(call)`` for each call in turn, stopping at the first violation, or at the first walk
+    still running after :data:`WALK_SECONDS` (inconclusive: the walks after it would loop too)."""
     findings = []
     for call in calls:
-        findings.append((call, *one(call)))
+        try:
+            findings.append((call, *once(lambda call=call: one(call), WALK_SECONDS)))
+        except NoOutput:
+            reason = (f"the walk of {_call_text(call)} had not ended after {WALK_SECONDS} s (each of the unmodified "
+                      "conversion's walks takes well under a second): a loop that reads no words, or one far longer "
+                      "than the conversion's")
+            findings.append((call, Fraction(1), _Finding(Verdict.INCONCLUSIVE, reason, {"reason": reason})))
+            break
         if findings[-1][2].verdict is Verdict.VIOLATED:
             break
     return findings
@@ -340,10 +351,22 @@ def check_source(source: WordSource, width: int) -> tuple[CheckResult, CheckResu
     return check_randbelow(source, width), check_bernoulli(source, width), check_successive(source, width)
 
 
+#: Seconds one walk over every word stream may take.  The enumeration bounds the words a walk reads
+#: and the paths it runs (:data:`~dpverify.verify.gate._source_walk.MAX_PATHS`), but not a loop
+#: that reads no words at all (an attempt of ``k = 0`` bits that is never accepted).
+WALK_SECONDS = 5
+#: Seconds an invalid call may take to refuse.  A refusal checks the arguments before anything is
+#: drawn, which takes microseconds; a call still running after this is looping on them.
+REFUSAL_SECONDS = 2
+
+
 def refusal_problem(call: str, attempt: Callable[[], object]) -> str | None:
-    """None when ``attempt()`` raises InvalidArgument, else what it did instead (``call`` names it)."""
+    """None when ``attempt()`` raises InvalidArgument, else what it did instead (``call`` names
+    it): returned, raised something else, or was still running after :data:`REFUSAL_SECONDS`."""
     try:
-        value = attempt()
+        value = once(attempt, REFUSAL_SECONDS)
+    except NoOutput:
+        return f"{call} had not refused after {REFUSAL_SECONDS} s (a refusal comes before any draw): it runs on"
     except InvalidArgument:
         return None
     except Exception as error:  # noqa: BLE001 - the code under test
