@@ -67,6 +67,7 @@ from dpverify.verify.privacy._pld_certified import (
     _certified_compose,
     _discretise,
     _exact_to_certified,
+    _fft_self_compose,
     _ratio_atoms,
     _Side,
     _side_scanner,
@@ -316,8 +317,9 @@ class PrivacyLossDistribution:
         return PrivacyLossDistribution(_certified_compose(first, second), grid, bits, count)
 
     def self_compose(self, k: object) -> PrivacyLossDistribution:
-        """The k-fold composition (``1 <= k <= MAX_COMPOSITIONS``), by squaring.  Refused before any
-        work when the result would pass :data:`MAX_POINTS` points."""
+        """The k-fold composition (``1 <= k <= MAX_COMPOSITIONS``), by squaring; a large certified
+        one by one FFT power with a certified slack (:mod:`dpverify.verify.privacy._fft_power`).
+        Refused before any work when the result would pass :data:`MAX_POINTS` points."""
         k_ = need_count("k", k, low=1, high=MAX_COMPOSITIONS)
         state = self._state
         if isinstance(state, _ExactState):
@@ -336,6 +338,10 @@ class PrivacyLossDistribution:
                 return composed
             return _certified_compose(x, y)  # type: ignore[arg-type]
 
+        if isinstance(state, _CertifiedState):
+            fast = _fft_self_compose(state, k_)
+            if fast is not None:
+                return PrivacyLossDistribution(fast, self._grid, self._bits, self._compositions * k_)
         # left to right: every large product is a square (cheaper than a product of two), and the
         # odd steps multiply by the one-fold PLD, the shortest there is
         result = state

@@ -18,8 +18,8 @@ bound.  Then ``delta_low(eps) <= delta(eps) <= delta_high(eps)`` for every ``eps
 ``eps_low <= eps(delta) <= eps_high``; the gap is reported (about ``k * Delta`` in ``eps``).
 This is the pessimistic/optimistic discretisation of Meiser–Mohammadi (2018), Koskela, Jälkö,
 Honkela ("Computing Tight Differential Privacy Guarantees Using FFT", AISTATS 2020) and Google's
-dp-accounting PLD, with exact integer convolutions and directed rounding instead of
-floating-point FFTs.
+dp-accounting PLD, with exact integer convolutions and directed rounding; a large k-fold
+self-composition is one float FFT power whose error is bounded a priori (below).
 
 **Why both bounds are sound.**  The integrand ``g(L) = (1 - e^(eps - L))^+`` is non-negative,
 non-decreasing in ``L`` and at most 1 (``1`` at ``+inf``).  Say a measure ``mu`` on
@@ -37,6 +37,25 @@ less ``excess``, gives ``delta_low``.  Every comparison of an irrational number 
 outward-rounded intervals, and every fixed-point sum of ``e^(-i Delta)`` is rounded the safe way
 for the bound it serves.
 
+**The FFT power** (:mod:`dpverify.verify.privacy._fft_power`).  ``self_compose(k)`` of a large
+certified state takes the k-fold of ``side`` with one float FFT power instead of ``log2 k`` exact
+convolutions.  Let ``H`` be the non-decreasing ``h`` with values in ``[0, 1]`` and ``h(+inf) = 1``:
+every reading is such an ``h`` (``g`` and its shifts), and the invariant of
+:class:`_CertifiedState` is only ever used on ``H``.  ``H`` is kept by composition: for ``h`` in
+``H`` and a probability measure ``omega``, ``x -> h(x + z)`` and ``z -> int h(x + z) domega(x)``
+are in ``H``, so the argument of :func:`_certified_compose` goes through on ``H`` (``side``
+dominating ``omega`` on ``H``: ``int h(x+y) dside_a(x) >= int h(x+y) domega_a(x) =: psi(y)``, with
+``psi`` in ``H``).  Let ``nu = side^(*k)`` exactly: it dominates ``omega^(*k)`` and exceeds it by
+at most ``E_k = excess (1 + m + ... + m^(k-1))`` on ``H`` (``m`` the side's mass; the rule
+``E_a mass_b + E_b`` applied ``k - 1`` times).  The FFT gives a measure ``mu`` on a window with
+``||mu - nu|_window||_1 + nu(finite, outside the window) <= slack``, so for every ``h`` in ``H``
+``|int h dmu + int h d(nu at +inf) - int h dnu| <= slack``.  The new side is ``mu`` with
+``nu``'s mass at ``+inf`` plus ``slack`` there (``h(+inf) = 1``): it dominates ``nu``, hence
+``omega^(*k)``, on ``H``, and exceeds ``nu`` by at most ``2 slack``, so its excess is
+``E_k + 2 slack`` (plus what :func:`_trim_tails` moves).  Both readings of
+:class:`~dpverify.verify.privacy._pld.PrivacyLossDistribution` then stay bounds: ``delta_high`` is ``mu``'s reading plus
+``slack``, ``delta_low`` the optimistic reading less ``E_k`` and ``slack``.
+
 Its own module because the exact path (:mod:`dpverify.verify.privacy._pld_exact`) needs none of
 this rounding; an exact PLD is discretised here when it meets a certified one.
 """
@@ -50,7 +69,7 @@ from fractions import Fraction
 from mpmath import iv, libmp
 
 from dpverify.specs._enclosure import interval_precision, iv_rational
-from dpverify.verify.privacy import _convolution
+from dpverify.verify.privacy import _block_scan, _convolution, _fft_power
 from dpverify.verify.privacy._pld_enclosure import _floor_ceil
 from dpverify.verify.privacy._pld_exact import _ExactState
 from dpverify.verify.privacy._pld_lattice import _height, _Lattice, _need_packed, _need_points, _Scanner
@@ -80,7 +99,8 @@ class _CertifiedState:
     ``shift`` grid points (every atom's floor is its ceiling minus one, a loss 0 is moved to
     ``-grid``), so the optimistic measure is ``omega`` read ``shift * grid`` lower.  ``excess``
     bounds ``int h d(side) - int h d(omega)`` for every non-decreasing ``h`` with values in
-    ``[0, 1]``: what rounding masses up added and what cutting tails moved up.  ``inf``: the exact
+    ``[0, 1]`` and ``h(+inf) = 1`` (every reading is one): what rounding masses up added, what
+    cutting tails moved up, and twice the slack of an FFT power.  ``inf``: the exact
     mass at ``+inf``; ``support_top``: every finite loss is at most ``support_top * grid`` (None:
     there is none), so ``delta(eps) = inf`` exactly from there on.
     """
@@ -153,6 +173,40 @@ def _certified_compose(a: _CertifiedState, b: _CertifiedState) -> _CertifiedStat
     top = None if a.support_top is None or b.support_top is None else a.support_top + b.support_top
     return _CertifiedState(a.grid, a.bits, side, a.shift + b.shift, a.excess * b.side.mass() + b.excess + own,
                            a.inf + b.inf - a.inf * b.inf, top)
+
+
+#: Largest slack of an FFT power that is used; past it the exact convolutions run instead.
+FFT_SLACK = Fraction(1, 1 << 28)
+#: Fewest points of the k-fold for which ``self_compose`` tries the FFT power.
+FFT_POINTS = 1 << 14
+
+
+def _fft_self_compose(state: _CertifiedState, k: int) -> _CertifiedState | None:
+    """The k-fold composition by one FFT power (see the module docstring), or None when it does
+    not apply (too few points, masses past a float's range) or its slack passes :data:`FFT_SLACK`."""
+    side, bits = state.side, state.bits
+    weights = side.lattice.weights
+    if k < 2 or not weights or bits > 960 or k * (len(weights) - 1) + 1 < FFT_POINTS:
+        return None
+    if (k * len(weights)).bit_length() > bits - 28:
+        return None  # the rounding of the reading alone (window / 2^bits) would pass FFT_SLACK
+    power = _fft_power.fft_power(weights, bits, k)
+    if power.slack > FFT_SLACK:
+        return None
+    mass, inf = side.mass(), side.inf
+    nu_inf = mass**k - (mass - inf) ** k
+    geometric = Fraction(k) if mass == 1 else (mass**k - 1) / (mass - 1)
+    offset = k * side.lattice.offset + power.low
+    new_side, moved = _trim_tails(offset, power.weights, nu_inf + power.slack, bits)
+    kept = new_side.lattice.weights
+    if power.array is not None and kept and kept[0] >> 64 == 0:
+        start = new_side.lattice.offset - offset
+        array = power.array[start : start + len(kept)].copy()
+        array[0] = kept[0]  # the bottom cut moved onto the first kept point
+        _block_scan.remember(kept, array)
+    top = None if state.support_top is None else k * state.support_top
+    return _CertifiedState(state.grid, bits, new_side, k * state.shift, state.excess * geometric + 2 * power.slack + moved,
+                           1 - (1 - state.inf) ** k, top)
 
 
 # --- discretisation -----------------------------------------------------------------------------
@@ -233,4 +287,6 @@ def _side_scanner(side: _Side, grid: Fraction, bits: int, stop: int) -> tuple[_S
                 t = -((factor * ((w << precision) + t)) >> precision)  # the ceiling, factor < 0
             return a, t
 
-    return _Scanner(side.lattice, stop, (0, 0), run), precision
+    lattice = side.lattice
+    kept = _block_scan.checkpoints(lattice.weights, lattice.offset, stop, grid, precision, side.upper)
+    return _Scanner(lattice, stop, (0, 0), run, kept), precision

@@ -213,15 +213,17 @@ class _Scanner:
     """The states ``s(j)`` for ``j = top, top-1, ..., stop`` (``offset - 1 <= stop``, ``top`` the
     lattice's top): ``s(top)`` is given and ``s(j) = step(s(j+1), W[j+1])``, so ``s(j)`` summarises
     the atoms above ``j``; ``run(s, ws)`` applies ``step`` for each weight of ``ws`` in turn.
-    Every :data:`_CHECKPOINT`-th state is kept, so a state is recomputed in fewer steps than that,
+    Every :data:`_CHECKPOINT`-th state is kept (or those given), so a state is recomputed in few steps,
     and :meth:`largest` finds a crossing by bisection over the kept states."""
 
-    def __init__(self, lattice: _Lattice, stop: int, first: Any, run: Callable[[Any, Sequence[int]], Any]) -> None:
+    def __init__(self, lattice: _Lattice, stop: int, first: Any, run: Callable[[Any, Sequence[int]], Any],
+                 kept: tuple[list[int], list[Any]] | None = None) -> None:
+        """``kept``: states already known at ``top, top - step, ...`` (any spacing), continued
+        point by point down to ``stop``."""
         self.lattice, self.run = lattice, run
-        top = lattice.top
-        self.js: list[int] = [top]
-        self.states: list[Any] = [first]
-        state, j = first, top
+        self.js: list[int] = [lattice.top] if kept is None else kept[0]
+        self.states: list[Any] = [first] if kept is None else kept[1]
+        state, j = self.states[-1], self.js[-1]
         while j > stop:
             lower = max(stop, j - _CHECKPOINT)
             state = run(state, self._weights(j, lower))
