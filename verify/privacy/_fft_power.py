@@ -217,6 +217,9 @@ def _direct_spectrum(points: np.ndarray, values: np.ndarray, length: int) -> np.
     index = np.empty_like(q)
     terms = np.empty(len(q), dtype=np.complex128)
     for s, value in zip(points.tolist(), values.tolist()):
+        if s == 0:  # T[0] = 1: the same sums, value * 1 and + value * 0 being exact
+            real += value
+            continue
         np.multiply(q, s, out=index)
         index &= length - 1  # q s mod length: length is a power of two
         np.take(table, index, out=terms)

@@ -156,12 +156,15 @@ def _trim_tails(offset: int, weights: list[int], inf: Fraction, bits: int) -> tu
         top += weights[end - 1]
         end -= 1
     kept = weights[start:end]
+    scale = 1 << bits
     if kept:
         kept[0] += bottom
+        # both ends are positive: each loop stopped at a weight past what was left of its budget
+        lattice = _Lattice(offset + start, tuple(kept), scale)
     else:
         top += bottom  # everything went: to +inf
-    scale = 1 << bits
-    return _Side(_Lattice.trimmed(offset + start, kept, scale), inf + Fraction(top, scale), True), Fraction(bottom + top, scale)
+        lattice = _Lattice(0, (), scale)
+    return _Side(lattice, inf + Fraction(top, scale), True), Fraction(bottom + top, scale)
 
 
 def _certified_compose(a: _CertifiedState, b: _CertifiedState) -> _CertifiedState:
