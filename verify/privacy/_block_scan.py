@@ -11,12 +11,12 @@ subtracted; from above on the lower side).  Across a block of ``B`` points below
 
 ``V`` is computed in binary64 (round to nearest, IEEE-754; numpy's float64 ufuncs): each ``w``
 (below ``2^64``) is converted from uint64 to one of its two neighbouring doubles (C's conversion;
-relative error below ``2u``, two factors below), each ``r^d`` is the nearest double
+relative error below ``2u``, within three factors below), each ``r^d`` is the nearest double
 to the midpoint of an ``mpmath.iv`` enclosure narrower than ``2^-70`` relative (so within
 ``u + 2^-70 < 2u`` of ``r^d``), each product is one rounding and the sum of the ``B`` non-negative
 products takes at most ``B - 1`` roundings per term in whatever order numpy adds them: every term
-of the computed ``V^`` carries at most ``B + 4`` factors ``(1 + delta)``, ``|delta| <= u``, so
-``|V^ - V| <= gamma_(B+4) V`` (Higham, *Accuracy and Stability of Numerical Algorithms*, Lemma 3.1;
+of the computed ``V^`` carries at most ``B + 5`` factors ``(1 + delta)``, ``|delta| <= u``, so
+``|V^ - V| <= gamma_(B+5) V`` (Higham, *Accuracy and Stability of Numerical Algorithms*, Lemma 3.1;
 no product underflows: ``w >= 1`` or ``w = 0``, ``r^d >= e^-B``; none overflows: ``w < 2^64``).
 Then ``V^/(1 + gamma) <= V <= V^/(1 - gamma)`` and both, like ``r^B 2^P``, are rounded to integers
 the safe way for the side.  ``A`` is summed exactly: the high and the low 32 bits of each
@@ -41,7 +41,7 @@ __all__ = ["BLOCK", "checkpoints", "remember"]
 BLOCK = 512
 _Q = 64
 _U = Fraction(1, 1 << 53)
-_GAMMA = (BLOCK + 4) * _U / (1 - (BLOCK + 4) * _U)
+_GAMMA = (BLOCK + 5) * _U / (1 - (BLOCK + 5) * _U)
 _SHRINK = ((1 << _Q) * _GAMMA.denominator) // (_GAMMA.denominator + _GAMMA.numerator)  # <= 2^Q/(1 + gamma)
 _GROW = -((-(1 << _Q) * _GAMMA.denominator) // (_GAMMA.denominator - _GAMMA.numerator))  # >= 2^Q/(1 - gamma)
 
