@@ -171,3 +171,18 @@ def test_block_checkpoints_bracket_the_point_by_point_scan():
         assert a1 == a2 == a3 == a4
         assert t1 <= t4 and t3 <= t2  # each lower bound below each upper bound
         assert t2 - t1 <= max(1, t4 >> 40)  # and close
+
+
+def test_fft_powers_composed_again_contain_the_exact_values(always_fft):
+    P, Q = thm71_pair(0, 1)
+    exact = PLD.from_pmfs(P, Q).self_compose(40)
+    one = PLD.from_pmfs(P, Q, method="certified", grid="1/10^3")
+    nested = one.self_compose(5).self_compose(8)  # the second power of a dense, FFT-made side
+    joined = one.self_compose(20).compose(one.self_compose(20))
+    assert len(always_fft) == 4
+    for pld in (nested, joined):
+        for eps in (Fraction(0), Fraction(1), Fraction(4)):
+            a, b = exact.delta(eps), pld.delta(eps)
+            assert b.low <= a.low and a.high <= b.high
+        a, b = exact.epsilon(Fraction(1, 10**6)), pld.epsilon(Fraction(1, 10**6))
+        assert b.low <= a.low and a.high <= b.high
