@@ -15,7 +15,7 @@ points ``s = 0..n-1`` (exact integers ``w_s``), ``f = x^(*k)`` its exact k-fold 
    ``f`` outside it.
 2. *Spectrum.*  ``x~_s = fl(x_s)`` (so ``x~ <= (1 + u) x``, ``u = 2^-53``).  ``X_q = sum_s x~_s
    w^(qs)``, ``w = e^(-2 pi i/L)``, for ``q = 0..N``: directly when ``x`` has at most
-   :data:`DIRECT_ATOMS` non-zero points (each term ``x~_s * T[qs mod L]``, summed in order), by a
+   :data:`DIRECT_ATOMS` non-zero points (each term ``x~_s * T[qs mod L]``, lightest first), by a
    radix-2 FFT of length ``N`` of ``z = x~_even + i x~_odd`` and the usual split
    ``X_q = (Z_q + conj Z_(N-q))/2 - i w^q (Z_q - conj Z_(N-q))/2`` otherwise.
 3. *Power.*  ``Y_q = X_q^k`` by binary powering (complex products), entries with
@@ -39,13 +39,13 @@ product's parts computed as ``fl(fl(ac) -+ fl(bd))`` or with one fused multiply-
 ``fl(ac -+ fl(bd))``: both err by at most ``(2u + u^2)(|ac| + |bd|) <= gamma_2 (|ac| + |bd|)``,
 so Higham's Lemma 3.5 (``|fl(xy) - xy| <= sqrt 2 gamma_2 |x||y|``), which the theorem uses, holds
 either way; sums and differences are single roundings.  The theorem assumes no underflow: with
-gradual underflow a product gains an absolute error ``<= 2^-1075`` per real part and a sum none
-(a sum whose exact value is subnormal is exact), and each stage has 2-norm ``sqrt 2 (1 + eta)``,
-so for ``N <= 2^30`` this adds less than ``2^-1000`` (``_UNDERFLOW``) to each bound, and the
-splits and halvings less than ``2^-1070`` per entry.  The weights: 
-``T[aB + b] = fl(A_a B_b)`` with ``A_a = w^(aB)``, ``B_b = w^b`` rounded to nearest from
-``mpmath.iv`` enclosures of width below ``2^-76`` (error ``<= u + 2^-76``, as
-``|cos| , |sin| <= 1`` share one unit circle: ``mu_0 = u + 2^-75``), so
+gradual underflow each real product gains an absolute error ``<= 2^-1075`` and a sum none (a sum
+whose exact value is subnormal is exact), and each stage has 2-norm ``sqrt 2 (1 + eta)``, so for
+``N <= 2^30`` (lattices are capped at ``2^22`` points) this adds less than ``2^-1000``
+(``_UNDERFLOW``) to each bound, and the splits and halvings less than ``2^-1070`` per entry.
+The weights: ``T[aB + b] = fl(A_a B_b)`` with ``A_a = w^(aB)``, ``B_b = w^b`` rounded to nearest
+from the midpoints of ``mpmath.iv`` enclosures of width below ``2^-76``: each part within
+``u |part| + 2^-77``, so each within ``u + 2^-76 <= mu_0 = u + 2^-75`` (``cos^2 + sin^2 = 1``), and
 ``mu = mu_0 (2 + mu_0) + sqrt 2 gamma_2 (1 + mu_0)^2`` (:data:`MU`).
 
 **Error bound** (:func:`_error_bound`, all in outward-rounded ``iv``; ``m = (1 + u) sum x``,
