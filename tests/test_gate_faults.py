@@ -167,6 +167,31 @@ def test_a_smoke_hang_beside_an_exact_proof_is_inconclusive_with_its_reason() ->
     assert not any(c.check.startswith("statistical") for c in outcome.checks)
 
 
+def loops_before_its_first_draw(n: int, rng: RandomSource) -> int:
+    """A calibration that never converges: it loops before it draws, on any source."""
+    while n > 0:
+        n = n + 1 - 1
+    return rng.randbelow(n)
+
+
+def test_a_loop_before_the_first_draw_is_inconclusive_without_the_exact_checks() -> None:
+    outcome = _run(_spec("no-draw", loops_before_its_first_draw))
+    smoke = _check(outcome, "smoke")
+    assert outcome.outcome == "inconclusive" and not outcome.met
+    assert smoke.evidence["drew"] is False and smoke.evidence["loops_before_drawing"] is True
+    assert smoke.evidence["no_output_within_s"] == run_seconds(TIME_LIMIT)
+    assert "before it had taken a single random bit" in smoke.summary and "none was started" in smoke.summary
+    assert [c.check for c in outcome.checks] == ["smoke"]  # the exact checks would only have run on too
+    assert not any("time bound hit" in text for text in _texts(outcome))
+
+
+def test_a_run_that_waits_only_for_a_real_source_still_gets_its_exact_checks() -> None:
+    outcome = _run(_spec("real-wait", hangs_on_a_real_source))
+    smoke = _check(outcome, "smoke")
+    assert smoke.evidence["drew"] is False and smoke.evidence["loops_before_drawing"] is False
+    assert _check(outcome, "exactness").verdict is Verdict.PROVED
+
+
 def test_a_slow_but_terminating_smoke_run_passes_on_its_second_chance() -> None:
     def slow(n: int, rng: RandomSource) -> int:
         if isinstance(rng, SeededRandomSource):  # busy past the first pass's bound, well within a run's

@@ -65,12 +65,14 @@ class _FirstDraw(RandomSource, trusted=True):
         pass
 
     size: int | None = None
+    drawn = False
 
     def randbelow(self, n: int) -> int:
-        self.size = n
+        self.size, self.drawn = n, True
         raise self.Seen
 
     def bernoulli(self, num: int, den: int) -> bool:
+        self.drawn = True
         raise self.Seen
 
 

@@ -54,29 +54,40 @@ class _Instance(_BoundSpec):
 
     # --- the checks ----------------------------------------------------------------------------
 
-    def smoke(self, seed: int, *, seconds: float = RUN_SECONDS) -> list[CheckResult]:
+    def smoke(self, seed: int, *, seconds: float = RUN_SECONDS, probe: bool = False) -> list[CheckResult]:
         """One run per input (up to :data:`SMOKE_INPUTS`) on the seeded source: a sampler that
         raises on valid parameters, or returns an unhashable value, is violated before any
         other check runs (if the spec's domain is what is wrong, the message says so).  Each
         run is given ``seconds``: one that gives no output by then is abandoned, and the result
         is ``inconclusive`` with ``evidence["no_output_within_s"]`` (a hang is no proof; the case
         decides what it means, :mod:`~dpverify.verify.gate._spec_run`).  Every run returning is
-        ``proved``, a line of its own in the case's report like every other check."""
+        ``proved``, a line of its own in the case's report like every other check.
+
+        ``evidence["drew"]`` says whether the abandoned run had taken a random bit.  With
+        ``probe``, a run that had not is run again on a source that ends the run at its first draw
+        (as an enumeration's would go no further before its first branch), for ``seconds`` too:
+        ``evidence["loops_before_drawing"]`` is True when that run also went on without drawing,
+        so the code loops on these parameters whatever its source."""
         if self.spec.sampler is None:
             return []
         inputs = (self.inputs or (None,))[:SMOKE_INPUTS]
         rng = SeededRandomSource(seed)
         for done, q in enumerate(inputs):
             at = "" if q is None else f" at {self.spec.input.name}={q!r}"  # type: ignore[union-attr]
+            before = (rng._counter, rng._pool_bits)  # every random bit the run takes changes these
             try:
                 output = once(lambda q=q: self.run(q, rng), seconds, done)
                 hash(output)
             except NoOutput as hung:
+                drew = (rng._counter, rng._pool_bits) != before
                 summary = (f"no output within {hung.within} of real draws{at} (seeded source, seed={seed}): "
-                           f"the run was abandoned after {done} input(s) returned")
-                return [CheckResult("smoke", Verdict.INCONCLUSIVE, summary, reason=summary, evidence={
-                    "input": None if q is None else str(q), "seed": seed, "no_output_within_s": seconds,
-                    "inputs_returned": done, "replay": self.replay})]
+                           f"the run was abandoned after {done} input(s) returned"
+                           f"{'' if drew else ', before it had taken a single random bit'}")
+                evidence = {"input": None if q is None else str(q), "seed": seed, "no_output_within_s": seconds,
+                            "inputs_returned": done, "drew": drew, "replay": self.replay}
+                if probe and not drew:
+                    evidence["loops_before_drawing"] = self._loops_before_drawing(q, seconds)
+                return [CheckResult("smoke", Verdict.INCONCLUSIVE, summary, reason=summary, evidence=evidence)]
             except SpecError:
                 raise
             except Exception as error:  # noqa: BLE001 - the sampler is the code under test
@@ -89,6 +100,18 @@ class _Instance(_BoundSpec):
         what = "one run" if inputs == (None,) else f"one run at each of {len(inputs)} input(s)"
         return [CheckResult("smoke", Verdict.PROVED, f"{what} returned an output (seeded source, seed={seed})",
                             evidence={"inputs_run": len(inputs), "seed": seed, "replay": self.replay})]
+
+    def _loops_before_drawing(self, q: Hashable, seconds: float) -> bool:
+        """Whether the run at ``q`` goes on for ``seconds`` without a draw on a source that ends it
+        at its first draw."""
+        first = _FirstDraw()
+        try:
+            once(lambda: self.run(q, first), seconds)
+        except NoOutput:
+            return not first.drawn
+        except BaseException:  # noqa: BLE001 - _FirstDraw.Seen, or whatever the code under test raised
+            return False
+        return False
 
     def exactness(self) -> list[CheckResult]:
         if self.spec.pmf is None or not self.enumerable or not isinstance(self.enumeration, (Exhaustive, Bisection)):

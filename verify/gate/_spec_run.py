@@ -47,6 +47,15 @@ the case's time bound:
   a run that has not returned yet proves nothing (a correct rejection sampler's run is unbounded
   with positive probability, and a loaded machine stalls).  The case misses ``proved`` either way.
 
+A first-pass run that hung before it had taken a single random bit gets its second chance at
+once, before the exact checks; if it goes on as long without a bit again, and also without a
+draw on a source that stops a run at its first draw, the code loops on these parameters before
+drawing, whatever its source: every exact check runs the same code up to its first draw and would
+loop there too (until the case's time bound), so none is started and ``smoke`` is
+``inconclusive`` with that reason (a calibration that never converges ends in about two run
+bounds, not the case's).  A run that waits only for a real source draws at once from the probe,
+and the exact checks run as above.
+
 After a smoke run that hung, the sampling (which would only hang again) is not started.  Once a
 soundness check is not proved, each declared check (which may run the broken code on real
 randomness, as the vector specs' ``defaults`` does) gets one run's bound too (the smoke run's
@@ -259,6 +268,13 @@ def _soundness(
     progress.enter("smoke run (one run per input)", "smoke")
     smoke = instance.smoke(seed, seconds=quick_seconds(time_limit))
     hung = any(_no_output(c) for c in smoke)
+    second_chance = hung and not smoke[0].evidence.get("drew", True)  # a slow start, or a loop before any draw?
+    if second_chance:
+        progress.enter("smoke run, a second chance of one run's bound", "smoke")
+        smoke = instance.smoke(seed, seconds=run_seconds(time_limit), probe=True)
+        hung = any(_no_output(c) for c in smoke)
+        if hung and smoke[0].evidence.get("loops_before_drawing"):
+            return progress.done([_hung(smoke[0], _BEFORE_ANY_DRAW)]), [], hung
     if smoke and smoke[0].verdict is Verdict.VIOLATED:  # raised on valid parameters: nothing else runs
         return progress.done(smoke), [], hung
     soundness: list[CheckResult] = [] if hung else progress.done(smoke)
@@ -268,9 +284,10 @@ def _soundness(
     decides = f"{', '.join(violated)} found a violation, which decides"
     if hung and violated:  # the smoke run hung, and the exact checks decide
         findings += progress.done([_hung(smoke[0], f"not waited for longer: {decides}")])
-    elif hung:  # it hung and nothing exact decides: a longer second chance
-        progress.enter("smoke run, a second chance of one run's bound", "smoke")
-        smoke = instance.smoke(seed, seconds=run_seconds(time_limit))
+    elif hung:  # it hung and nothing exact decides: a longer second chance, unless it had it already
+        if not second_chance:
+            progress.enter("smoke run, a second chance of one run's bound", "smoke")
+            smoke = instance.smoke(seed, seconds=run_seconds(time_limit))
         soundness += progress.done([_hung(c, _not_a_proof(exact)) if _no_output(c) else c for c in smoke])
     soundness += exact
     if not statistics or hung:  # (after a hang, sampling would only hang again)
@@ -343,6 +360,13 @@ def _not_a_proof(exact: list[CheckResult]) -> str:
         return (f"the exact checks prove the code's law, so the code behaves differently on this source than on the "
                 f"enumerated draws, or its run is slower than the bound; {wait}")
     return f"{'no exact check decided either' if exact else 'no exact check applies'}; {wait}"
+
+
+#: Why no exact check runs after a run that took no random bit in one run's bound, and went on as
+#: long without drawing on a source that ends a run at its first draw: every exact check runs the
+#: same code on the same parameters up to its first draw, so it would go on there too.
+_BEFORE_ANY_DRAW = ("it also ran on without drawing on a source that stops a run at its first draw, where every "
+                    "exact check would run on too, so none was started")
 
 
 def _no_output(result: CheckResult) -> bool:
