@@ -14,9 +14,10 @@ This script, in one run (the machine is noisy, so the baseline is measured besid
 2. **baseline**: ``dpverify mutate --no-fork --jobs J`` on a sample of the same mutants (every
    ``--every``-th of those the first run actually ran), timed the same way; the sample's mean
    seconds per mutant in the two runs give the per-mutant speed-up;
-3. **same verdicts**: each sampled mutant must have the same status in both runs, and, when
-   killed, a killing check in common; with ``--old-json PATH`` (a ``dpverify mutate --no-fork
-   --json`` document of a whole run) every mutant is compared the same way.
+3. **same verdicts**: each sampled mutant must have the same status in both runs (a killed
+   mutant whose killing checks differ is listed: a gate stops at its first failing case); with
+   ``--old-json PATH`` (a ``dpverify mutate --no-fork --json`` document of a whole run) every
+   mutant is compared the same way.
 
 Optionally (``--dask``, needs the extra ``dask``), ``dpverify mutate --scheduler`` on the first
 ``--dask-mutants`` of the sample with a local cluster of 1 and then 2 single-threaded worker
@@ -70,26 +71,25 @@ def ran(mutant: dict[str, Any]) -> bool:
     return mutant["specs"] != []
 
 
-def same(new: dict[str, Any], old: dict[str, Any]) -> bool:
-    """The same status, and for a killed mutant a killing check in common."""
-    if new["status"] != old["status"]:
-        return False
-    if new["status"] != "killed":
-        return True
-    return bool({k["check"] for k in new["kills"]} & {k["check"] for k in old["kills"]})
+def checks(mutant: dict[str, Any]) -> list[str]:
+    return sorted({k["check"] for k in mutant["kills"]})
 
 
-def compare(new: dict[str, dict[str, Any]], old: dict[str, dict[str, Any]], what: str) -> list[str]:
-    """One line per mutant of ``old`` whose verdict differs in ``new`` (or is missing there)."""
-    lines = []
+def compare(new: dict[str, dict[str, Any]], old: dict[str, dict[str, Any]], what: str) -> tuple[list[str], list[str]]:
+    """``(differences, notes)``: a line per mutant of ``old`` whose status differs in ``new`` (or
+    is missing there), and a line per killed mutant whose killing checks share none (a gate stops
+    at its first failing case, and which comes first can depend on time)."""
+    differences, notes = [], []
     for identifier, before in old.items():
         after = new.get(identifier)
         if after is None:
-            lines.append(f"{identifier}: in the {what} run, not in the measured one")
-        elif not same(after, before):
-            lines.append(f"{identifier}: {before['status']} {sorted({k['check'] for k in before['kills']})} in the "
-                         f"{what} run, {after['status']} {sorted({k['check'] for k in after['kills']})} now")
-    return lines
+            differences.append(f"{identifier}: in the {what} run, not in the measured one")
+        elif after["status"] != before["status"]:
+            differences.append(f"{identifier}: {before['status']} {checks(before)} in the {what} run, "
+                               f"{after['status']} {checks(after)} now")
+        elif before["status"] == "killed" and not set(checks(before)) & set(checks(after)):
+            notes.append(f"{identifier}: killed by {checks(before)} in the {what} run, by {checks(after)} now")
+    return differences, notes
 
 
 def dask_scaling(identifiers: Sequence[str], folder: Path, jobs: int) -> list[tuple[int, float]]:
@@ -144,14 +144,17 @@ def main() -> int:
     print(f"baseline: dpverify mutate --no-fork on {len(sample)} of them (every {args.every}-th that ran): "
           f"{old_seconds:.0f} s in all; per mutant {per_old:.2f} s before, {per_new:.2f} s now: {per_old / per_new:.2f}x",
           flush=True)
-    differences = compare(new, old, "--no-fork")
+    differences, notes = compare(new, old, "--no-fork")
     if args.old_json is not None:
         whole_old = mutants(json.loads(args.old_json.read_text(encoding="utf-8")))
-        differences += compare(new, whole_old, str(args.old_json))
+        more, more_notes = compare(new, whole_old, str(args.old_json))
+        differences, notes = differences + more, notes + more_notes
         print(f"compared with {args.old_json}: {len(whole_old)} mutants", flush=True)
-    print(f"same verdicts: {'yes' if not differences else 'NO'}")
+    print(f"same statuses: {'yes' if not differences else 'NO'}")
     for line in differences:
         print(f"  {line}")
+    for line in notes:
+        print(f"  (same status, other killing checks) {line}")
 
     if args.dask:
         timings = dask_scaling(sample[: args.dask_mutants], folder, args.jobs)

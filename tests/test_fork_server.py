@@ -159,3 +159,50 @@ def test_measure_gives_the_same_statuses_with_and_without_the_server() -> None:
     assert [sorted(k.check for k in r.kills) for r in forked.results] == [sorted(k.check for k in r.kills)
                                                                           for r in fresh.results]
     assert sys.modules.get("dpverify") is not None  # this process's own dpverify is untouched
+
+
+def test_an_import_time_mutant_runs_the_module_users_first_and_the_rest_only_if_it_passes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from pathlib import PurePosixPath
+
+    from dpverify.verify.changes._mutate_gate_run import GateRun
+    from dpverify.verify.changes._mutate_targets import Target
+
+    source = "LIMIT = 3\n\n\ndef f(x):\n    return x < LIMIT\n"
+    target = Target("pkg.mod", Path("/nowhere/pkg/mod.py"), "pkg", Path("/nowhere/pkg"), PurePosixPath("pkg/mod.py"),
+                    source)
+    at_import = next(m for m in mutants_of("pkg.mod", source) if m.at_import)
+    # "user" ran f; "catcher" never entered the module, yet fails on the changed constant; "bystander" passes
+    coverage = {"user": {("pkg/mod.py", "f")}, "catcher": {("other.py", "g")}, "bystander": set()}
+    gates: list[tuple[str, ...]] = []
+
+    class Runner:
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            self.runner = "fork server"
+
+        def start(self) -> None:
+            pass
+
+        def spec_names(self, options: GateOptions) -> tuple[str, ...]:
+            return tuple(coverage)
+
+        def runs(self, jobs: list) -> Iterator[tuple[int, GateRun, set]]:  # type: ignore[type-arg]
+            for position, job in enumerate(jobs):
+                specs = job.options.specs
+                if job.mutant is not None:
+                    gates.append(specs)
+                failed = job.mutant is not None and "catcher" in specs
+                entries = [{"name": "catcher/x", "met": False, "problems": ["smoke violated"],
+                            "checks": [{"check": "smoke", "verdict": "violated", "summary": "changed"}]}] if failed else []
+                document = {"passed": not failed, "entries": entries, "repository": []}
+                yield position, GateRun(1 if failed else 0, document, "", 1.5), set(coverage[specs[0]]) if job.trace else set()
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(_mutate, "_LocalRunner", Runner)
+    measured = _mutate.measure([target], [at_import], GateOptions(), jobs=1)
+    (result,) = measured.results
+    assert gates == [("user",), ("catcher", "bystander")]
+    assert result.status == KILLED and result.specs == ("user", "catcher", "bystander") and result.seconds == 3.0
+    assert [k.check for k in result.kills] == ["smoke"]
