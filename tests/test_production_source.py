@@ -16,6 +16,7 @@ from dpverify.verify.engine._results import Verdict
 def test_the_shipped_supplies_prove() -> None:
     words = check_production_words()
     assert words.verdict is Verdict.PROVED, words.summary
+    assert "{forked}" not in words.summary and "fork" in words.summary.split("none twice; ")[1]
     blocks = check_production_blocks()
     assert blocks.verdict is Verdict.PROVED, blocks.summary
 
@@ -25,6 +26,21 @@ def test_a_pool_that_repeats_a_word_is_violated(monkeypatch: pytest.MonkeyPatch)
     result = check_production_words()
     assert result.verdict is Verdict.VIOLATED
     assert "never changed" in result.summary and "handed out twice" in result.summary
+
+
+def test_a_draw_that_never_returns_is_violated_within_its_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A conversion that rejects every word draws from the OS forever: a violation in seconds."""
+    from dpverify.verify.gate import _production_source
+
+    def rejects_every_word(self: SystemRandomSource, n: int) -> int:
+        while True:
+            _random_source._pop() if len(_random_source._WORDS) else _random_source._refill_and_pop()
+
+    monkeypatch.setattr(_production_source, "DRAW_SECONDS", 0.2)
+    monkeypatch.setattr(SystemRandomSource, "randbelow", rejects_every_word)
+    result = check_production_words()
+    assert result.verdict is Verdict.VIOLATED
+    assert "the pooled supply had not given 1024 words after 0.2 s" in result.summary, result.summary
 
 
 def test_narrow_words_are_violated(monkeypatch: pytest.MonkeyPatch) -> None:

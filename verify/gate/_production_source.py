@@ -39,14 +39,18 @@ from collections.abc import Callable
 
 from dpverify.samplers import SeededRandomSource, SystemRandomSource, _random_source, fresh_seed
 from dpverify.verify.engine._results import CheckResult, Verdict
+from dpverify.verify.gate._real_runs import NoOutput, once
 from dpverify.verify.gate._source_check import refusal_problem
 
-__all__ = ["BLOCK_SEEDS", "SEEDS", "WORDS", "check_production_blocks", "check_production_words", "documented_block"]
+__all__ = ["BLOCK_SEEDS", "DRAW_SECONDS", "SEEDS", "WORDS", "check_production_blocks", "check_production_words", "documented_block"]
 
 #: Words read from each supply: more than two refills of the 512-word pool.
 WORDS = 1024
 #: Seeds drawn from :func:`~dpverify.samplers.fresh_seed`, which must be 64-bit words too.
 SEEDS = 128
+#: Seconds the words of one supply may take: a draw that never returns (a conversion that rejects
+#: every word) is a violation, not a wait for the case's time bound.
+DRAW_SECONDS = 5
 #: Seeds of the known-answer test: 0 (one zero byte), the largest one- and two-byte seeds and
 #: the next ones, and a seed longer than 64 bits.
 BLOCK_SEEDS = (0, 1, 255, 256, 65535, 65536, 2**64 + 1)
@@ -56,7 +60,10 @@ _WIDTH = 64
 
 
 def _word_problems(name: str, draw: Callable[[], int], count: int = WORDS) -> list[str]:
-    words = [draw() for _ in range(count)]
+    try:
+        words = once(lambda: [draw() for _ in range(count)], DRAW_SECONDS)
+    except NoOutput:
+        return [f"{name} had not given {count} words after {DRAW_SECONDS} s (they take milliseconds): a draw runs on"]
     bad = [w for w in words if not isinstance(w, int) or isinstance(w, bool) or not 0 <= w < 1 << _WIDTH]
     if bad:
         return [f"{name} gave {bad[0]!r}, not an int on [0, 2^64)"]
@@ -114,7 +121,9 @@ def check_production_words() -> CheckResult:
                 *_word_problems("the unpooled supply", _random_source._UnpooledWords().pop),
                 *_word_problems("fresh_seed()", fresh_seed, count=SEEDS)]
     forked = "fork not checked (no os.fork here)"
-    if hasattr(os, "fork") and threading.active_count() == 1:
+    if problems:  # its draws would fail the same way (or never return), in the parent and the child
+        forked = "fork not checked (the supplies' own words failed)"
+    elif hasattr(os, "fork") and threading.active_count() == 1:
         try:
             problem = _fork_problem()
         except OSError as error:
@@ -130,7 +139,7 @@ def check_production_words() -> CheckResult:
                            evidence={"problems": problems})
     return CheckResult("production_words", Verdict.PROVED,
                        f"{WORDS} words from the pool (across refills), {WORDS} from the unpooled supply and {SEEDS} "
-                       "fresh seeds: ints on [0, 2^64), every bit position both ways, none twice; {forked} (false-positive probability "
+                       f"fresh seeds: ints on [0, 2^64), every bit position both ways, none twice; {forked} (false-positive probability "
                        "below 2^-44)")
 
 
