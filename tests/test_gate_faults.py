@@ -192,6 +192,22 @@ def test_a_run_that_waits_only_for_a_real_source_still_gets_its_exact_checks() -
     assert _check(outcome, "exactness").verdict is Verdict.PROVED
 
 
+def ignores_its_source_at_the_edge(n: int, rng: RandomSource) -> int:
+    """Draws from the source it is given, except at the domain's edge, where it loops on its own."""
+    while n == 10:
+        pass
+    return rng.randbelow(n)
+
+
+def test_an_edge_run_that_never_reaches_a_draw_is_abandoned_inconclusive() -> None:
+    outcome = _run(_spec("edge-loop", ignores_its_source_at_the_edge, accepts=({"n": 10},)))
+    accepts = _check(outcome, "accepts")
+    assert accepts.verdict is Verdict.INCONCLUSIVE and not outcome.met
+    assert f"n=10 neither drew nor returned within {run_seconds(TIME_LIMIT)} s" in accepts.summary, accepts.summary
+    assert _check(outcome, "exactness").verdict is Verdict.PROVED
+    assert not any("time bound hit" in text for text in _texts(outcome))
+
+
 def test_a_slow_but_terminating_smoke_run_passes_on_its_second_chance() -> None:
     def slow(n: int, rng: RandomSource) -> int:
         if isinstance(rng, SeededRandomSource):  # busy past the first pass's bound, well within a run's

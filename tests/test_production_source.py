@@ -94,3 +94,18 @@ def test_a_too_wide_unpooled_word_is_violated(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(_random_source._UnpooledWords, "pop", lambda self: int.from_bytes(os.urandom(9), "little"))
     result = check_production_words()
     assert result.verdict is Verdict.VIOLATED and "the unpooled supply gave" in result.summary
+
+
+def test_blocks_that_are_never_drawn_are_violated_within_the_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pool that never grows makes every draw of the replay source loop: a violation in seconds."""
+    from dpverify.verify.gate import _production_source
+
+    def never_fills(self: SeededRandomSource, k: int) -> int:
+        while self._pool_bits < k:
+            self._block()
+        return 0
+
+    monkeypatch.setattr(_production_source, "DRAW_SECONDS", 0.2)
+    monkeypatch.setattr(SeededRandomSource, "_bits", never_fills)
+    result = check_production_blocks()
+    assert result.verdict is Verdict.VIOLATED and "blocks not drawn after 0.2 s" in result.summary, result.summary

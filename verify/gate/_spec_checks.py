@@ -207,25 +207,31 @@ class _Instance(_BoundSpec):
             kwargs[self.input_name] = q
         return function, kwargs, ", ".join(f"{k}={shown(v, 30)}" for k, v in overrides.items())
 
-    def accepts(self) -> list[CheckResult]:
+    def accepts(self, *, seconds: float = RUN_SECONDS) -> list[CheckResult]:
         """Each declared valid parameter set at the domain's edge must get as far as its first draw
-        (or return without one); a run stops at that draw, so the edge costs nothing to try."""
+        (or return without one); a run stops at that draw, so the edge costs nothing to try.  A
+        run that neither draws nor returns within ``seconds`` is abandoned: inconclusive."""
         if self.spec.sampler is None or self.randomness is not Randomness.SOURCE or not self.spec.accepts:
             return []
-        problems, tried = [], []
+        problems, tried, late = [], [], []
         q = None if self.inputs is None else self.inputs[0]
         for overrides in self.spec.accepts:
             function, kwargs, shown_call = self._edge_call(dict(overrides), q)
             tried.append(shown_call)
             try:
-                function(**kwargs, rng=_FirstDraw())
+                once(lambda function=function, kwargs=kwargs: function(**kwargs, rng=_FirstDraw()), seconds)
             except _FirstDraw.Seen:
                 pass
+            except NoOutput:  # e.g. code that no longer draws from the source it is given
+                late.append(f"{shown_call} neither drew nor returned within {seconds} s")
             except Exception as error:  # noqa: BLE001 - the code under test
                 problems.append(f"{shown_call} was refused ({type(error).__name__}: {_short(str(error), 100)}), "
                                 "but it is inside the domain")
         if problems:
             return [CheckResult("accepts", Verdict.VIOLATED, "; ".join(problems), evidence={"tried": tried})]
+        if late:
+            reason = "; ".join(late) + ": not run to its first draw, so not shown to accept"
+            return [CheckResult("accepts", Verdict.INCONCLUSIVE, reason, reason=reason, evidence={"tried": tried})]
         return [CheckResult("accepts", Verdict.PROVED,
                             f"accepts {len(tried)} parameter set(s) at the domain's edge up to the first draw",
                             evidence={"tried": tried})]

@@ -279,7 +279,7 @@ def _soundness(
         return progress.done(smoke), [], hung
     soundness: list[CheckResult] = [] if hung else progress.done(smoke)
     findings: list[CheckResult] = []
-    exact = _exact_checks(instance, seed, progress)
+    exact = _exact_checks(instance, seed, progress, time_limit)
     violated = [c.check for c in exact if c.verdict is Verdict.VIOLATED]
     decides = f"{', '.join(violated)} found a violation, which decides"
     if hung and violated:  # the smoke run hung, and the exact checks decide
@@ -335,7 +335,7 @@ def _declared_checks(
     return claims, findings
 
 
-def _exact_checks(instance: _Instance, seed: int, progress: _Progress) -> list[CheckResult]:
+def _exact_checks(instance: _Instance, seed: int, progress: _Progress, time_limit: float | None) -> list[CheckResult]:
     """The soundness checks that enumerate the code or stop it at its first draw: none of them
     runs it on real randomness, so none can hang on a loop the enumeration sees through."""
     results = []
@@ -344,7 +344,7 @@ def _exact_checks(instance: _Instance, seed: int, progress: _Progress) -> list[C
         ("interval enumeration", "intervals", instance.intervals),
         ("joint enumeration of the batch form", "batch", instance.batch),
         ("runs on parameters the code must refuse", "refuses", lambda: instance.refuses(seed)),
-        ("runs on parameters at the domain's edge", "accepts", instance.accepts),
+        ("runs on parameters at the domain's edge", "accepts", lambda: instance.accepts(seconds=run_seconds(time_limit))),
     ):
         progress.enter(stage, check)
         results += progress.done(run())
