@@ -8,6 +8,7 @@ as narrow as asked.  The only trust left is in mpmath's outward rounding of ``ex
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from fractions import Fraction
@@ -16,11 +17,13 @@ import mpmath
 from mpmath import iv, libmp
 
 __all__ = [
+    "EXP_NEG_CUTOFF",
     "GUARD_BITS",
     "MAX_BITS",
     "MAX_DPS",
     "bits_for_digits",
     "enclose",
+    "exp_neg",
     "interval_precision",
     "iv_rational",
     "one_minus_exp_neg",
@@ -64,6 +67,22 @@ def iv_rational(value: Fraction | int) -> iv.mpf:
     return iv.mpf(value.numerator) / iv.mpf(value.denominator)
 
 
+#: Past this ``x``, :func:`exp_neg` encloses ``e^(-x)`` by ``[0, 2^-floor(x)]`` instead of computing
+#: it: mpmath's exponential of an argument of ``2^30`` or more takes seconds to minutes, and a
+#: value below ``2^-2^20`` is lost against any sum it enters at the precisions used here.
+EXP_NEG_CUTOFF = 1 << 20
+
+
+def exp_neg(x: Fraction) -> iv.mpf:
+    """An enclosure of ``e^(-x)`` for a rational ``x >= 0``: mpmath's outward-rounded exponential,
+    or ``[0, 2^-floor(x)]`` past :data:`EXP_NEG_CUTOFF` (``e^(-x) <= 2^(-x)`` for ``x >= 0``)."""
+    if x < 0:
+        raise AssertionError(f"exp_neg needs x >= 0, got {x}")
+    if x > EXP_NEG_CUTOFF:
+        return iv.mpf([0, mpmath.ldexp(1, -math.floor(x))])
+    return iv.exp(-iv_rational(x))
+
+
 def one_minus_exp_neg(x: Fraction) -> iv.mpf:
     """An enclosure of ``1 - e^(-x)`` for a rational ``x >= 0`` without cancellation.
 
@@ -77,7 +96,7 @@ def one_minus_exp_neg(x: Fraction) -> iv.mpf:
         return iv.mpf(0)
     X = iv_rational(x)
     if x >= Fraction(1, 2):
-        return 1 - iv.exp(-X)
+        return 1 - exp_neg(x)
     threshold = mpmath.mpf(x.numerator) / x.denominator * mpmath.mpf(2) ** (-iv.prec - 4)
     total, term, k = iv.mpf(0), iv.mpf(1), 0
     while True:

@@ -36,7 +36,7 @@ from dpverify.samplers import discrete_gaussian as _dgauss_sampler
 from dpverify.samplers import discrete_laplace as _dlap_sampler
 from dpverify.samplers._rational import RationalLike
 from dpverify.samplers.bernoulli import bernoulli_exp
-from dpverify.specs._enclosure import MAX_DPS, enclose, iv_rational, one_minus_exp_neg
+from dpverify.specs._enclosure import MAX_DPS, enclose, exp_neg, iv_rational, one_minus_exp_neg
 from dpverify.specs._noise import NoiseSpec
 from dpverify.specs._pmf import _shown, exact_text
 
@@ -361,8 +361,8 @@ def dgauss_normaliser_interval(sigma2: Fraction) -> tuple[iv.mpf, str]:
         k_end = isqrt(math.ceil(2 * sigma2 * (p + 4) * Fraction(7, 10))) + 1  # this is K + 1
         total = iv.mpf(0)
         for y in range(1, k_end):
-            total += iv.exp(-iv_rational(Fraction(y * y) / (2 * sigma2)))
-        first_omitted = iv.exp(-iv_rational(Fraction(k_end * k_end) / (2 * sigma2)))
+            total += exp_neg(Fraction(y * y) / (2 * sigma2))
+        first_omitted = exp_neg(Fraction(k_end * k_end) / (2 * sigma2))
         bound = first_omitted / one_minus_exp_neg(Fraction(2 * k_end + 1) / (2 * sigma2))
         return 1 + 2 * (total + bound * iv.mpf([0, 1])), "direct"
     s = iv_rational(sigma2)

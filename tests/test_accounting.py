@@ -265,3 +265,24 @@ def test_bad_input_is_refused_with_one_line(call: object, message: str) -> None:
     with pytest.raises(InvalidArgument, match=message) as raised:
         call()  # type: ignore[operator]
     assert "\n" not in str(raised.value)
+
+
+@pytest.mark.parametrize("x", [Fraction(0), Fraction(1, 3), Fraction(700), Fraction(2**20), Fraction(2**20 + 1, 1),
+                               Fraction(3 * 2**40 + 1, 3)])
+def test_exp_neg_encloses_e_to_the_minus_x(x: Fraction) -> None:
+    from mpmath import iv
+
+    from dpverify.specs._enclosure import EXP_NEG_CUTOFF, exp_neg
+
+    enclosure = exp_neg(x)
+    if x <= EXP_NEG_CUTOFF:  # computed: the same enclosure as mpmath's
+        exact = iv.exp(-iv.mpf(x.numerator) / x.denominator)
+        assert enclosure.a == exact.a and enclosure.b == exact.b
+    else:  # 0 <= e^-x <= 2^-x <= 2^-floor(x)
+        assert enclosure.a == 0 and enclosure.b == mpmath.ldexp(1, -(x.numerator // x.denominator))
+
+
+def test_dgauss_delta_at_a_vanishing_variance_is_one() -> None:
+    """sigma^2 = 3/2^16609: the neighbours' laws are disjoint but for e^(-2^16607)-sized tails."""
+    low, high = dgauss_delta(Fraction(3, 2**16609 + 1), 0)
+    assert low <= 1 <= high and 1 - low < mpmath.mpf(10) ** -30

@@ -186,3 +186,14 @@ def test_fft_powers_composed_again_contain_the_exact_values(always_fft):
             assert b.low <= a.low and a.high <= b.high
         a, b = exact.epsilon(Fraction(1, 10**6)), pld.epsilon(Fraction(1, 10**6))
         assert b.low <= a.low and a.high <= b.high
+
+
+def test_without_numpy_the_exact_products_and_scans_give_the_bounds(monkeypatch):
+    """numpy is an optional extra: without it the certified path is the exact one, still sound."""
+    P, Q = thm71_pair(0, 1)
+    exact = PLD.from_pmfs(P, Q).self_compose(64).delta(Fraction(1, 2))
+    monkeypatch.setattr(_pld_certified, "FFT_POINTS", 1)  # the FFT power would be taken if it were there
+    monkeypatch.setattr(_pld_certified, "_fft_power", None)
+    monkeypatch.setattr(_pld_certified, "_block_scan", None)
+    bound = PLD.from_pmfs(P, Q, method="certified", grid="1/10^3").self_compose(64).delta(Fraction(1, 2))
+    assert bound.low <= exact.low and exact.high <= bound.high

@@ -111,7 +111,7 @@ def _names(name: str, value: object) -> tuple[str, ...]:
 
 def discover(modules: Sequence[str] = (), *, names: Sequence[str] = ()) -> tuple[FoundSpec, ...]:
     """The specs of ``modules`` if any are given, else of every entry point; only those named in
-    ``names`` when given.  Two specs with one name are an error."""
+    ``names`` when given, in the order they are named.  Two specs with one name are an error."""
     modules, names = _names("modules", modules), _names("names", names)
     found = [f for name in modules for f in specs_from_module(name)] if modules else list(specs_from_entry_points())
     seen: dict[str, str] = {}
@@ -125,5 +125,6 @@ def discover(modules: Sequence[str] = (), *, names: Sequence[str] = ()) -> tuple
         if unknown:
             raise SpecError(f"no spec named {elided(', '.join(map(repr, unknown)))}; "
                             f"found: {elided(', '.join(seen)) or '(none)'}.")
-        found = [f for f in found if f.spec.name in names]
+        order = {name: position for position, name in reversed(list(enumerate(names)))}
+        found = sorted((f for f in found if f.spec.name in order), key=lambda f: order[f.spec.name])
     return tuple(found)

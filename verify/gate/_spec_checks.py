@@ -54,7 +54,7 @@ class _Instance(_BoundSpec):
 
     # --- the checks ----------------------------------------------------------------------------
 
-    def smoke(self, seed: int, *, seconds: float = RUN_SECONDS, probe: bool = False) -> list[CheckResult]:
+    def smoke(self, seed: int, *, seconds: float = RUN_SECONDS) -> list[CheckResult]:
         """One run per input (up to :data:`SMOKE_INPUTS`) on the seeded source: a sampler that
         raises on valid parameters, or returns an unhashable value, is violated before any
         other check runs (if the spec's domain is what is wrong, the message says so).  Each
@@ -63,11 +63,9 @@ class _Instance(_BoundSpec):
         decides what it means, :mod:`~dpverify.verify.gate._spec_run`).  Every run returning is
         ``proved``, a line of its own in the case's report like every other check.
 
-        ``evidence["drew"]`` says whether the abandoned run had taken a random bit.  With
-        ``probe``, a run that had not is run again on a source that ends the run at its first draw
-        (as an enumeration's would go no further before its first branch), for ``seconds`` too:
-        ``evidence["loops_before_drawing"]`` is True when that run also went on without drawing,
-        so the code loops on these parameters whatever its source."""
+        ``evidence["drew"]`` says whether the abandoned run had taken a random bit, and
+        ``evidence["inputs_returned"]`` is the abandoned input's position (see
+        :meth:`loops_before_drawing`)."""
         if self.spec.sampler is None:
             return []
         inputs = (self.inputs or (None,))[:SMOKE_INPUTS]
@@ -83,11 +81,9 @@ class _Instance(_BoundSpec):
                 summary = (f"no output within {hung.within} of real draws{at} (seeded source, seed={seed}): "
                            f"the run was abandoned after {done} input(s) returned"
                            f"{'' if drew else ', before it had taken a single random bit'}")
-                evidence = {"input": None if q is None else str(q), "seed": seed, "no_output_within_s": seconds,
-                            "inputs_returned": done, "drew": drew, "replay": self.replay}
-                if probe and not drew:
-                    evidence["loops_before_drawing"] = self._loops_before_drawing(q, seconds)
-                return [CheckResult("smoke", Verdict.INCONCLUSIVE, summary, reason=summary, evidence=evidence)]
+                return [CheckResult("smoke", Verdict.INCONCLUSIVE, summary, reason=summary, evidence={
+                    "input": None if q is None else str(q), "seed": seed, "no_output_within_s": seconds,
+                    "inputs_returned": done, "drew": drew, "replay": self.replay})]
             except SpecError:
                 raise
             except Exception as error:  # noqa: BLE001 - the sampler is the code under test
@@ -101,9 +97,11 @@ class _Instance(_BoundSpec):
         return [CheckResult("smoke", Verdict.PROVED, f"{what} returned an output (seeded source, seed={seed})",
                             evidence={"inputs_run": len(inputs), "seed": seed, "replay": self.replay})]
 
-    def _loops_before_drawing(self, q: Hashable, seconds: float) -> bool:
-        """Whether the run at ``q`` goes on for ``seconds`` without a draw on a source that ends it
-        at its first draw."""
+    def loops_before_drawing(self, position: int, seconds: float) -> bool:
+        """Whether the run at the smoke run's input ``position`` goes on for ``seconds`` without a
+        draw on a source that ends it at its first draw (as an enumeration goes no further before
+        its first branch): then the code loops on these parameters whatever its source."""
+        q = (self.inputs or (None,))[:SMOKE_INPUTS][position]
         first = _FirstDraw()
         try:
             once(lambda: self.run(q, first), seconds)

@@ -47,14 +47,14 @@ the case's time bound:
   a run that has not returned yet proves nothing (a correct rejection sampler's run is unbounded
   with positive probability, and a loaded machine stalls).  The case misses ``proved`` either way.
 
-A first-pass run that hung before it had taken a single random bit gets its second chance at
-once, before the exact checks; if it goes on as long without a bit again, and also without a
-draw on a source that stops a run at its first draw, the code loops on these parameters before
-drawing, whatever its source: every exact check runs the same code up to its first draw and would
-loop there too (until the case's time bound), so none is started and ``smoke`` is
-``inconclusive`` with that reason (a calibration that never converges ends in about two run
-bounds, not the case's).  A run that waits only for a real source draws at once from the probe,
-and the exact checks run as above.
+A first-pass run that hung before it had taken a single random bit is run again, before the
+exact checks, on a source that stops a run at its first draw, for one run's bound: if it goes on
+that long without drawing, the code loops on these parameters before drawing, whatever its
+source, and every exact check, which runs the same code up to its first draw, would loop there
+too (until the case's time bound), so none is started and ``smoke`` is ``inconclusive`` with that
+reason (a calibration that never converges ends in one run's bound, not the case's).  A run that
+draws from that source (a slow start, or code that waits only for a real source) gets its second
+chance on real draws at once, and the exact checks run as above.
 
 After a smoke run that hung, the sampling (which would only hang again) is not started.  Once a
 soundness check is not proved, each declared check (which may run the broken code on real
@@ -270,11 +270,14 @@ def _soundness(
     hung = any(_no_output(c) for c in smoke)
     second_chance = hung and not smoke[0].evidence.get("drew", True)  # a slow start, or a loop before any draw?
     if second_chance:
+        progress.enter("a run on a source that stops it at its first draw", "smoke")
+        probe = run_seconds(time_limit)
+        if instance.loops_before_drawing(smoke[0].evidence["inputs_returned"], probe):
+            looped = replace(smoke[0], evidence={**smoke[0].evidence, "loops_before_drawing_s": probe})
+            return progress.done([_hung(looped, _before_any_draw(probe))]), [], hung
         progress.enter("smoke run, a second chance of one run's bound", "smoke")
-        smoke = instance.smoke(seed, seconds=run_seconds(time_limit), probe=True)
+        smoke = instance.smoke(seed, seconds=run_seconds(time_limit))
         hung = any(_no_output(c) for c in smoke)
-        if hung and smoke[0].evidence.get("loops_before_drawing"):
-            return progress.done([_hung(smoke[0], _BEFORE_ANY_DRAW)]), [], hung
     if smoke and smoke[0].verdict is Verdict.VIOLATED:  # raised on valid parameters: nothing else runs
         return progress.done(smoke), [], hung
     soundness: list[CheckResult] = [] if hung else progress.done(smoke)
@@ -362,11 +365,12 @@ def _not_a_proof(exact: list[CheckResult]) -> str:
     return f"{'no exact check decided either' if exact else 'no exact check applies'}; {wait}"
 
 
-#: Why no exact check runs after a run that took no random bit in one run's bound, and went on as
-#: long without drawing on a source that ends a run at its first draw: every exact check runs the
-#: same code on the same parameters up to its first draw, so it would go on there too.
-_BEFORE_ANY_DRAW = ("it also ran on without drawing on a source that stops a run at its first draw, where every "
-                    "exact check would run on too, so none was started")
+def _before_any_draw(seconds: float) -> str:
+    """Why no exact check runs after a run that took no random bit and then went on for one run's
+    bound without drawing on a source that ends a run at its first draw: every exact check runs
+    the same code on the same parameters up to its first draw, so it would go on there too."""
+    return (f"then it ran {seconds} s without drawing on a source that stops a run at its first draw, where every "
+            "exact check would run on too, so none was started")
 
 
 def _no_output(result: CheckResult) -> bool:

@@ -61,7 +61,8 @@ from mpmath import iv, libmp
 
 from dpverify.samplers import DpverifyError, InvalidArgument, as_fraction, as_int
 from dpverify.samplers._rational import RationalLike, shown
-from dpverify.specs._enclosure import MAX_BITS, MAX_DPS, bits_for_digits, enclose, interval_precision, iv_rational, one_minus_exp_neg
+from dpverify.specs._enclosure import (MAX_BITS, MAX_DPS, bits_for_digits, enclose, exp_neg, interval_precision, iv_rational,
+                                       one_minus_exp_neg)
 from dpverify.specs.noise import DiscreteGaussianSpec, dgauss_normaliser_interval
 from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text
 
@@ -198,9 +199,9 @@ def _tail_direct(m: int, sigma2: Fraction, terms: int) -> iv.mpf:
     ``f(y+1) = f(y) e^(-(2y+1)/(2 sigma2))``, plus ``[0, f(y) / (1 - e^(-(2y+1)/(2 sigma2)))]``
     for the rest from ``y = m+K`` on (more chunks of terms if that is not yet small)."""
     p = iv.prec
-    term = iv.exp(-iv_rational(Fraction(m * m) / (2 * sigma2)))
-    ratio = iv.exp(-iv_rational(Fraction(2 * m + 1) / (2 * sigma2)))
-    step = iv.exp(-iv_rational(1 / sigma2))
+    term = exp_neg(Fraction(m * m) / (2 * sigma2))
+    ratio = exp_neg(Fraction(2 * m + 1) / (2 * sigma2))
+    step = exp_neg(1 / sigma2)
     total, y = iv.mpf(0), m
     while True:
         for _ in range(terms):

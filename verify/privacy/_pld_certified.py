@@ -69,10 +69,15 @@ from fractions import Fraction
 from mpmath import iv, libmp
 
 from dpverify.specs._enclosure import interval_precision, iv_rational
-from dpverify.verify.privacy import _block_scan, _convolution, _fft_power
+from dpverify.verify.privacy import _convolution
 from dpverify.verify.privacy._pld_enclosure import _floor_ceil
 from dpverify.verify.privacy._pld_exact import _ExactState
 from dpverify.verify.privacy._pld_lattice import _height, _Lattice, _need_packed, _need_points, _Scanner
+
+try:  # optional (the extra "numpy"): the FFT power and the block scans; without it, exact GMP products and scans
+    from dpverify.verify.privacy import _block_scan, _fft_power
+except ImportError:  # pragma: no cover - depends on the installation
+    _block_scan = _fft_power = None  # type: ignore[assignment]
 
 __all__: list[str] = []
 
@@ -189,7 +194,7 @@ def _fft_self_compose(state: _CertifiedState, k: int) -> _CertifiedState | None:
     not apply (too few points, masses past a float's range) or its slack passes :data:`FFT_SLACK`."""
     side, bits = state.side, state.bits
     weights = side.lattice.weights
-    if k < 2 or not weights or bits > 960 or k * (len(weights) - 1) + 1 < FFT_POINTS:
+    if _fft_power is None or k < 2 or not weights or bits > 960 or k * (len(weights) - 1) + 1 < FFT_POINTS:
         return None
     if (k * len(weights)).bit_length() > bits - 28:
         return None  # the rounding of the reading alone (window / 2^bits) would pass FFT_SLACK
@@ -291,5 +296,6 @@ def _side_scanner(side: _Side, grid: Fraction, bits: int, stop: int) -> tuple[_S
             return a, t
 
     lattice = side.lattice
-    kept = _block_scan.checkpoints(lattice.weights, lattice.offset, stop, grid, precision, side.upper)
+    kept = None if _block_scan is None else _block_scan.checkpoints(lattice.weights, lattice.offset, stop, grid,
+                                                                     precision, side.upper)
     return _Scanner(lattice, stop, (0, 0), run, kept), precision
