@@ -261,16 +261,6 @@ def _chosen_specs(mutant: Mutant, target: Target, coverage: dict[str, set[tuple[
     return tuple(name for name, ran in coverage.items() if key in ran)
 
 
-def _users_first(target: Target, specs: tuple[str, ...],
-                 coverage: dict[str, set[tuple[str, str]]]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """``specs`` split into those that ran some function of the target's module on the unmodified
-    code and the others: an import-time mutant runs the first group alone, and the others only if
-    it passes them (one gate over all of them stops at its first failing case anyway)."""
-    file = target.relative.as_posix()
-    users = tuple(name for name in specs if any(path == file for path, _ in coverage[name]))
-    return users, tuple(name for name in specs if name not in users)
-
-
 @dataclass(frozen=True, slots=True)
 class _Job:
     """One gate run: its copy's name, the gate's options, the mutant (None: the unmodified code),
@@ -511,18 +501,16 @@ def measure(targets: Sequence[Target], mutants: Sequence[Mutant], options: GateO
         if select_specs:
             names = found = runner.spec_names(options)
             ran_by_spec: dict[str, set[tuple[str, str]]] = {}
-            seconds_by_spec: dict[str, float] = {}
             spec_jobs = [_Job(f"spec{i}", replace(options, specs=(name,)), trace=True) for i, name in enumerate(names)]
             for position, run, ran in runner.runs(spec_jobs):
                 error = _baseline_error(run, options, f" (spec {names[position]})")
                 if error:
                     raise DpverifyError(error)
                 ran_by_spec[names[position]] = ran
-                seconds_by_spec[names[position]] = run.seconds
                 baseline_seconds += run.seconds
-            # the quickest first: a gate stops at its first failing case, so a mutant that some quick spec
-            # catches is not made to wait for the slow ones (only which failing case is reported can change)
-            coverage = {name: ran_by_spec[name] for name in sorted(names, key=seconds_by_spec.__getitem__)}
+            # in the order found, whatever finished first: a gate stops at its first failing case, and which
+            # case that is can decide the status (a spec that cannot even build its case makes it broken)
+            coverage = {name: ran_by_spec[name] for name in names}
         else:
             for _, baseline, _ in runner.runs([_Job("baseline", options)]):
                 error = _baseline_error(baseline, options)
@@ -532,43 +520,23 @@ def measure(targets: Sequence[Target], mutants: Sequence[Mutant], options: GateO
 
         results: dict[int, Result] = {}
         pending: list[tuple[int, tuple[str, ...] | None, _Job]] = []
-        later: dict[int, tuple[str, ...]] = {}  # import-time mutants: the specs to run if they pass the first group
         for index, mutant in enumerate(mutants):
             specs: tuple[str, ...] | None = None
             chosen = options
             if coverage is not None:
-                target = targets_by_module[mutant.module]
-                specs = _chosen_specs(mutant, target, coverage)
+                specs = _chosen_specs(mutant, targets_by_module[mutant.module], coverage)
                 if not specs:
                     results[index] = Result(mutant, SURVIVED, detail=f"no spec runs {mutant.function} on the "
                                             "unmodified code, so no case can see the change", specs=())
                     if progress is not None:
                         progress(results[index], len(results), len(mutants))
                     continue
-                if mutant.at_import:
-                    users, others = _users_first(target, specs, coverage)
-                    if users and others:
-                        specs, later[index] = users, others
                 chosen = replace(options, specs=specs)
             pending.append((index, specs, _Job(f"m{index}", chosen, mutant)))
-        first: dict[int, Result] = {}
         for position, run, _ in runner.runs([job for _, _, job in pending]):
             index, specs, _ = pending[position]
             status, kills, detail = classify(run, options.timeout)
-            result = Result(mutants[index], status, kills, detail, run.seconds, specs=specs)
-            if status == SURVIVED and index in later:
-                first[index] = result
-                continue
-            results[index] = result
-            if progress is not None:
-                progress(result, len(results), len(mutants))
-        rest = [(index, _Job(f"r{index}", replace(options, specs=later[index]), mutants[index])) for index in first]
-        for position, run, _ in runner.runs([job for _, job in rest]) if rest else ():
-            index, _ = rest[position]
-            status, kills, detail = classify(run, options.timeout)
-            before = first[index]
-            results[index] = Result(mutants[index], status, kills, detail, before.seconds + run.seconds,
-                                    specs=(*(before.specs or ()), *later[index]))
+            results[index] = Result(mutants[index], status, kills, detail, run.seconds, specs=specs)
             if progress is not None:
                 progress(results[index], len(results), len(mutants))
         return Measurement(tuple(results[i] for i in range(len(mutants))), baseline_seconds,

@@ -212,7 +212,7 @@ def add_check_parser(commands: Any) -> None:
     check = commands.add_parser("check", help="verify every spec found (the CI gate)")
     check.add_argument("--spec-module", action="append", metavar="MODULE",
                        help="check the SPECS of this module instead of the installed entry points (repeatable)")
-    check.add_argument("--spec", action="append", metavar="NAME", help="check only the spec with this name (repeatable)")
+    check.add_argument("--spec", action="append", metavar="NAME", help="check only the spec with this name (repeatable: the specs run in the order named)")
     check.add_argument("--list", action="store_true", help="list the specs found and where from, and exit")
     add_json_option(check, "the results", schema=CHECK_SCHEMA)
     add_junit_option(check, "the results (one test suite per spec, one test case per case)")
