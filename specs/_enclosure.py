@@ -68,9 +68,9 @@ def iv_rational(value: Fraction | int) -> iv.mpf:
 
 
 #: Past this ``x``, :func:`exp_neg` encloses ``e^(-x)`` by ``[0, 2^-floor(x)]`` instead of computing
-#: it: mpmath's exponential of an argument of ``2^30`` or more takes seconds to minutes, and a
-#: value below ``2^-2^20`` is lost against any sum it enters at the precisions used here.
-EXP_NEG_CUTOFF = 1 << 20
+#: it: mpmath's exponential of a rational argument of ``2^16000`` takes seconds, and a value below
+#: ``2^-2^4096`` is lost against any sum it enters at the precisions used here.
+EXP_NEG_CUTOFF = 1 << 4096
 
 
 def exp_neg(x: Fraction) -> iv.mpf:

@@ -61,8 +61,7 @@ from mpmath import iv, libmp
 
 from dpverify.samplers import DpverifyError, InvalidArgument, as_fraction, as_int
 from dpverify.samplers._rational import RationalLike, shown
-from dpverify.specs._enclosure import (MAX_BITS, MAX_DPS, bits_for_digits, enclose, exp_neg, interval_precision, iv_rational,
-                                       one_minus_exp_neg)
+from dpverify.specs._enclosure import MAX_BITS, MAX_DPS, bits_for_digits, enclose, exp_neg, interval_precision, iv_rational, one_minus_exp_neg
 from dpverify.specs.noise import DiscreteGaussianSpec, dgauss_normaliser_interval
 from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text
 
