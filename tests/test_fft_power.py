@@ -121,6 +121,15 @@ def test_theorem_71_bounds_contain_the_exact_delta(always_fft, k, eps):
     assert len(always_fft) == 1 and fft._state.excess >= 2 * always_fft[0] > 0  # the slack is in it
 
 
+def assert_contains(bounds, exact, epsilons):
+    """The certified ``bounds`` contain the ``exact`` PLD's delta at each epsilon and its epsilon at 10^-6."""
+    for eps in epsilons:
+        a, b = exact.delta(eps), bounds.delta(eps)
+        assert b.low <= a.low and a.high <= b.high
+    a, b = exact.epsilon(Fraction(1, 10**6)), bounds.epsilon(Fraction(1, 10**6))
+    assert b.low <= a.low and a.high <= b.high
+
+
 @pytest.mark.parametrize("k", [10, 50, 200])
 def test_randomized_response_bounds_contain_the_exact_values(always_fft, k):
     P = {0: Fraction(3, 4), 1: Fraction(1, 4)}
@@ -128,11 +137,7 @@ def test_randomized_response_bounds_contain_the_exact_values(always_fft, k):
     exact = PLD.from_pmfs(P, Q).self_compose(k)
     fft = PLD.from_pmfs(P, Q, method="certified", grid="1/10^3").self_compose(k)
     assert len(always_fft) == 1 and fft.points > 0
-    for eps in (Fraction(0), Fraction(1), Fraction(5)):
-        a, b = exact.delta(eps), fft.delta(eps)
-        assert b.low <= a.low and a.high <= b.high
-    a, b = exact.epsilon(Fraction(1, 10**6)), fft.epsilon(Fraction(1, 10**6))
-    assert b.low <= a.low and a.high <= b.high
+    assert_contains(fft, exact, (Fraction(0), Fraction(1), Fraction(5)))
 
 
 def test_fft_agrees_with_the_exact_convolutions_and_its_slack_is_tiny(monkeypatch):
@@ -181,11 +186,7 @@ def test_fft_powers_composed_again_contain_the_exact_values(always_fft):
     joined = one.self_compose(20).compose(one.self_compose(20))
     assert len(always_fft) == 4
     for pld in (nested, joined):
-        for eps in (Fraction(0), Fraction(1), Fraction(4)):
-            a, b = exact.delta(eps), pld.delta(eps)
-            assert b.low <= a.low and a.high <= b.high
-        a, b = exact.epsilon(Fraction(1, 10**6)), pld.epsilon(Fraction(1, 10**6))
-        assert b.low <= a.low and a.high <= b.high
+        assert_contains(pld, exact, (Fraction(0), Fraction(1), Fraction(4)))
 
 
 def test_without_numpy_the_exact_products_and_scans_give_the_bounds(monkeypatch):
