@@ -240,12 +240,13 @@ def _read_trace(trace: Path) -> dict[str, Any]:
     return {}
 
 
-def _ran(trace: Path, folder: Path) -> set[tuple[str, str]]:
-    """``(file inside the copy, function)`` for every function of the copy in the trace."""
+def _ran(document: dict[str, Any], folder: Path) -> set[tuple[str, str]]:
+    """``(file inside the copy, function)`` for every function of the copy in a trace's document
+    (:func:`_read_trace`)."""
     root = os.path.realpath(folder)
     found = set()
     with contextlib.suppress(TypeError, ValueError):
-        for filename, qualname in _read_trace(trace).get("ran", []):
+        for filename, qualname in document.get("ran", []):
             path = os.path.realpath(os.path.join(folder, filename))
             if path.startswith(root + os.sep):
                 found.add((Path(os.path.relpath(path, root)).as_posix(), _function(qualname)))
@@ -347,9 +348,10 @@ class _LocalRunner:
                         self._idle.append(server)
                 if trace is None:
                     return position, run, set()
+                document = _read_trace(trace)
                 with contextlib.suppress(TypeError, ValueError), self._lock:
-                    self._imported.update((str(n), f) for n, f in _read_trace(trace).get("modules", []))
-                return position, run, _ran(trace, folder)
+                    self._imported.update((str(n), f) for n, f in document.get("modules", []))
+                return position, run, _ran(document, folder)
             finally:
                 self.workspace.remove(folder)
 
@@ -464,7 +466,7 @@ def run_in_copy(task: CopyTask) -> tuple[GateRun, frozenset[tuple[str, str]]]:
             (folder / workspace.targets[module].relative).write_text(text, encoding="utf-8")
         trace = workspace.root / "run.trace" if task.trace else None
         run = run_gate(folder, task.options, trace=trace)
-        return run, frozenset() if trace is None else frozenset(_ran(trace, folder))
+        return run, frozenset() if trace is None else frozenset(_ran(_read_trace(trace), folder))
     finally:
         workspace.close()
 
