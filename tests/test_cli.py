@@ -135,6 +135,25 @@ def test_check_runs_the_catalogue_and_writes_json(tmp_path: Path) -> None:
     assert outcomes["grid-laplace/q=7/10,b=2,L=1/2"]["outcome"] == "proved"
 
 
+def test_fail_fast_runs_no_source_tree_check_after_a_miss(monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    from dataclasses import replace
+
+    from dpverify.verify.gate import _gate
+
+    real = _gate.run_gate
+
+    def first_case_missed(*args: object, **kwargs: object) -> list[object]:
+        outcomes = real(*args, **kwargs)  # type: ignore[arg-type]
+        return [replace(outcomes[0], problems=("planted miss",)), *outcomes[1:]]
+
+    monkeypatch.setattr(_gate, "run_gate", first_case_missed)
+    code, out, err = run_cli(capsys, "check", "--spec", "bernoulli", "--seed", "1", "--samples", "500", "--fail-fast")
+    assert code == 1 and "nor the source tree checks" in out and "static:" not in out, out + err
+    code, out, _ = run_cli(capsys, "check", "--spec", "bernoulli", "--seed", "1", "--samples", "500")
+    assert code == 1 and "static:" in out  # without --fail-fast they run after a miss too
+
+
 def test_parameters_in_specs_match_the_cli() -> None:
     assert GtmSpec.create("1/3", "5", "10^3").parameters() == {"alpha": "1/3", "n": "5", "T": "1000"}
 

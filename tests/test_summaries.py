@@ -7,6 +7,8 @@ from dataclasses import replace
 from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dpverify.samplers import RandomSource, discrete_gaussian, discrete_laplace
 from dpverify.samplers._loops import subroutine, until_accepted
@@ -108,6 +110,42 @@ def test_a_batch_form_that_returns_one_draw_too_few_is_violated() -> None:
 
     outcome = run_case(replace(GRID_LAPLACE, batch=short, checks=()), GRID_LAPLACE.cases[0], seed=SEED, samples=2_000)
     assert next(c for c in outcome.checks if c.check == "batch").verdict is Verdict.VIOLATED
+
+
+def test_a_batch_form_that_draws_more_than_its_runs_ends_in_the_path_budget() -> None:
+    from dpverify.verify.gate._spec_checks import BATCH_PATHS_FLOOR
+
+    def idles(scale: Fraction, k: int, rng: RandomSource) -> list[int]:
+        # the right law, but 5000 idle branches per release: more paths than two runs can have
+        draws = []
+        for _ in range(k):
+            rng.randbelow(5000)
+            draws.append(discrete_laplace.sample(scale, rng))
+        return draws
+
+    outcome = run_case(replace(DISCRETE_LAPLACE, batch=idles), DISCRETE_LAPLACE.cases[0], seed=SEED, samples=2_000)
+    batch = next(c for c in outcome.checks if c.check == "batch")
+    assert batch.verdict is Verdict.INCONCLUSIVE and not outcome.met
+    budget = batch.evidence["max_paths"]
+    assert batch.evidence["paths"] == budget and BATCH_PATHS_FLOOR <= budget < DISCRETE_LAPLACE.enumeration.max_paths
+    assert "draws otherwise than its single form run 2 times" in batch.summary
+
+
+@given(st.integers(2, 6), st.integers(1, 5), st.integers(4, 40))
+@settings(max_examples=25, deadline=None)
+def test_two_runs_walk_at_most_the_square_of_one_runs_paths(n: int, num: int, inverse_mass: int) -> None:
+    # the bound the batch check's path budget rests on, on samplers whose branches differ in mass
+    def one(rng: RandomSource) -> tuple[int, int]:
+        first = rng.randbelow(n)
+        flips = 0
+        while flips < first + 3 and rng.bernoulli(num, num + first + 1):
+            flips += 1
+        return first, flips
+
+    min_mass = Fraction(1, inverse_mass**2)
+    single = enumerate_outputs(one, min_mass=min_mass, summarise=True)
+    joint = enumerate_outputs(lambda rng: (one(rng), one(rng)), min_mass=min_mass, summarise=True)
+    assert joint.paths <= single.paths**2
 
 
 def test_an_output_outside_the_listed_ones_is_violated() -> None:

@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable, Hashable
 from dataclasses import replace
 from fractions import Fraction
+from math import isqrt
 from typing import Any
 
 from dpverify.samplers import DpverifyError, RandomSource, SamplerContractError, SeededRandomSource
@@ -16,6 +17,7 @@ from dpverify.samplers._rational import shown
 from dpverify.specs import ExactPmf, PureDpClaim
 from dpverify.specs._api import Attempt, Bisection, Bounded, Case, Exhaustive, Randomness, SpecError
 from dpverify.specs._claims import ApproxDp, Claim, PureDp, SamplesPmf, Zcdp
+from dpverify.verify.engine._enumerate import enumerate_outputs
 from dpverify.verify.engine._enumeration import SamplerCrashed
 from dpverify.verify.engine._exactness import check_exactness, code_distribution
 from dpverify.verify.engine._intervals import check_intervals, enclosure_bound
@@ -44,6 +46,10 @@ AS_RUN_MIN_MASS = Fraction(1, 10**5)
 BATCH_DRAWS = 2
 #: The batch check lists the pairs of at most this many of the heaviest outputs.
 BATCH_OUTPUTS = 16
+#: The joint walk of the batch form may always take this many paths, whatever the single form's
+#: walk took (:meth:`_Instance.batch`): at most a second or so, room for a batch form that draws
+#: otherwise than its single form run ``BATCH_DRAWS`` times.
+BATCH_PATHS_FLOOR = 1_000
 
 
 class _Instance(_BoundSpec):
@@ -236,7 +242,18 @@ class _Instance(_BoundSpec):
 
     def batch(self) -> list[CheckResult]:
         """The batch form at ``k = 2``, enumerated jointly, against the product of the single
-        form's law: exact equality with a ``pmf`` and exhaustive enumeration, else intervals."""
+        form's law: exact equality with a ``pmf`` and exhaustive enumeration, else intervals.
+
+        The joint walk gets at most ``L^k`` paths (never fewer than :data:`BATCH_PATHS_FLOOR`, never
+        more than the declared ``max_paths``), ``L`` the paths of one run's walk to the same
+        ``min_mass``.  That is all ``k`` runs of the single form can take: a joint path ends at a
+        return or at a node whose every branch is too light, and mapping it to the run-by-run
+        single paths through the nodes where it ends each run is one-to-one (the nodes where
+        the joint walk ends run ``j`` below one prefix of the runs before are an antichain of
+        the single tree, each reached by it since its mass there is at least the joint mass).
+        So a walk past ``L^k`` draws otherwise than ``k`` runs of the single form; it ends as
+        inconclusive and says so (a batch form wrong in the draws it makes, say a variance
+        rescaled, would otherwise walk until the case's time bound)."""
         batch = self.spec.batch
         if batch is None or not self.enumerable or self.randomness is not Randomness.SOURCE:
             return []
@@ -277,10 +294,31 @@ class _Instance(_BoundSpec):
             reason = enumeration.tolerance_reason
         else:
             min_mass, max_paths, max_unexplored = Fraction(0), 1_000_000, Fraction(0)
-        result = check_intervals(pair, product, pairs, min_mass=min_mass, max_paths=max_paths,
+        single_paths = self._single_paths(q, min_mass, isqrt(max_paths) + 1)
+        budget = (max_paths if single_paths is None
+                  else min(max_paths, max(BATCH_PATHS_FLOOR, single_paths ** BATCH_DRAWS)))
+        result = check_intervals(pair, product, pairs, min_mass=min_mass, max_paths=budget,
                                  max_unexplored=max_unexplored, tolerance_reason=reason)
         name = getattr(batch, "__qualname__", "batch")
-        return [replace(result, check="batch", summary=f"{name}(k={BATCH_DRAWS}) against the product law: {result.summary}")]
+        summary = result.summary
+        if budget < max_paths and result.verdict is Verdict.INCONCLUSIVE and result.evidence.get("paths", 0) >= budget:
+            summary = (f"the joint walk stopped at {budget} paths, more than {BATCH_DRAWS} runs of the single form "
+                       f"can take: its walk to the same min_mass takes {single_paths} paths, and each joint path is "
+                       f"{BATCH_DRAWS} of them (every prefix of each has mass >= min_mass), so at most "
+                       f"{single_paths}^{BATCH_DRAWS}; the batch form draws otherwise than its single form run "
+                       f"{BATCH_DRAWS} times ({summary})")
+            result = replace(result, reason=summary)
+        return [replace(result, check="batch", summary=f"{name}(k={BATCH_DRAWS}) against the product law: {summary}")]
+
+    def _single_paths(self, q: object, min_mass: Fraction, cap: int) -> int | None:
+        """The paths of one run's walk to ``min_mass``, as the batch form's joint walk is made
+        (loops summarised, nothing renewed), or None past ``cap`` or when the walk fails (the
+        batch check reports what the code does)."""
+        try:
+            found = enumerate_outputs(lambda rng: self.run(q, rng), min_mass=min_mass, max_paths=cap, summarise=True)
+        except Exception:  # noqa: BLE001 - any failure only leaves the batch walk its declared budget
+            return None
+        return None if found.stopped == "max_paths" else found.paths
 
     def statistical(self, case: Case, *, seed: int, samples: int, production: bool = False,
                     seconds: float = RUN_SECONDS) -> list[CheckResult]:
