@@ -326,7 +326,11 @@ def test_a_mutant_runs_the_specs_that_ran_its_function() -> None:
     assert _mutate._chosen_specs(found["draw", False], target, coverage) == ("a",)
     assert _mutate._chosen_specs(found["at_least", False], target, coverage) == ()
     assert _mutate._chosen_specs(found["<module>", True], target, coverage) == ("a", "b", "c")  # runs at import
-    assert _mutate._chosen_specs(found["draw", True], target, coverage) == ("a", "b", "c")  # a default value
+    # a default value: seen where its function runs (and at import, by every run alike)
+    assert found["draw", True].in_default and _mutate._chosen_specs(found["draw", True], target, coverage) == ("a",)
+    unran = {(m.function, m.in_default): m for m in mutants_of("pkg.mod", "def quiet(k=2):\n    return k\n")}
+    assert _mutate._chosen_specs(unran["quiet", True], target, coverage) == ("a", "b", "c")  # no spec ran quiet
+    assert _mutate._chosen_specs(unran["quiet", False], target, coverage) == ()
 
 
 def test_check_can_leave_out_the_stale_proof_check() -> None:

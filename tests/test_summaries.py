@@ -102,6 +102,19 @@ def test_a_batch_form_that_repeats_its_first_draw_is_violated() -> None:
     assert batch.verdict is Verdict.VIOLATED and not outcome.met
 
 
+def test_a_case_asked_to_stop_at_a_violation_starts_no_later_check() -> None:
+    def repeats(scale: Fraction, k: int, rng: RandomSource) -> list[int]:
+        return [discrete_laplace.sample(scale, rng)] * k
+
+    spec, case = replace(DISCRETE_LAPLACE, batch=repeats), DISCRETE_LAPLACE.cases[0]
+    full = run_case(spec, case, seed=SEED, samples=2_000)
+    stopped = run_case(spec, case, seed=SEED, samples=2_000, stop_at_violation=True)
+    ran = [c.check for c in stopped.checks]
+    assert {"refuses", "statistical"} <= {c.check for c in full.checks} and not full.met
+    assert "batch" in ran and "refuses" not in ran and "statistical" not in ran and not stopped.met
+    assert stopped.problems[0] == full.problems[0]  # the same violation decides
+
+
 def test_a_batch_form_that_returns_one_draw_too_few_is_violated() -> None:
     def short(q: Fraction, scale: Fraction, step: Fraction, k: int, rng: RandomSource) -> list[Fraction]:
         from dpverify.samplers import grid_laplace

@@ -116,6 +116,8 @@ class Mutant:
     source: str = field(repr=False, compare=False)
     index: int = field(default=0, repr=False, compare=False)  # position in the module's mutants
     at_import: bool = field(default=False, compare=False)  # the changed code runs when the module is imported
+    #: a default value of ``function``: evaluated at import, and seen only where the function runs
+    in_default: bool = field(default=False, compare=False)
 
     @property
     def description(self) -> str:
@@ -155,6 +157,7 @@ class _Site:
     input_check: bool
     at_import: bool
     shown: ast.AST  # the node whose text before and after identifies the change
+    in_default: bool = False
 
     def swap(self, node: ast.AST) -> None:
         if self.index is None:
@@ -174,6 +177,7 @@ class _Context:
     generator: bool = False
     input_check: bool = False
     at_import: bool = True  # the code runs when the module is imported, not when a function is called
+    in_default: bool = False  # a default value of ``function``
 
 
 def _qualified(context: _Context, name: str) -> str:
@@ -282,7 +286,8 @@ class _Finder:
         for name in ("defaults", "kw_defaults"):
             for index, default in enumerate(getattr(arguments, name)):
                 if default is not None:  # evaluated where the function is defined
-                    self.expression(default, arguments, name, index, replace(inner, at_import=context.at_import))
+                    self.expression(default, arguments, name, index,
+                                    replace(inner, at_import=context.at_import, in_default=True))
         self.body(node, "body", inner, in_loop=False)
 
     def class_(self, node: ast.ClassDef, here: _Where, context: _Context) -> None:
@@ -482,7 +487,7 @@ class _Finder:
             context: _Context, *, shown: ast.AST | None = None) -> None:
         """A site: ``parent.name[index]`` (``old``) becomes ``new``; ``shown`` is ``old`` or an ancestor."""
         self.sites.append(_Site(parent, name, index, old, new, operator, context.function, context.input_check,
-                                context.at_import, old if shown is None else shown))
+                                context.at_import, old if shown is None else shown, context.in_default))
 
 
 def _is_integer(node: ast.AST) -> bool:
@@ -551,7 +556,7 @@ def mutants_of(module: str, source: str) -> tuple[Mutant, ...]:
         digest = _hash(module, site.function, site.operator, before, after, str(occurrence))
         found.append(Mutant(f"{module}:{site.function}:{digest}", module, site.function, site.operator,
                             site.old.lineno, before, after, site.input_check,  # type: ignore[attr-defined]
-                            text.splice(site.old, ast.unparse(site.new)), index, site.at_import))
+                            text.splice(site.old, ast.unparse(site.new)), index, site.at_import, site.in_default))
     return tuple(found)
 
 

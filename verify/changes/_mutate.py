@@ -260,12 +260,16 @@ def _ran(document: dict[str, Any], folder: Path) -> set[tuple[str, str]]:
 
 
 def _chosen_specs(mutant: Mutant, target: Target, coverage: dict[str, set[tuple[str, str]]]) -> tuple[str, ...]:
-    """The specs whose cases ran the mutated function on the unmodified code; all of them for code
-    that runs at import (module level, class bodies, default values)."""
-    if mutant.at_import:
+    """The specs whose cases ran the mutated function on the unmodified code; all of them for other
+    code that runs at import (module level, class bodies).  A default value is evaluated at import,
+    where every run sees it or none does (it raises or not), and otherwise only a call of its
+    function that leaves the argument out sees it: so the specs that ran the function, or all of
+    them where none did (an import that raises is then still seen)."""
+    if mutant.at_import and not mutant.in_default:
         return tuple(coverage)
     key = (target.relative.as_posix(), mutant.function)
-    return tuple(name for name, ran in coverage.items() if key in ran)
+    chosen = tuple(name for name, ran in coverage.items() if key in ran)
+    return chosen if chosen or not mutant.in_default else tuple(coverage)
 
 
 @dataclass(frozen=True, slots=True)

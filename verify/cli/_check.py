@@ -228,7 +228,8 @@ def add_check_parser(commands: Any) -> None:
                                                "a case that reaches it is inconclusive")
     check.add_argument("--fail-fast", action="store_true",
                        help="stop at the first case that misses its expectation (mutation runs use it): no "
-                            "later case and no source tree check runs; in parallel, nothing is started after it, "
+                            "later case and no source tree check runs, and within a case no exact check or sampling "
+                            "starts after an exact check is violated; in parallel, nothing is started after it, "
                             "and cases after it in the report's order are left out")
     check.add_argument("--jobs", type=_count("jobs", 1, MAX_SWEEP_JOBS), metavar="N",
                        help="cases at a time, in worker processes (default 1: one after the other here; with "

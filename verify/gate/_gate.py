@@ -62,7 +62,8 @@ def run_gate(
     Statistical seeds are ``seed``, ``seed + 1``, ... within a case, so one printed seed
     replays the whole run.  Each spec's first case also samples once from the production
     source (``statistical_production``), the path real users take.  ``time_limit`` bounds each
-    case (seconds).  ``fail_fast`` stops after the first case that misses its expectation.
+    case (seconds).  ``fail_fast`` stops after the first case that misses its expectation, and
+    within a case after its first violated exact check (``run_case``'s ``stop_at_violation``).
 
     ``jobs = 1`` (the default) runs the cases here, one after the other.  Otherwise they run
     through :func:`~dpverify.verify.gate._sweep.sweep`, ``jobs`` at a time (None: one per core, or
@@ -76,8 +77,8 @@ def run_gate(
     if jobs == 1 and scheduler is None:
         return _serial(found, seed=seed, samples=samples, time_limit=time_limit, report=report, fail_fast=fail_fast)
     cases = [(item, index, case) for item in found for index, case in enumerate(item.spec.cases)]
-    tasks = [(tuple(spec_modules), item.spec.name, index, case.describe(), item.origin, seed, samples, time_limit)
-             for item, index, case in cases]
+    tasks = [(tuple(spec_modules), item.spec.name, index, case.describe(), item.origin, seed, samples, time_limit,
+              fail_fast) for item, index, case in cases]
     ran = sweep_results(_case_on_worker, tasks, jobs=jobs, scheduler=scheduler,
                         stop=(lambda result: not result.met) if fail_fast else None)
     outcomes = []
@@ -95,7 +96,7 @@ def _serial(found: tuple[FoundSpec, ...], *, seed: int, samples: int, time_limit
     for item in found:
         for index, case in enumerate(item.spec.cases):
             outcome = run_case(item.spec, case, seed=seed, samples=samples, origin=item.origin,
-                               production=index == 0, time_limit=time_limit)
+                               production=index == 0, time_limit=time_limit, stop_at_violation=fail_fast)
             if report is not None:
                 report(outcome)
             outcomes.append(outcome)
@@ -131,7 +132,7 @@ _ONE_CASE_AT_A_TIME = threading.Lock()
 
 
 def _case_on_worker(spec_modules: tuple[str, ...], name: str, index: int, described: str, origin: str, seed: int,
-                    samples: int, time_limit: float | None) -> _CaseRun:
+                    samples: int, time_limit: float | None, stop_at_violation: bool = False) -> _CaseRun:
     """Case ``index`` of the spec ``name``, found here as the gate found it, run as the serial gate runs it."""
     spec = _spec_here(spec_modules, name)
     if not index < len(spec.cases) or spec.cases[index].describe() != described:
@@ -139,7 +140,7 @@ def _case_on_worker(spec_modules: tuple[str, ...], name: str, index: int, descri
                             "differs from the one the gate found; install the same version on every worker.")
     with _ONE_CASE_AT_A_TIME:
         outcome = run_case(spec, spec.cases[index], seed=seed, samples=samples, origin=origin, production=index == 0,
-                           time_limit=time_limit)
+                           time_limit=time_limit, stop_at_violation=stop_at_violation)
     return _CaseRun(outcome.outcome, outcome.checks, outcome.problems, outcome.claim_text, outcome.claim_alpha,
                     outcome.error)
 

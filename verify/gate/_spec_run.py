@@ -155,11 +155,14 @@ def run_case(
     statistics: bool = True,
     production: bool = False,
     time_limit: float | None = DEFAULT_TIME_LIMIT,
+    stop_at_violation: bool = False,
 ) -> CaseOutcome:
     """Every check that applies to ``case`` of ``spec``; ``statistics=False`` skips the sampling
     (a search runs only the exact checks); ``production`` also runs the statistical checks once
     on :class:`~dpverify.samplers.SystemRandomSource`, the source real users draw from;
-    ``time_limit`` bounds the case's running time in seconds (None: unbounded)."""
+    ``time_limit`` bounds the case's running time in seconds (None: unbounded).
+    ``stop_at_violation`` (``check --fail-fast``) starts no exact check and no sampling after an
+    exact check is violated: the case has missed its expectation whatever they find."""
     if not isinstance(spec, Spec) or not isinstance(case, Case):
         raise InvalidArgument(f"run_case needs a Spec and a Case; got spec={shown(spec)}, case={shown(case)}.")
     seed = as_int("seed", seed, low=0)
@@ -168,20 +171,21 @@ def run_case(
         time_limit = as_int("time_limit", time_limit, low=1, high=86_400)
     started = time.monotonic()
     outcome = _bounded(spec, case, seed=seed, samples=samples, origin=origin, statistics=statistics,
-                       production=production, time_limit=time_limit)
+                       production=production, time_limit=time_limit, stop_at_violation=stop_at_violation)
     return replace(outcome, seconds=time.monotonic() - started)
 
 
 def _bounded(
     spec: Spec, case: Case, *, seed: int, samples: int, origin: str, statistics: bool, production: bool,
-    time_limit: float | None,
+    time_limit: float | None, stop_at_violation: bool = False,
 ) -> CaseOutcome:
     where = f"spec {spec.name!r}, case {case.describe()!r}"
     progress = _Progress()
     try:
         with time_bound(time_limit):
             return _run(spec, case, seed=seed, samples=samples, origin=origin, statistics=statistics,
-                        production=production, progress=progress, time_limit=time_limit)
+                        production=production, progress=progress, time_limit=time_limit,
+                        stop_at_violation=stop_at_violation)
     except CaseTimeUp:
         reason = f"time bound hit: the case ran past {time_limit} s during the {progress.stage}"
         timed_out = CheckResult(progress.stage_check, Verdict.INCONCLUSIVE, reason, reason=reason,
@@ -213,14 +217,15 @@ class _Progress:
 
 def _run(
     spec: Spec, case: Case, *, seed: int, samples: int, origin: str, statistics: bool, production: bool,
-    progress: _Progress, time_limit: float | None = DEFAULT_TIME_LIMIT,
+    progress: _Progress, time_limit: float | None = DEFAULT_TIME_LIMIT, stop_at_violation: bool = False,
 ) -> CaseOutcome:
     where = f"spec {spec.name!r}, case {case.describe()!r}"
     p = spec.bind(case, where=f"case {case.describe()!r}")
     claim = _declared(where, "claim(p)", spec.claim_for, p, case)
     instance = _Instance(spec, p, where, seed=seed, samples=samples, origin=origin)
     soundness, findings, hung = _soundness(instance, case, seed=seed, samples=samples, statistics=statistics,
-                                           production=production, progress=progress, time_limit=time_limit)
+                                           production=production, progress=progress, time_limit=time_limit,
+                                           stop_at_violation=stop_at_violation)
     progress.enter("claim checks", "claim")
     claims = [*instance.claim_checks(claim, instance.table() if spec.pmf is not None else None)]
     if any(c.check == "exactness" and c.verdict is Verdict.VIOLATED for c in soundness):
@@ -260,7 +265,7 @@ def _run(
 
 def _soundness(
     instance: _Instance, case: Case, *, seed: int, samples: int, statistics: bool, production: bool,
-    progress: _Progress, time_limit: float | None,
+    progress: _Progress, time_limit: float | None, stop_at_violation: bool = False,
 ) -> tuple[list[CheckResult], list[CheckResult], bool]:
     """The soundness checks in the order of the module docstring: ``(soundness, findings, hung)``,
     ``findings`` the runs abandoned beside an exact violation, ``hung`` whether a run on real
@@ -282,7 +287,7 @@ def _soundness(
         return progress.done(smoke), [], hung
     soundness: list[CheckResult] = [] if hung else progress.done(smoke)
     findings: list[CheckResult] = []
-    exact = _exact_checks(instance, seed, progress, time_limit)
+    exact = _exact_checks(instance, seed, progress, time_limit, stop_at_violation)
     violated = [c.check for c in exact if c.verdict is Verdict.VIOLATED]
     decides = f"{', '.join(violated)} found a violation, which decides"
     if hung and violated:  # the smoke run hung, and the exact checks decide
@@ -293,7 +298,7 @@ def _soundness(
             smoke = instance.smoke(seed, seconds=run_seconds(time_limit))
         soundness += progress.done([_hung(c, _not_a_proof(exact)) if _no_output(c) else c for c in smoke])
     soundness += exact
-    if not statistics or hung:  # (after a hang, sampling would only hang again)
+    if not statistics or hung or (stop_at_violation and violated):  # (after a hang, sampling would only hang again)
         return soundness, findings, hung
     runs = [("statistical sampling", "statistical", False)]
     runs += [("statistical sampling on the production source", "statistical_production", True)] * production
@@ -338,9 +343,11 @@ def _declared_checks(
     return claims, findings
 
 
-def _exact_checks(instance: _Instance, seed: int, progress: _Progress, time_limit: float | None) -> list[CheckResult]:
+def _exact_checks(instance: _Instance, seed: int, progress: _Progress, time_limit: float | None,
+                  stop_at_violation: bool = False) -> list[CheckResult]:
     """The soundness checks that enumerate the code or stop it at its first draw: none of them
-    runs it on real randomness, so none can hang on a loop the enumeration sees through."""
+    runs it on real randomness, so none can hang on a loop the enumeration sees through.  With
+    ``stop_at_violation``, none starts after one is violated."""
     results = []
     for stage, check, run in (
         ("exact enumeration", "exactness", instance.exactness),
@@ -349,6 +356,8 @@ def _exact_checks(instance: _Instance, seed: int, progress: _Progress, time_limi
         ("runs on parameters the code must refuse", "refuses", lambda: instance.refuses(seed)),
         ("runs on parameters at the domain's edge", "accepts", lambda: instance.accepts(seconds=run_seconds(time_limit))),
     ):
+        if stop_at_violation and any(c.verdict is Verdict.VIOLATED for c in results):
+            break
         progress.enter(stage, check)
         results += progress.done(run())
     return results
