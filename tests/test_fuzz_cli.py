@@ -30,6 +30,7 @@ from dpverify.verify.changes import _mutate, _mutate_status
 from dpverify.verify.gate import _sweep
 from dpverify.verify import cli
 from dpverify.verify.cli import _prove as cli_prove
+from dpverify.verify.survey import _survey
 
 _HEALTH = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large,
            HealthCheck.function_scoped_fixture]
@@ -43,6 +44,12 @@ def _stub_prove(args: object) -> int:
 def _stub_measure(targets: object, mutants: Sequence[Any], options: object, **kwargs: object) -> Any:
     """``mutate``'s gate runs: each mutant reported killed at once."""
     return _mutate.Measurement(tuple(_mutate.Result(m, _mutate_status.KILLED) for m in mutants), 0.0)
+
+
+def _stub_survey(names: Sequence[str], budget: Any, **kwargs: Any) -> dict[str, Any]:
+    """``survey``'s environments and audits: an empty document (building environments needs the network)."""
+    return {"schema": "dpverify.survey/1", "command": kwargs.get("command", ""), "seed": budget.seed,
+            "samples_per_input": budget.samples, "time_limit": budget.time_limit, "python": "3", "libraries": []}
 
 
 class _InlineExecutor:
@@ -74,12 +81,13 @@ def _sandbox(tmp_path: Path) -> Iterator[list[str]]:
     _fuzz.write_tiny_spec_module(work)
     (work / "a-directory").mkdir()
     saved_cwd, saved_prove, saved_measure, saved_path = os.getcwd(), cli_prove._prove, _mutate.measure, list(sys.path)
-    saved_pool = _sweep.ProcessPoolExecutor
+    saved_pool, saved_survey = _sweep.ProcessPoolExecutor, _survey.run_survey
     os.chdir(work)
     sys.path.insert(0, str(work))
     cli_prove._prove = _stub_prove  # type: ignore[assignment]
     _mutate.measure = _stub_measure  # type: ignore[assignment]
     _sweep.ProcessPoolExecutor = _InlineExecutor  # type: ignore[assignment,misc]
+    _survey.run_survey = _stub_survey  # type: ignore[assignment]
     try:
         yield [str(work / "out.json"), "out.smt2", str(tmp_path / "no-such-dir" / "x.json"), "/dev/full",
                str(work / "a-directory"), str(work)]
@@ -87,6 +95,7 @@ def _sandbox(tmp_path: Path) -> Iterator[list[str]]:
         cli_prove._prove = saved_prove  # type: ignore[assignment]
         _mutate.measure = saved_measure  # type: ignore[assignment]
         _sweep.ProcessPoolExecutor = saved_pool  # type: ignore[misc]
+        _survey.run_survey = saved_survey  # type: ignore[assignment]
         os.chdir(saved_cwd)
         sys.path[:] = saved_path
         sys.modules.pop(_fuzz.TINY_MODULE, None)

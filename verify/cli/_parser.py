@@ -18,6 +18,7 @@ from dpverify.verify.cli._privacy import add_privacy_parser
 from dpverify.verify.cli._prove import add_prove_parser
 from dpverify.verify.cli._reproduce import add_reproduce_command
 from dpverify.verify.cli._schema import add_schema_parser
+from dpverify.verify.cli._survey import add_survey_parser
 
 __all__ = ["build_parser"]
 
@@ -38,4 +39,5 @@ def build_parser() -> argparse.ArgumentParser:
     add_reproduce_command(commands, _count, MAX_JOBS)
     add_attack_parser(commands)
     add_schema_parser(commands)
+    add_survey_parser(commands)
     return parser

@@ -1,0 +1,106 @@
+"""What a surveyed library declares: its primitives, each with the audit that judges it.
+
+A library module of the survey (``_lib_*.py`` beside this one) defines ``LIBRARY`` (a
+:class:`Library`: how to install it, and what it is) and ``primitives()``, the :class:`Primitive`
+objects to audit.  It imports the library only inside ``primitives()`` and the audits, so the
+survey's own process never needs it: each library is audited in an environment of its own
+(:mod:`~dpverify.verify.survey._environments`), where the worker
+(:mod:`~dpverify.verify.survey._worker`) calls them.
+
+An audit returns a :class:`Finding`: the verdict and what it rests on, in one line and as JSON.
+Its method says how much that is worth:
+
+- ``exact enumeration``: the code runs on dpverify's enumerating source, so the law is exact;
+- ``exact at k bits``: the same, with ``random()`` on a grid of ``2**-k`` (the verdict holds for
+  that precision, and says so);
+- ``black box``: the library draws its own randomness; the verdict is statistical, with the
+  false-positive rate bounded non-asymptotically (a certified lower bound on epsilon at a stated
+  confidence, or a distribution test at a stated beta).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from dpverify.specs._api import Case, Spec
+
+__all__ = ["METHODS", "VERDICTS", "Budget", "Finding", "Library", "Primitive", "black_box_audit"]
+
+#: How an audit reaches its verdict (the table's "method" column).
+METHODS = ("exact enumeration", "exact at k bits", "black box")
+#: An audit's verdicts: ``not refuted`` is a black box's pass (its tests at their stated rates found
+#: no violation), which is never a proof.
+VERDICTS = ("proved", "violated", "inconclusive", "not refuted")
+
+
+@dataclass(frozen=True, slots=True)
+class Library:
+    """A library the survey audits: its name on PyPI, the module it imports, what installs it in
+    an environment of its own (pinned), and why it is worth auditing."""
+
+    name: str
+    module: str
+    requirements: tuple[str, ...]
+    about: str
+    #: Set when the library cannot be installed with pip alone (a service, a JVM): then it is skipped with this reason.
+    needs: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """What every audit of one survey run may spend: the seed of its draws, the draws per input
+    of a black box, the seconds of one audit."""
+
+    seed: int
+    samples: int
+    time_limit: float
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """An audit's verdict (one of :data:`VERDICTS`), the one-line evidence
+    the table shows, and the details the JSON keeps (exact or certified epsilon, the witness,
+    the seed)."""
+
+    verdict: str
+    evidence: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict must be one of {', '.join(VERDICTS)}; got verdict={self.verdict!r}.")
+
+
+@dataclass(frozen=True, slots=True)
+class Primitive:
+    """One noise primitive of a library and its audit."""
+
+    name: str
+    mechanism: str
+    parameters: str
+    method: str
+    audit: Callable[[Budget], Finding] = field(repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.method not in METHODS:
+            raise ValueError(f"method must be one of {', '.join(METHODS)}; got method={self.method!r}.")
+
+
+def black_box_audit(spec: Spec, case: Case) -> Callable[[Budget], Finding]:
+    """The audit of ``case`` of a black-box ``spec`` (``dpverify audit --black-box``): the
+    distribution test and the privacy test on the budget's draws, folded into one finding."""
+
+    def audit(budget: Budget) -> Finding:
+        from dpverify.verify.published._blackbox import audit_case
+
+        result = audit_case(spec, case, seed=budget.seed, samples=budget.samples, time_limit=budget.time_limit)
+        decisive = [c for c in result.checks if c.verdict.value == result.outcome] or list(result.checks)
+        evidence = "; ".join(f"{c.check}: {c.summary}" for c in decisive)
+        details = {"seed": budget.seed, "samples_per_input": budget.samples,
+                   "checks": [c.to_json() for c in result.checks], "notes": list(result.notes)}
+        # statistics never prove privacy: a black box that passes both tests is only not refuted
+        return Finding("not refuted" if result.outcome == "proved" else result.outcome, evidence, details)
+
+    return audit
