@@ -25,7 +25,8 @@ from dpverify.specs._claims import PureDp, Zcdp
 from dpverify.verify.published._blackbox import BLACKBOX_SCHEMA, audit_case
 from dpverify.verify.published._blackbox_distribution import check_black_box_distribution
 from dpverify.verify.published._blackbox_draw import Garbage, Raised, draw, normalise
-from dpverify.verify.published._blackbox_privacy import Event, _lowest_bit, check_black_box_privacy
+from dpverify.verify.published._blackbox_privacy import check_black_box_privacy
+from dpverify.verify.published._blackbox_search import Event, _lowest_bit
 from dpverify.verify.engine._clopper_pearson import clopper_pearson_lower, clopper_pearson_upper
 from dpverify.verify.engine._results import Verdict
 from dpverify.verify.cli import main

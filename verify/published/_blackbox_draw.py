@@ -71,8 +71,11 @@ def _clip(text: str, limit: int = 120) -> str:
 
 def normalise(value: object) -> Hashable:
     """A draw as the tests see it: an ``int`` (bools refused), a finite ``float``, a ``Fraction``,
-    or a :class:`Garbage`.  Scalars of array libraries (``numpy.int64``, ``numpy.float32``) are
-    converted exactly through ``__index__`` or ``item()``."""
+    a *vector* (a tuple of those), or a :class:`Garbage`.  Scalars of array libraries
+    (``numpy.int64``, ``numpy.float32``) are converted exactly through ``__index__`` or ``item()``.
+    A tuple or list of numbers, or a numpy array of any shape (flattened in row-major order),
+    becomes a vector; one with a coordinate that is not a finite number, or a nested list, is
+    garbage as a whole: a vector is only comparable coordinate by coordinate."""
     if isinstance(value, bool):
         return Garbage("bool", repr(value))
     if isinstance(value, int):
@@ -81,6 +84,10 @@ def normalise(value: object) -> Hashable:
         return float(value) if math.isfinite(value) else Garbage("float", repr(float(value)))
     if isinstance(value, Fraction):
         return value
+    if isinstance(value, (tuple, list)):
+        return _vector(value, value)
+    if type(value).__module__.startswith("numpy") and getattr(value, "ndim", 0) >= 1:
+        return _vector(value.ravel().tolist(), value)  # type: ignore[attr-defined]
     if hasattr(value, "__index__") and type(value).__module__.startswith("numpy"):
         return normalise(operator.index(value))  # type: ignore[arg-type]
     item = getattr(value, "item", None)
@@ -96,8 +103,29 @@ def normalise(value: object) -> Hashable:
     return Garbage(type(value).__name__, _clip(text, 60))
 
 
+def _vector(items: Sequence[object], value: object) -> Hashable:
+    coordinates = tuple(_scalar(item) for item in items)
+    if all(_numeric(c) for c in coordinates):
+        return coordinates
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a repr that raises is garbage too
+        text = "<unprintable>"
+    return Garbage(type(value).__name__, _clip(text, 60))
+
+
+def _scalar(item: object) -> Hashable:
+    # a coordinate never nests: a list inside a vector makes the whole vector garbage
+    return None if isinstance(item, (tuple, list)) else normalise(item)
+
+
 def _numeric(output: Hashable) -> bool:
     return isinstance(output, (int, float, Fraction)) and not isinstance(output, bool)
+
+
+def _is_vector(output: Hashable) -> bool:
+    """A vector output (:func:`normalise` makes every vector a tuple of numbers, and nothing else a tuple)."""
+    return isinstance(output, tuple)
 
 
 # --- drawing, in worker processes under a time bound -----------------------------------------------
