@@ -103,6 +103,18 @@ def test_laplace_epsilon_bracket_ends_have_certified_deltas(instance: Any) -> No
     assert below.delta(low - low / 10**12).low > instance.at
 
 
+@pytest.mark.parametrize(("s", "m", "r", "eps"), [(Fraction(101, 100), 100, 10, "1/2"), (Fraction(51, 50), 25, 5, "0"),
+                                                 (Fraction(1001, 1000), 500, 20, "0.3")])
+def test_laplace_one_step_bracket_holds_the_closed_form(s: Fraction, m: int, r: int, eps: str) -> None:
+    """One Laplace step of ``1/b = e`` has ``delta(eps') = 1 - e^((eps' - e)/2)`` for ``eps' <= e``."""
+    low, high = bench.laplace_bracket(s, m, r, 1, "delta", Fraction(eps))
+    with mpmath.workdps(50):
+        e = m * mpmath.log(mpmath.mpf(s.numerator) / s.denominator)
+        exact = 1 - mpmath.exp((mpmath.mpf(Fraction(eps).numerator) / Fraction(eps).denominator - e) / 2)
+        lo, hi = mpmath.mpf(low.numerator) / low.denominator, mpmath.mpf(high.numerator) / high.denominator
+        assert lo <= exact <= hi and hi - lo <= exact / 20
+
+
 def test_laplace_pairs_are_distributions_and_the_upper_losses_are_the_cell_tops() -> None:
     s, m = Fraction(51, 50), 25
     (P, Q), (P_up, Q_up) = bench.laplace_pairs(s, m)
