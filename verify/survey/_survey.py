@@ -85,6 +85,12 @@ def _cell(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def _verdict(row: dict[str, Any]) -> str:
+    """The verdict as the table shows it: a proof within a tolerance says so, with its ``U``."""
+    within = row["details"].get("check", {}).get("within_decimal") if isinstance(row["details"], dict) else None
+    return f"**{row['verdict']}** within U = {within}" if row["verdict"] == "proved" and within else f"**{row['verdict']}**"
+
+
 def markdown(document: dict[str, Any]) -> str:
     """The document as Markdown: one table of every audited primitive, one of skipped libraries."""
     lines = ["# The Python DP ecosystem, audited by dpverify", "",
@@ -94,7 +100,8 @@ def markdown(document: dict[str, Any]) -> str:
              "exact; *exact at k bits* does the same with `random()` on a grid of 2^-k, and the verdict holds at "
              "that precision; *black box* is statistical, with the false-positive rate bounded non-asymptotically "
              "(the evidence states the bound and the confidence), so a black box that passes is *not refuted*, never "
-             "proved.", "",
+             "proved. A proof within a tolerance says *within U*: the code's and the ideal probability differ by at "
+             "most U at every output.", "",
              "| library | version | primitive | mechanism | parameters | method | verdict | evidence | seconds |",
              "|---|---|---|---|---|---|---|---|---|"]
     for entry in document["libraries"]:
@@ -102,7 +109,7 @@ def markdown(document: dict[str, Any]) -> str:
             evidence = row["evidence"] if len(row["evidence"]) <= 400 else row["evidence"][:397] + "..."
             lines.append("| " + " | ".join(_cell(x) for x in (
                 entry["name"], entry["version"], row["primitive"], row["mechanism"], row["parameters"],
-                row["method"], f"**{row['verdict']}**", evidence, row["seconds"])) + " |")
+                row["method"], _verdict(row), evidence, row["seconds"])) + " |")
     skipped = [e for e in document["libraries"] if e["status"] == "skipped"]
     if skipped:
         lines += ["", "## Not audited", "", "| library | why | how to install it |", "|---|---|---|"]
