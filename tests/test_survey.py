@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 import types
 from pathlib import Path
@@ -122,3 +123,17 @@ def test_an_out_that_is_a_file_is_refused(tmp_path: Path, capsys: pytest.Capture
     (tmp_path / "f").write_text("")
     assert main(["survey", "--here", "--out", str(tmp_path / "f")]) == 2
     assert capsys.readouterr().err.startswith("dpverify: error: --out must be a directory")
+
+
+def test_each_librarys_extra_pins_what_its_environment_pins() -> None:
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    def distribution(requirement: str) -> str:
+        return re.split(r"[=<>!~]", requirement, maxsplit=1)[0]
+
+    assert set(_libraries.EXTRAS) == set(_libraries.LIBRARIES)
+    for name, extra in _libraries.EXTRAS.items():
+        library = _libraries.library_module(name).LIBRARY
+        # the same packages; the older extras allow a range around the environment's exact pin
+        assert {distribution(r) for r in library.requirements} == {distribution(r) for r in extras[extra]}, name
