@@ -10,7 +10,7 @@ from fractions import Fraction
 import pytest
 
 from dpverify.verify.survey import _lib_pipelinedp
-from dpverify.verify.survey._primitive import Budget
+from dpverify.verify.survey._primitive import Budget, black_box_audit
 
 BUDGET = Budget(seed=7, samples=20_000, time_limit=60)
 
@@ -44,7 +44,7 @@ def test_a_count_takes_the_double_path() -> None:
 def test_the_audits_on_the_library(name: str, verdict: str) -> None:
     pytest.importorskip("pipeline_dp")
     spec = _lib_pipelinedp.PIPELINEDP_SPECS[name]
-    finding = _lib_pipelinedp.black_box_audit(spec, spec.cases[0])(BUDGET)
+    finding = black_box_audit(spec, spec.cases[0])(BUDGET)
     assert finding.verdict == verdict, finding.evidence
     assert finding.details["seed"] == BUDGET.seed and finding.details["samples_per_input"] == BUDGET.samples
     privacy = next(c for c in finding.details["checks"] if c["check"] == "blackbox_privacy")

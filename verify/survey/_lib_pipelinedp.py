@@ -31,7 +31,7 @@ from typing import Any
 from dpverify.specs import Rational
 from dpverify.specs._api import Case, Input, Spec
 from dpverify.specs._claims import ApproxDp, PureDp
-from dpverify.verify.survey._primitive import Library, Primitive, black_box_audit
+from dpverify.verify.survey._primitive import Library, Primitive, black_box_primitive
 
 __all__ = ["LIBRARY", "PIPELINEDP_SPECS", "primitives"]
 
@@ -136,8 +136,7 @@ PIPELINEDP_SPECS: dict[str, Spec] = {s.name: s for s in (
 
 
 def _row(name: str, primitive: str, mechanism: str, parameters: str) -> Primitive:
-    spec = PIPELINEDP_SPECS[name]
-    return Primitive(primitive, mechanism, parameters, "black box", black_box_audit(spec, spec.cases[0]))
+    return black_box_primitive(PIPELINEDP_SPECS[name], primitive, mechanism, parameters)
 
 
 def primitives() -> list[Primitive]:

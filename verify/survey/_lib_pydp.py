@@ -48,7 +48,7 @@ from dpverify.specs import Rational
 from dpverify.specs._api import Case, Input, Spec
 from dpverify.specs._claims import ApproxDp, PureDp
 from dpverify.specs._enclosure import enclose, iv_rational, one_minus_exp_neg
-from dpverify.verify.survey._primitive import Library, Primitive, black_box_audit
+from dpverify.verify.survey._primitive import Library, Primitive, black_box_primitive
 
 __all__ = ["LIBRARY", "PYDP_SPECS", "primitives", "rounded_laplace_probability"]
 
@@ -198,8 +198,7 @@ PYDP_SPECS: dict[str, Spec] = {s.name: s for s in (
 
 
 def _row(name: str, primitive: str, mechanism: str, parameters: str) -> Primitive:
-    spec = PYDP_SPECS[name]
-    return Primitive(primitive, mechanism, parameters, "black box", black_box_audit(spec, spec.cases[0]))
+    return black_box_primitive(PYDP_SPECS[name], primitive, mechanism, parameters)
 
 
 def primitives() -> list[Primitive]:

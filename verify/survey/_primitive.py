@@ -26,7 +26,7 @@ from typing import Any
 
 from dpverify.specs._api import Case, Spec
 
-__all__ = ["METHODS", "VERDICTS", "Budget", "Finding", "Library", "Primitive", "black_box_audit"]
+__all__ = ["METHODS", "VERDICTS", "Budget", "Finding", "Library", "Primitive", "black_box_audit", "black_box_primitive"]
 
 #: How an audit reaches its verdict (the table's "method" column).
 METHODS = ("exact enumeration", "exact at k bits", "black box")
@@ -104,3 +104,8 @@ def black_box_audit(spec: Spec, case: Case) -> Callable[[Budget], Finding]:
         return Finding("not refuted" if result.outcome == "proved" else result.outcome, evidence, details)
 
     return audit
+
+
+def black_box_primitive(spec: Spec, primitive: str, mechanism: str, parameters: str) -> Primitive:
+    """The black-box row of ``spec``'s first case."""
+    return Primitive(primitive, mechanism, parameters, "black box", black_box_audit(spec, spec.cases[0]))

@@ -88,7 +88,8 @@ def _cell(text: object) -> str:
 def _verdict(row: dict[str, Any]) -> str:
     """The verdict as the table shows it: a proof within a tolerance says so, with its ``U``."""
     within = row["details"].get("check", {}).get("within_decimal") if isinstance(row["details"], dict) else None
-    return f"**{row['verdict']}** within U = {within}" if row["verdict"] == "proved" and within else f"**{row['verdict']}**"
+    shown = f"**{row['verdict']}**"
+    return f"{shown} within U = {within}" if row["verdict"] == "proved" and within else shown
 
 
 def markdown(document: dict[str, Any]) -> str:
