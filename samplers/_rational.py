@@ -2,7 +2,9 @@
 
 Exact samplers take rationals as ``int``, :class:`fractions.Fraction` or strings such as
 ``"1/3"`` (any string :class:`~fractions.Fraction` parses exactly, so ``"0.25"`` is 1/4, and
-quotients of integer products and powers such as ``"1/10^6"`` or ``"11*10^40/3"``).
+quotients of integer products and powers such as ``"1/10^6"`` or ``"11*10^40/3"``), in ASCII
+digits only: Python's own parsers also read other scripts' digits (``int("５") == 5``), and a
+number should mean what it plainly shows, in Python as on the command line.
 A ``float`` is refused: it is a binary approximation whose low bits would leak into the
 output distribution (Mironov 2012), which is the failure this project exists to catch.
 
@@ -33,8 +35,9 @@ MAX_TEXT = 2 * MAX_DIGITS + 100
 #: Most bits in an int, or in each part of a Fraction, passed directly (about 19,700 digits).
 MAX_BITS = 1 << 16
 
-_TERM = re.compile(r"\d+(\s*\^\s*\d{1,6})?")
-_EXPONENT = re.compile(r"[eE]([+-]?\d+)\s*$")
+# re.ASCII: \d would match any script's digits, and int() would read them
+_TERM = re.compile(r"\d+(\s*\^\s*\d{1,6})?", re.ASCII)
+_EXPONENT = re.compile(r"[eE]([+-]?\d+)\s*$", re.ASCII)
 
 
 def shown(value: object, limit: int = 60) -> str:
@@ -129,6 +132,8 @@ def _rational_expression(text: str) -> Fraction | None:
     """``"1/3"``, ``"0.25"``, ``"-1/10^3"`` or ``"11*10^40/3"`` as a Fraction; None if none of
     those.  Raises InvalidArgument (naming nothing: the caller adds the name) past the limits."""
     text = text.strip()
+    if not text.isascii():  # Fraction() reads any script's digits; only ASCII ones are numbers here
+        return None
     exponent = _EXPONENT.search(text)
     if exponent is not None and abs(int(exponent.group(1))) > MAX_DIGITS:
         raise _OverLimit

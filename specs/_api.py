@@ -411,7 +411,8 @@ class Spec:
         if self.enumeration is not None and not isinstance(self.enumeration, _ENUMERATIONS):
             return ("enumeration must be Exhaustive(), Bisection(), Bounded(...), Attempt(...) or None; "
                     f"got enumeration={shown(self.enumeration)}.")
-        if self.randomness not in {r.value for r in Randomness}:
+        # a str first: a set cannot look up what does not hash (a list, a signalling NaN)
+        if not (isinstance(self.randomness, str) and self.randomness in {r.value for r in Randomness}):
             return ("randomness must be one of 'source', 'random', 'module', 'none'; "
                     f"got randomness={shown(self.randomness)}.")
         if isinstance(self.float_bits, bool) or not isinstance(self.float_bits, int) or not 1 <= self.float_bits <= 53:
@@ -438,8 +439,8 @@ class Spec:
             return "a spec with a batch form needs a pmf or an ideal PMF to compare its draws with."
         if self.ideal is not None and self.outputs is None:
             return "a spec with an ideal PMF must declare outputs(p), the outputs its checks cover."
-        if not all(callable(check) for check in self.checks):
-            return "checks must be callables check(p) returning a CheckResult."
+        if not isinstance(self.checks, Sequence) or not all(callable(check) for check in self.checks):
+            return f"checks must be a sequence of callables check(p) returning a CheckResult; got checks={shown(self.checks)}."
         for case in self.cases:
             if case.expect not in _EXPECTATIONS:
                 return f"case {shown(case.describe())}: expect must be one of {', '.join(_EXPECTATIONS)}; got expect={shown(case.expect)}."

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from dpverify._check_schema import CHECK_SCHEMA
 from dpverify.specs import GtmSpec
 from dpverify.verify.cli import main
 
@@ -278,7 +279,7 @@ def test_a_package_that_does_not_import_fails_check_with_a_verdict(
     out = tmp_path / "check.json"
     assert _launch.main(["check", "--json", str(out)]) == 1
     document = json.loads(out.read_text())
-    assert document["passed"] is False and document["schema"] == _launch.CHECK_SCHEMA
+    assert document["passed"] is False and document["schema"] == CHECK_SCHEMA
     [imports] = document["repository"]
     assert imports["check"] == "imports" and imports["verdict"] == "violated"
     assert "does not import: ModuleNotFoundError" in imports["summary"]

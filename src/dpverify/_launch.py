@@ -1,25 +1,40 @@
-"""The ``dpverify`` command's first step: import the package, and answer with one line, not a
-traceback, when the installed tree itself does not import (a syntax or name error in a module).
+"""The ``dpverify`` command's first step.
 
-Only the standard library is imported before that import succeeds.  For ``dpverify check`` a
-package that does not import is a failed gate: the repository check ``imports`` is violated
-(exit 1, and the ``--json`` document and the ``--junit`` report say so), because no sampler in
-it can run.  Every other command reports it as an error (exit 2).
+Run as the ``dpverify`` script or ``python -m dpverify``, it is the supervisor
+(:mod:`dpverify._supervisor`): it runs the command in a child process and owns the exit code.
+In that child (the channel named in the environment) it runs the command, reports to the
+supervisor and says when it is done.  Called with arguments from Python (``main([...])``, as
+``dpverify mutate``'s fork server does, which supervises its runs itself) it runs the command in
+this process.
+
+Either way it imports the package and answers with one line, not a traceback, when the
+installed tree itself does not import (a syntax or name error in a module); only the standard
+library is imported before that import succeeds.  For ``dpverify check`` a package that does
+not import is a failed gate: the repository check ``imports`` is violated (exit 1, and the
+``--json`` document and the ``--junit`` report say so), because no sampler in it can run.
+Every other command reports it as an error (exit 2).
 """
 
 from __future__ import annotations
 
-import json
 import sys
 import traceback
 from collections.abc import Sequence
 
-from dpverify._check_schema import CHECK_SCHEMA
-from dpverify._junit import FAILURE, JunitCase, JunitSuite, junit_xml
+from dpverify import _channel
+from dpverify._supervisor import check_failure_reports, supervise
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
+    if _channel.attach():
+        return _child(arguments)
+    if argv is None:
+        return supervise(arguments)
+    return _run(arguments)
+
+
+def _run(arguments: list[str]) -> int:
     try:
         from dpverify.verify.cli import main as run
     except Exception as error:  # noqa: BLE001 - any failure to import is the tree's, reported in one line
@@ -27,9 +42,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run(arguments)
 
 
-def _where(error: BaseException) -> str:
-    """``file:line`` of the innermost frame inside dpverify (the line whose import failed)."""
-    frames = [f for f in traceback.extract_tb(error.__traceback__) if "dpverify" in f.filename.replace("\\", "/")]
+def _child(arguments: list[str]) -> int:
+    """The supervised child: the command, then ``done`` with its exit code.  Whatever else ends
+    it (a ``SystemExit`` from user code that escaped every case, an error of dpverify's own) is
+    told to the supervisor in one line, which decides without a ``done``."""
+    try:
+        code = _run(arguments)
+    except SystemExit as stop:
+        if _channel.user_code_ran():
+            _channel.crashed(f"SystemExit({stop.code!r}) escaped every case (at {_where(stop, anywhere=True)})")
+            return 1
+        code = _exit_status(stop)  # argparse's usage error (2), or --help (0): no user code has run
+    except BaseException as error:  # noqa: BLE001 - the supervisor decides; no traceback reaches the user
+        _channel.crashed(f"{type(error).__name__}: {' '.join(str(error).split())[:300]} (at {_where(error, anywhere=True)})")
+        return 1
+    _channel.finished(code)
+    return code
+
+
+def _exit_status(stop: SystemExit) -> int:
+    """The status ``sys.exit(code)`` gives: None is 0, an int itself, anything else printed and 1."""
+    if stop.code is None or isinstance(stop.code, int):
+        return stop.code or 0
+    print(stop.code, file=sys.stderr)
+    return 1
+
+
+def _where(error: BaseException, *, anywhere: bool = False) -> str:
+    """``file:line`` of the innermost frame inside dpverify (the line whose import failed), or of
+    the innermost frame at all (``anywhere``)."""
+    frames = [f for f in traceback.extract_tb(error.__traceback__)
+              if anywhere or "dpverify" in f.filename.replace("\\", "/")]
     if isinstance(error, SyntaxError) and error.filename:
         return f"{error.filename}:{error.lineno}"
     return f"{frames[-1].filename}:{frames[-1].lineno}" if frames else "unknown place"
@@ -42,21 +85,13 @@ def _unimportable(error: Exception, arguments: list[str]) -> int:
     if not arguments or arguments[0] != "check":
         print(f"dpverify: error: {summary}", file=sys.stderr)
         return 2
-    json_path, junit_path = _option_path(arguments[1:], "--json"), _option_path(arguments[1:], "--junit")
-    stdout_taken = "-" in (json_path, junit_path)
+    from dpverify._supervisor import option_path
+
+    stdout_taken = "-" in (option_path(arguments[1:], "--json"), option_path(arguments[1:], "--junit"))
     print(f"FAIL imports: violated: {summary}", file=sys.stderr if stdout_taken else sys.stdout)
     reason = "no sampler or spec of a package that does not import can run"
-    outputs = []
-    if json_path is not None:
-        result = {"check": "imports", "verdict": "violated", "summary": summary, "reason": reason,
-                  "evidence": {"error": type(error).__name__, "message": message, "where": where}}
-        document = {"schema": CHECK_SCHEMA, "passed": False, "broken_specs": 0, "seed": None, "samples": None,
-                    "entries": [], "repository": [result]}
-        outputs.append(("--json", json_path, json.dumps(document, indent=2) + "\n"))
-    if junit_path is not None:
-        case = JunitCase("repository", "imports", status=FAILURE, message=f"imports violated: {summary}",
-                         type="expected proved, got violated", details=f"FAIL imports: violated: {summary}\n{reason}")
-        outputs.append(("--junit", junit_path, junit_xml([JunitSuite("repository", (case,))], name="dpverify check")))
+    outputs = check_failure_reports(arguments[1:], "imports", "violated", summary, reason,
+                                    {"error": type(error).__name__, "message": message, "where": where})
     for option, path, text in outputs:
         if path == "-":
             sys.stdout.write(text)
@@ -69,17 +104,3 @@ def _unimportable(error: Exception, arguments: list[str]) -> int:
                   file=sys.stderr)
             return 2
     return 1
-
-
-def _option_path(options: list[str], option: str) -> str | None:
-    """The value of ``option`` (``--json``, ``--junit``) among ``check``'s options, or None;
-    ``--json`` with no value is stdout, as the parser reads it."""
-    for index, given in enumerate(options):
-        if given == option:
-            following = options[index + 1] if index + 1 < len(options) else None
-            if following is None or (following.startswith("-") and following != "-"):
-                return "-" if option == "--json" else None
-            return following
-        if given.startswith(f"{option}="):
-            return given.removeprefix(f"{option}=")
-    return None

@@ -31,9 +31,15 @@ act in that same hook, still apply to them.
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import secrets
+import select
 import shlex
+import signal
 import sys
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -50,6 +56,9 @@ _SEED = pytest.StashKey[int]()
 _FOUND = pytest.StashKey[tuple[int, int]]()  # (specs, items) collected
 DEFAULT_SAMPLES = 5000
 DEFAULT_EXAMPLES = 25  # the same as dpverify.verify.gate._search.DEFAULT_EXAMPLES, without importing it
+DEFAULT_TIME_LIMIT = 120  # the same as dpverify.verify.engine._arguments.DEFAULT_TIME_LIMIT, without importing it
+#: How many case time limits a spec's search may take before its process is killed.
+SEARCH_TIME_LIMITS = 5
 
 
 class DpverifyFailure(Exception):
@@ -90,6 +99,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help=f"samples per statistical check (default {DEFAULT_SAMPLES}).")
     group.addoption("--dpverify-examples", type=_positive, default=DEFAULT_EXAMPLES, metavar="N",
                     help=f"parameter sets each spec's search checks (default {DEFAULT_EXAMPLES}).")
+    group.addoption("--dpverify-time-limit", type=_positive, default=None, metavar="SECONDS",
+                    help=f"bound on each case's running time (default {DEFAULT_TIME_LIMIT}, as dpverify check); a search may take "
+                         f"{SEARCH_TIME_LIMITS} times as long.  Each item runs in a process of its own, killed "
+                         "with SIGKILL if it outlives its bound.")
     group.addoption("--dpverify-allow-empty", action="store_true", default=False,
                     help="pass when --dpverify finds no spec (by default that is one failing item).")
     parser.addini("dpverify_modules", type="linelist", default=[],
@@ -210,6 +223,11 @@ class _DpverifyItem(pytest.Item):
     def seed(self) -> int:
         return self.config.stash[_SEED]
 
+    @property
+    def time_limit(self) -> int:
+        given = self.config.getoption("dpverify_time_limit")
+        return DEFAULT_TIME_LIMIT if given is None else int(given)
+
 
 class BrokenItem(_DpverifyItem):
     """Specs that could not be found or read: fails with the one-line reason."""
@@ -232,10 +250,15 @@ class CaseItem(_DpverifyItem):
     def runtest(self) -> None:
         from dpverify.verify.gate._spec_run import run_case
 
-        outcome = run_case(self.found.spec, self.case, seed=self.seed,
-                           samples=self.config.getoption("dpverify_samples"), origin=self.found.origin)
-        if not outcome.met:
-            raise DpverifyFailure("\n".join(_outcome_lines(outcome)))
+        def run() -> str | None:
+            outcome = run_case(self.found.spec, self.case, seed=self.seed, time_limit=self.time_limit,
+                               samples=self.config.getoption("dpverify_samples"), origin=self.found.origin)
+            return None if outcome.met else "\n".join(_outcome_lines(outcome))
+
+        what = f"spec {self.found.spec.name!r}, case {self.case.describe()!r}"
+        failure = isolated(run, seconds=self.time_limit, what=what)
+        if failure is not None:
+            raise DpverifyFailure(failure)
 
 
 class SearchItem(_DpverifyItem):
@@ -246,21 +269,32 @@ class SearchItem(_DpverifyItem):
         self.found = found
 
     def runtest(self) -> None:
+        spec = self.found.spec
+        failure = isolated(self._search, seconds=SEARCH_TIME_LIMITS * self.time_limit,
+                           what=f"the search of spec {spec.name!r}")
+        if failure is None:
+            return
+        if failure.startswith(_XFAIL):
+            pytest.xfail(failure.removeprefix(_XFAIL))
+        raise DpverifyFailure(failure)
+
+    def _search(self) -> str | None:
+        """The search's failure report, or None when it proves (run in the isolated child)."""
         from dpverify.specs import SpecError
         from dpverify.verify.gate._search import search_spec
 
         try:
             result = search_spec(self.found.spec, seed=self.seed, max_examples=self.config.getoption("dpverify_examples"))
         except SpecError as error:
-            raise DpverifyFailure(f"dpverify: broken spec: {error}") from None
+            return f"dpverify: broken spec: {error}"
         if result.verdict == "proved":
-            return
+            return None
         spec = self.found.spec
         if not result.broken and not any(case.expect == "proved" for case in spec.cases):
             # A spec that documents a known failure (an UNSAFE sampler) is expected to fail
             # anywhere; its cases already gate that the failure is still found.
-            pytest.xfail(f"spec {spec.name!r} documents a known failure (no case expects proved): {result.summary()}")
-        raise DpverifyFailure("\n".join(self._search_lines(result)))
+            return f"{_XFAIL}spec {spec.name!r} documents a known failure (no case expects proved): {result.summary()}"
+        return "\n".join(self._search_lines(result))
 
     def _search_lines(self, result: SearchResult) -> list[str]:
         assert result.outcome is not None and result.parameters is not None
@@ -287,6 +321,78 @@ class SearchItem(_DpverifyItem):
             words += ["--dpverify-examples", str(config.getoption("dpverify_examples"))]
         # A spec name needs no quoting; the quotes show where the -k expression ends.
         return f'{shlex.join(words)} -k "{self.found.spec.name}/search"'
+
+
+# --- the isolated run -----------------------------------------------------------------------
+
+#: The start of a search's report that makes its item an xfail.
+_XFAIL = "xfail: "
+
+
+def isolated(run: Callable[[], str | None], *, seconds: float, what: str) -> str | None:
+    """``run()`` (a failure report, or None for a pass) in a forked child process, so that what
+    the sampler does to its process (exits, kills it, ignores signals, spins) is a failure of
+    this item, never of the pytest run.  The child is killed with SIGKILL once it has run
+    ``seconds`` and the supervisor's grace.  Without ``fork`` it runs here."""
+    from dpverify import _channel
+    from dpverify._supervisor import grace
+
+    if not hasattr(os, "fork"):
+        return run()
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report, then leave without running pytest's exit handlers
+        os.close(read)
+        code = 0
+        try:
+            _channel.isolate()
+            report = run()
+            payload = json.dumps({"failure": report}).encode("utf-8")
+        except BaseException as error:  # noqa: BLE001 - whatever stopped the run is this item's failure
+            payload = json.dumps({"failure": f"dpverify: {what}: the run stopped on {type(error).__name__}: "
+                                             f"{' '.join(str(error).split())[:300]}"}).encode("utf-8")
+        try:
+            with os.fdopen(write, "wb") as out:
+                out.write(payload)
+        except BaseException:  # noqa: BLE001 - the parent reads nothing, and says so
+            code = 1
+        os._exit(code)
+    os.close(write)
+    try:
+        data, killed = _read_until(read, time.monotonic() + seconds + grace(seconds), pid)
+    except BaseException:  # Ctrl-C: the run is over, and so is the child's
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        raise
+    _, status = os.waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    if killed:
+        return (f"dpverify: {what}: the sampler disabled the time bound: it ran past {seconds:g} s and "
+                f"{grace(seconds):g} s of grace without ending, so its process was killed with SIGKILL")
+    try:
+        return json.loads(data)["failure"]  # type: ignore[no-any-return]
+    except (ValueError, KeyError, TypeError):
+        pass
+    if code < 0:
+        name = signal.Signals(-code).name if -code in signal.valid_signals() else f"signal {-code}"
+        return f"dpverify: {what}: the sampler's process was killed by {name}; no verdict"
+    return f"dpverify: {what}: the sampler exited the process with status {code}; no verdict"
+
+
+def _read_until(fd: int, deadline: float, pid: int) -> tuple[bytes, bool]:
+    """Everything written to ``fd`` until it closes, or ``(what came, True)`` once ``deadline``
+    has passed, after killing ``pid``."""
+    chunks = []
+    with os.fdopen(fd, "rb", buffering=0) as source:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([source], [], [], left)[0]:
+                os.kill(pid, signal.SIGKILL)
+                return b"".join(chunks), True
+            chunk = source.read(65536)
+            if not chunk:
+                return b"".join(chunks), False
+            chunks.append(chunk)
 
 
 # --- the report ------------------------------------------------------------------------------

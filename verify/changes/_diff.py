@@ -64,6 +64,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
+from dpverify import _channel
 from dpverify.samplers import InvalidArgument, SamplerContractError
 from dpverify.specs._api import Attempt, Bisection, Bounded, Exhaustive, Spec, SpecError
 from dpverify.verify.changes._diff_versions import BARE_MIN_MASS, Side, _bare_frame
@@ -77,7 +78,7 @@ from dpverify.verify.engine._program_state import suspended_driver
 from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text, json_value, tolerance_text
 from dpverify.verify.engine._text import shown_value
 from dpverify.verify.gate._spec_checks import TIMING_MIN_MASS, _Instance
-from dpverify.verify.gate._time_bound import CaseTimeUp, time_bound
+from dpverify.verify.gate._time_bound import CaseTimeUp, EnvironmentChanged, time_bound, user_code_stopped
 
 suspended_driver(__file__)  # its samplers (lambdas) hold one call for a whole execution
 
@@ -320,12 +321,18 @@ def _compare_versions(versions: Sequence[_Version], laws: Sequence[Enumeration],
 def _bounded_diff(frame: Spec, old: Side, new: Side, p: Mapping[str, Any], label: str, source: str,
                   options: DiffOptions) -> list[ParameterDiff]:
     try:
-        with time_bound(options.time_limit):
+        with _channel.labelled(f"the comparison of spec {frame.name!r} at {label}"), time_bound(options.time_limit):
             return _diff_at(frame, old, new, p, label, source, options)
     except CaseTimeUp:
         reason = f"time bound hit: comparing the two versions took more than {options.time_limit} s"
-        return [ParameterDiff(label, source, p, None,
-                              CheckResult("output_distribution", Verdict.INCONCLUSIVE, reason, reason=reason), None)]
+    except KeyboardInterrupt as error:
+        if not _channel.supervised():
+            raise  # in-process, the user's Ctrl-C; supervised, the sampler's
+        reason = user_code_stopped(error)
+    except (EnvironmentChanged, SystemExit, GeneratorExit) as error:
+        reason = user_code_stopped(error)
+    return [ParameterDiff(label, source, p, None,
+                          CheckResult("output_distribution", Verdict.INCONCLUSIVE, reason, reason=reason), None)]
 
 
 # --- a whole comparison ----------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
+from dpverify import _channel
 from dpverify._check_schema import CHECK_SCHEMA
 from dpverify.samplers import DpverifyError, InvalidArgument, fresh_seed
 from dpverify.verify.cli._common import MAX_SAMPLES, MAX_SEED, MAX_TIMEOUT, _clip, _count
@@ -74,8 +75,9 @@ def _check(args: argparse.Namespace) -> int:
              f"; {jobs} cases at a time" if jobs != 1 else "")
     print(f"dpverify check: {len(found)} specs, {cases} cases, statistical seed {seed} "
           f"(replay: dpverify check --seed {seed}){where}", file=human)
+    _channel.planned(cases)
     outcomes = run_gate(found, seed=seed, samples=args.samples, time_limit=args.time_limit,
-                        report=lambda o: _print_outcome(o, human), fail_fast=args.fail_fast, jobs=jobs,
+                        report=lambda o: _report_outcome(o, human), fail_fast=args.fail_fast, jobs=jobs,
                         scheduler=args.scheduler, spec_modules=args.spec_module or ())
     stopped = args.fail_fast and not all(o.met for o in outcomes)
     if stopped:
@@ -204,10 +206,12 @@ def _print_specs(found: Sequence[Any]) -> None:
             print(f"    {spec.description}")
 
 
-def _print_outcome(outcome: CaseOutcome, out: TextIO) -> None:
+def _report_outcome(outcome: CaseOutcome, out: TextIO) -> None:
+    """One case decided: its lines, and its verdict to the supervisor."""
     from dpverify.verify.gate._gate import outcome_lines
 
     print("\n".join(outcome_lines(outcome)), file=out)
+    _channel.verdict(outcome.name, outcome.met)
 
 
 def add_check_parser(commands: Any) -> None:

@@ -16,6 +16,7 @@ from typing import Any, NoReturn
 from dpverify.samplers import DpverifyError, InvalidArgument, as_int
 from dpverify.samplers._rational import MAX_DIGITS, MAX_TEXT, shown
 from dpverify.specs import GtmSpec
+from dpverify.verify.engine._arguments import MAX_SEED  # the API's: fresh seeds are 64-bit
 from dpverify.verify.engine._text import short_rational
 
 __all__ = ["MAX_COMPOSITIONS", "MAX_JOBS", "MAX_MUTANTS", "MAX_N", "MAX_SAMPLES", "MAX_SEED", "MAX_TABLE_BITS",
@@ -77,7 +78,6 @@ def _usage(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], in
 
 
 #: Upper limits of the CLI's counts, so that no option asks for work without end.
-MAX_SEED = 2**64 - 1  # fresh seeds are 64-bit
 MAX_SAMPLES = 10**7
 MAX_TIMEOUT = 86_400
 MAX_JOBS = 1024
@@ -87,8 +87,8 @@ MAX_COMPOSITIONS = 10**6
 
 #: An option's count: digits, or a power such as ``10^4``.  Read here, not by the samplers'
 #: parsers, so that the gate starts (and reports) when the code it checks, those parsers among
-#: it, is broken.
-_COUNT = re.compile(r"\+?(\d{1,30})(?:\s*(?:\^|\*\*)\s*(\d{1,2}))?")
+#: it, is broken.  ASCII digits only, as those parsers take: int() would read "５" as 5.
+_COUNT = re.compile(r"\+?(\d{1,30})(?:\s*(?:\^|\*\*)\s*(\d{1,2}))?", re.ASCII)
 
 
 def _count(name: str, low: int, high: int) -> Callable[[str], int]:

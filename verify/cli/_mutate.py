@@ -4,10 +4,12 @@ a Dask cluster, against the reviewed equivalent mutants."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sys
-from typing import Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, TextIO
 
 from dpverify.verify.changes._mutate_equivalents import EQUIVALENTS_FILE
 from dpverify.verify.changes._mutate_gate_run import DEFAULT_CASE_TIME_LIMIT
@@ -19,14 +21,16 @@ from dpverify.verify.gate._sweep import need_scheduler
 from dpverify.verify.reports._output import add_json_option, emit_json, human_stream
 from dpverify.verify.reports._sarif import add_sarif_option, emit_sarif, mutate_results
 
+if TYPE_CHECKING:
+    from dpverify.verify.changes._mutate_gate_run import GateOptions
+
 __all__ = ["add_mutate_parser"]
 
 
 def _mutate(args: argparse.Namespace) -> int:
-    from dpverify.verify.changes import _mutate as mutate
     from dpverify.verify.changes._mutate_equivalents import default_equivalents, read_reviewed
     from dpverify.verify.changes._mutate_gate_run import GateOptions
-    from dpverify.verify.changes._mutate_report import list_text, report_json, report_text, reviewed_results
+    from dpverify.verify.changes._mutate_report import list_text
     from dpverify.verify.changes._mutate_targets import default_modules, locate, plan, select
 
     if args.scheduler:
@@ -55,8 +59,25 @@ def _mutate(args: argparse.Namespace) -> int:
           file=human, flush=True)
     print(found, file=human, flush=True)
 
-    # Terminated, the run stops its gate processes and removes its copies as an interrupted one does.
-    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    with _terminated_as_interrupted():
+        return _measure_and_report(args, targets, chosen, reviewed, options, jobs, work, human)
+
+
+@contextlib.contextmanager
+def _terminated_as_interrupted() -> Iterator[None]:
+    """Terminated (SIGTERM), the run stops its gate processes and removes its copies as an
+    interrupted one does; the handler before it is put back on the way out."""
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _measure_and_report(args: argparse.Namespace, targets: Any, chosen: Any, reviewed: Any, options: GateOptions,
+                        jobs: int, work: Any, human: TextIO) -> int:
+    from dpverify.verify.changes import _mutate as mutate
+    from dpverify.verify.changes._mutate_report import report_json, report_text, reviewed_results
 
     def progress(result: mutate.Result, done: int, total: int) -> None:
         print(f"[{done}/{total}] {result.status:<10} {result.mutant.id} (line {result.mutant.line}, "

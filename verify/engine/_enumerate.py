@@ -90,10 +90,10 @@ from typing import Any
 from dataclasses import replace
 from fractions import Fraction
 
-from dpverify.samplers import InvalidArgument, RandomSource, SamplerContractError, as_fraction
+from dpverify.samplers import InvalidArgument, RandomSource, SamplerContractError
 from dpverify.samplers._random_source import _check_bernoulli, _check_randbelow
 from dpverify.samplers._rational import shown
-from dpverify.verify.engine._arguments import need_callable, need_count
+from dpverify.verify.engine._arguments import need_callable, need_count, need_min_mass
 from dpverify.verify.engine._enumeration import Enumeration, LoopNeverAccepts, NeverReturns, Sampler, SamplerCrashed
 from dpverify.verify.engine._lazy_uniform import LazyUniform, settled
 from dpverify.verify.engine._procedures import DISCOVERY_PATHS, Discovery, hooked, pushed
@@ -405,23 +405,19 @@ def enumerate_outputs(
 
     ``sampler`` takes a RandomSource and returns an output; it must draw only through it.
     ``max_paths`` bounds the executions, ``max_depth`` the draws per path, and ``min_mass``
-    (a rational in [0, 1); 0 disables it) the smallest prefix probability a branch may have
-    to be entered.  Cut and unvisited mass is reported exactly as ``unexplored``.  With
-    ``summarise``, marked loops and subroutines are summarised; with ``renewal``, an execution
-    back in a program state it was in earlier on its path is renewed there (module docstring);
-    with ``procedures``, the calls of functions that draw are summarised per distinct arguments
-    (:mod:`dpverify.verify.engine._summaries`), and what was done with each is in
-    :attr:`Enumeration.procedures`.
+    the smallest prefix probability a branch may have to be entered: 0, which disables it, or a
+    rational in [10^-14, 1) (10^-14 is :data:`~dpverify.verify.engine._arguments.MIN_MASS`; a
+    finer budget walks every loop down to ``max_depth``).  Cut and unvisited mass is reported
+    exactly as ``unexplored``.  With ``summarise``, marked loops and subroutines are summarised;
+    with ``renewal``, an execution back in a program state it was in earlier on its path is
+    renewed there (module docstring); with ``procedures``, the calls of functions that draw are
+    summarised per distinct arguments (:mod:`dpverify.verify.engine._summaries`), and what was
+    done with each is in :attr:`Enumeration.procedures`.
     """
     need_callable("sampler", sampler, "a callable taking a RandomSource, e.g. lambda rng: sample(q, rng)")
     max_paths = need_count("max_paths", max_paths, low=1)
     max_depth = need_count("max_depth", max_depth, low=1)
-    threshold = as_fraction("min_mass", min_mass)
-    if not 0 <= threshold < 1:
-        raise InvalidArgument(
-            f'min_mass must be a rational in [0, 1); got min_mass={shown(threshold)}. Pass it as "num/den", '
-            'e.g. "1/1000000", or 0 to explore without a mass budget.'
-        )
+    threshold = need_min_mass(min_mass, zero=True)
     for name, flag in (("summarise", summarise), ("renewal", renewal), ("procedures", procedures)):
         if not isinstance(flag, bool):
             raise InvalidArgument(f"{name} must be True or False; got {name}={shown(flag)}.")

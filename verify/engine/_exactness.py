@@ -10,7 +10,7 @@ from dpverify.specs import MechanismSpec
 from dpverify.verify.engine._bisect import bisect_outputs
 from dpverify.verify.engine._enumerate import enumerate_outputs
 from dpverify.verify.engine._enumeration import Enumeration, SamplerCrashed
-from dpverify.verify.engine._arguments import need_count, need_instance, shown
+from dpverify.verify.engine._arguments import need_count, need_instance, need_member, shown
 from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text, json_value
 
 #: Up to this many draws a single-draw sampler is enumerated path by path; above, bisected.
@@ -40,11 +40,9 @@ def _need_spec(spec: object) -> None:
 
 
 def _need_input(spec: MechanismSpec, q: object) -> Hashable:
-    """``q`` if it is one of ``spec.inputs()``, else InvalidArgument."""
+    """The spec's own input equal to ``q``, else InvalidArgument."""
     inputs = spec.inputs()
-    if isinstance(q, bool) or q not in inputs:
-        raise InvalidArgument(f"q must be one of the spec's inputs {shown(inputs)}; got q={shown(q)} ({type(q).__name__}).")
-    return inputs[inputs.index(q)]
+    return need_member("q", q, inputs, f"one of the spec's inputs {shown(inputs)}")
 
 
 def first_difference(

@@ -17,11 +17,11 @@ from fractions import Fraction
 
 import mpmath
 
-from dpverify.samplers import InvalidArgument, RandomSource, SeededRandomSource, as_int, as_open_unit_interval, fresh_seed
+from dpverify.samplers import InvalidArgument, RandomSource, SeededRandomSource, as_int, as_open_unit_interval
 from dpverify.samplers._rational import RationalLike
 from dpverify.specs import MechanismSpec
 from dpverify.specs._noise import NoiseSpec
-from dpverify.verify.engine._arguments import need_count, shown
+from dpverify.verify.engine._arguments import need_count, need_member, need_seed, shown
 from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text, json_value
 
 __all__ = ["Sampling", "check_empirical", "check_empirical_ideal", "dkw_threshold"]
@@ -155,9 +155,9 @@ def check_empirical(
     :data:`Sampling`) draws the ``N`` outputs, e.g. under a bound on each run; None draws them one
     after the other.
 
-    Arguments are validated: ``samples`` an int ``>= 1``, ``seed`` None or an int ``>= 0``,
-    ``false_positive_rate`` an exact rational in (0, 1) (floats refused), ``q`` one of
-    ``spec.inputs()``; anything else raises :class:`dpverify.samplers.InvalidArgument`.
+    Arguments are validated: ``samples`` an int ``>= 1``, ``seed`` None or an int in
+    ``[0, 2**64 - 1]``, ``false_positive_rate`` an exact rational in (0, 1) (floats refused),
+    ``q`` one of ``spec.inputs()``; anything else raises :class:`dpverify.samplers.InvalidArgument`.
     """
     if not isinstance(spec, MechanismSpec):
         raise InvalidArgument(
@@ -165,13 +165,10 @@ def check_empirical(
         )
     N = as_int("samples", samples, low=1)
     beta = as_open_unit_interval("false_positive_rate", false_positive_rate)
-    seed_ = fresh_seed() if seed is None else as_int("seed", seed, low=0)
+    seed_ = need_seed(seed)
     inputs = spec.inputs()
-    if isinstance(q, bool) or q not in inputs:
-        raise InvalidArgument(
-            f"q must be one of the spec's inputs ({_describe(inputs)}); got q={shown(q)}."
-        )
-    q = inputs[inputs.index(q)]  # the spec's own value, e.g. 2 for Fraction(2), for the replay line
+    # the spec's own value, e.g. 2 for Fraction(2), for the replay line
+    q = need_member("q", q, inputs, f"one of the spec's inputs ({_describe(inputs)})")
     pmf = spec.pmf(q)
     weights = dict(zip(pmf.outputs, pmf.weights))
     try:
@@ -361,7 +358,7 @@ def check_empirical_ideal(
         raise InvalidArgument(f"spec must be a NoiseSpec (e.g. a discrete Laplace spec); got spec={shown(spec)} ({type(spec).__name__}).")
     N = as_int("samples", samples, low=1)
     beta = as_open_unit_interval("false_positive_rate", false_positive_rate)
-    seed_ = fresh_seed() if seed is None else as_int("seed", seed, low=0)
+    seed_ = need_seed(seed)
     outputs = sorted(spec.outputs_for_check())
     enclosures = [spec.ideal_probability(o, dps) for o in outputs]
     lows = [_mpf_fraction(mpmath.mpf(low)) for low, _ in enclosures]

@@ -211,7 +211,10 @@ class Summaries:
             try:
                 output = original(*args, **kwargs)
             finally:
+                removed = sys.gettrace() is not watch
                 sys.settrace(watch.previous)
+            if removed:  # the watch did not see the whole call: no summary can rest on it
+                raise Refused("the sampler removed the engine's trace function")
             if watch.reason is not None:
                 raise Refused(watch.reason)
             if isinstance(output, LazyUniform):

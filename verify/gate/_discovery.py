@@ -19,9 +19,11 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+from dpverify import _channel
 from dpverify.samplers import InvalidArgument
 from dpverify.specs import Spec, SpecError
-from dpverify.verify.engine._arguments import elided, shown
+from dpverify.verify.engine._arguments import DEFAULT_TIME_LIMIT, elided, shown
+from dpverify.verify.gate._time_bound import running_user_code
 from dpverify.specs._fields import check_fields
 
 __all__ = ["ENTRY_POINT_GROUP", "BuiltinUnloadable", "FoundSpec", "discover", "specs_from_entry_points",
@@ -62,6 +64,10 @@ def _short_repr(value: Any) -> str:
     text = shown(value, 80)
     return (text if len(text) <= 80 else text[:77] + "...") + f" ({type(value).__name__})"
 
+#: Seconds a spec module's import may take before the supervisor kills it (an import is never cut
+#: off from inside: see :func:`~dpverify.verify.gate._time_bound.time_bound`).
+IMPORT_SECONDS = DEFAULT_TIME_LIMIT
+
 
 def specs_from_module(name: str) -> tuple[FoundSpec, ...]:
     """The ``SPECS`` of the module ``name`` (imported; the current directory is searched too)."""
@@ -69,10 +75,15 @@ def specs_from_module(name: str) -> tuple[FoundSpec, ...]:
         raise SpecError(f"a spec module is named by a str; got {shown(name)} ({type(name).__name__}).")
     origin = f"module {elided(name, 60)}"
     try:
-        module = importlib.import_module(name)
+        with _channel.labelled(f"the import of spec module {elided(name, 60)}"), running_user_code(IMPORT_SECONDS):
+            module = importlib.import_module(name)
     except SpecError as error:
         raise SpecError(f"{origin}: {error}") from None
-    except Exception as error:  # noqa: BLE001 - an import can raise anything; report it as the module's
+    except KeyboardInterrupt:
+        if not _channel.supervised():
+            raise  # in-process, the user's Ctrl-C; supervised, the module's own
+        raise SpecError(f"cannot import spec module {shown(name)}: it raised KeyboardInterrupt") from None
+    except BaseException as error:  # noqa: BLE001 - an import can raise anything, SystemExit too; report it as the module's
         raise SpecError(f"cannot import spec module {shown(name)}: {type(error).__name__}: "
                         f"{elided(str(error), 120)}") from None
     return tuple(FoundSpec(spec, origin) for spec in _specs_in(module, origin))

@@ -7,8 +7,9 @@ language independently, as a table of inputs and the exact values they denote (e
 here as ``Fraction`` arithmetic, never by calling the parser), and the limits at their edges:
 
 - text: integers, decimals, ``e`` exponents, ``num/den``, products of powers ``"11*10^40/3"``
-  (``^`` or ``**``), signs and surrounding blanks; at most :data:`MAX_DIGITS` digits in the
-  numerator and in the denominator (a value below ``10^MAX_DIGITS``), at most :data:`MAX_TEXT`
+  (``^`` or ``**``), signs and surrounding blanks, in ASCII digits only (``"５"`` is refused,
+  though Python's own ``int`` and ``Fraction`` read it as 5); at most :data:`MAX_DIGITS` digits
+  in the numerator and in the denominator (a value below ``10^MAX_DIGITS``), at most :data:`MAX_TEXT`
   characters, at most ``2 * MAX_DIGITS + 20`` digits written;
 - ``int`` and ``Fraction`` passed directly: at most :data:`MAX_BITS` bits in each part;
 - ``as_int``'s inclusive bounds (which must be ints), integral Fractions, and a refusal that
@@ -107,8 +108,8 @@ def cases() -> list[Row]:
                         ("-0", Fraction(0)), ("0010^2", Fraction(100))):
         fraction(text, value)
     for text in ("", "abc", "1/0", "1.5/2", "nan", "inf", "1/", "/3", "1//3", "--1", "1^", "^2", "2^1234567", "1 2",
-                 "0x10", "1/2/3", "10^-2", "*3", "3*"):
-        fraction(text, REFUSED)
+                 "0x10", "1/2/3", "10^-2", "*3", "3*", "\uff15", "1/\uff13", "\u0663.5", "2^\u0663", "1e\u0663"):
+        fraction(text, REFUSED)  # the last five in full-width and Arabic-Indic digits
     # text: the digit limits, at the edge and one past it
     fraction(nines, Fraction(big - 1))
     fraction("1" + "0" * MAX_DIGITS, REFUSED)
@@ -184,7 +185,7 @@ def cases() -> list[Row]:
     integer(5, REFUSED, low=0, high=True, named="high")
     integer(5, REFUSED, low=0, high="9", named="high")
     integer("10 ^ 2 * 3", 300)
-    for value in ("5/1", "1.0", "2.5", "", "x", Fraction(5, 2), 2.0, True, None, "1e3", "1 2"):
+    for value in ("5/1", "1.0", "2.5", "", "x", Fraction(5, 2), 2.0, True, None, "1e3", "1 2", "\uff15", "10^\uff12"):
         integer(value, REFUSED)
     # the open unit interval
     for text, value in (("1/2", Fraction(1, 2)), ("999/1000", Fraction(999, 1000)), (Fraction(1, 10**100), Fraction(1, 10**100)),

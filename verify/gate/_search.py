@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from dpverify.specs._api import Case, Spec, SpecError
-from dpverify.verify.engine._arguments import need_count, need_instance, shown
+from dpverify.verify.engine._arguments import MAX_SEED, need_count, need_instance, shown
 from dpverify.verify.gate._spec_run import ERROR, CaseOutcome, run_case
 from dpverify.specs._fields import check_fields
 
@@ -140,7 +140,7 @@ def search_spec(spec: Spec, *, seed: int, max_examples: int = DEFAULT_EXAMPLES) 
     from hypothesis.errors import NoSuchExample, Unsatisfiable
 
     need_instance("spec", spec, Spec, "a dpverify.specs.Spec")
-    seed = need_count("seed", seed, low=0)
+    seed = need_count("seed", seed, low=0, high=MAX_SEED)
     max_examples = need_count("max_examples", max_examples, low=1)
     checked = 0
 

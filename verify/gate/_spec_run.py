@@ -85,6 +85,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
+from dpverify import _channel
 from dpverify.samplers import DpverifyError, InvalidArgument, as_int
 from dpverify.samplers._rational import shown
 from dpverify.specs._api import Case, Params, Randomness, Spec, SpecError
@@ -95,7 +96,7 @@ from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text
 from dpverify.verify.gate._real_runs import NoOutput, once, quick_seconds, run_seconds
 from dpverify.verify.gate._spec_checks import _Instance
 from dpverify.verify.gate._spec_instance import _declared, _short
-from dpverify.verify.gate._time_bound import CaseTimeUp, time_bound
+from dpverify.verify.gate._time_bound import CaseTimeUp, EnvironmentChanged, time_bound, user_code_stopped
 
 __all__ = ["ERROR", "CaseOutcome", "run_case"]
 
@@ -182,15 +183,19 @@ def _bounded(
     where = f"spec {spec.name!r}, case {case.describe()!r}"
     progress = _Progress()
     try:
-        with time_bound(time_limit):
+        with _channel.labelled(where), time_bound(time_limit):
             return _run(spec, case, seed=seed, samples=samples, origin=origin, statistics=statistics,
                         production=production, progress=progress, time_limit=time_limit,
                         stop_at_violation=stop_at_violation)
     except CaseTimeUp:
         reason = f"time bound hit: the case ran past {time_limit} s during the {progress.stage}"
-        timed_out = CheckResult(progress.stage_check, Verdict.INCONCLUSIVE, reason, reason=reason,
-                                evidence={"time_limit_s": time_limit, "stage": progress.stage})
-        return CaseOutcome(spec, case, origin, Verdict.INCONCLUSIVE.value, (*progress.checks, timed_out), (reason,))
+        return _stopped(spec, case, origin, progress, reason, {"time_limit_s": time_limit})
+    except EnvironmentChanged as changed:
+        return _stopped(spec, case, origin, progress, str(changed), {})
+    except KeyboardInterrupt as error:
+        if not _channel.supervised():
+            raise  # in-process, a KeyboardInterrupt may be the user's Ctrl-C; supervised, it is the sampler's
+        return _stopped(spec, case, origin, progress, user_code_stopped(error), {"raised": type(error).__name__})
     except SpecError as error:
         return CaseOutcome(spec, case, origin, ERROR, error=str(error))
     except DpverifyError as error:  # an engine check refused what this spec gave it
@@ -198,6 +203,17 @@ def _bounded(
     except Exception as error:  # noqa: BLE001 - one case's failure is reported, and the gate goes on
         return CaseOutcome(spec, case, origin, ERROR,
                            error=f"{where}: checking stopped on {type(error).__name__}: {_short(str(error))}")
+    except BaseException as error:  # noqa: BLE001 - SystemExit, GeneratorExit and the like from user code: a verdict
+        return _stopped(spec, case, origin, progress, user_code_stopped(error), {"raised": type(error).__name__})
+
+
+def _stopped(spec: Spec, case: Case, origin: str, progress: _Progress, reason: str,
+             evidence: dict[str, Any]) -> CaseOutcome:
+    """The case's outcome when its run stopped before the checks decided: inconclusive, with what
+    the checks had found so far and why it stopped."""
+    stopped = CheckResult(progress.stage_check, Verdict.INCONCLUSIVE, reason, reason=reason,
+                          evidence={**evidence, "stage": progress.stage})
+    return CaseOutcome(spec, case, origin, Verdict.INCONCLUSIVE.value, (*progress.checks, stopped), (reason,))
 
 
 class _Progress:

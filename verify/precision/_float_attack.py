@@ -31,9 +31,8 @@ from fractions import Fraction
 from typing import Any
 
 from dpverify.samplers._errors import InvalidArgument
-from dpverify.samplers._random_source import fresh_seed
 from dpverify.samplers.laplace_float_unsafe import mechanism_unsafe
-from dpverify.verify.engine._arguments import shown
+from dpverify.verify.engine._arguments import need_seed, shown
 from dpverify.verify.precision._float_exact import float_pmf, float_privacy
 from dpverify.verify.precision._mironov import scale_parameter, float_parameter, mironov_attack
 from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text, json_number, json_value
@@ -137,9 +136,7 @@ def laplace_float_attack(
     k = _enumeration_bits(bits)
     if isinstance(samples, bool) or not isinstance(samples, int) or samples < 0:
         raise InvalidArgument(f"samples must be an integer >= 0; got samples={shown(samples)}.")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-        raise InvalidArgument(f"seed must be an int >= 0; got seed={shown(seed)}.")
-    seed_ = fresh_seed() if seed is None else seed
+    seed_ = need_seed(seed)
 
     draws = range(1, 1 << k)
     start = time.perf_counter()

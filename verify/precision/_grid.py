@@ -26,6 +26,7 @@ from dpverify.samplers._rational import shown
 from dpverify.specs.grid_laplace import GridLaplaceSpec
 from dpverify.verify.engine._arguments import need_instance
 from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text
+from dpverify.verify.engine._text import short_rational
 
 __all__ = ["check_grid_laplace_claim", "grid_claim_smtlib"]
 
@@ -42,13 +43,15 @@ def _obligation(spec: GridLaplaceSpec, epsilon: Fraction) -> z3.Solver:
     half = z3.RealVal("1/2")
     for index, value in ((m, x), (m2, x2)):
         solver.add(z3.ToReal(index) <= value + half, value + half < z3.ToReal(index) + 1)
-    reach = z3.RealVal(str(spec.sensitivity / spec.step))
+    reach = z3.RealVal(fraction_text(spec.sensitivity / spec.step))
     solver.add(x - x2 <= reach, x2 - x <= reach)
     far, far_rules = _absolute("abs_k_minus_m_prime", k - m2)
     near, near_rules = _absolute("abs_k_minus_m", k - m)
     solver.add(*far_rules, *near_rules)
     bound = epsilon * spec.scale / spec.step  # the loss in units of 1/b'
-    solver.add((far - near) * bound.denominator > bound.numerator)
+    # as text with every digit: z3 converts a Python int with str(), which stops at 4300 digits
+    numerator, denominator = (z3.IntVal(fraction_text(n)) for n in (bound.numerator, bound.denominator))
+    solver.add((far - near) * denominator > numerator)
     return solver
 
 
@@ -72,14 +75,14 @@ def check_grid_laplace_claim(spec: GridLaplaceSpec, epsilon: Fraction | None = N
     evidence = {"epsilon": fraction_text(bound), "solver": f"z3 {z3.get_version_string()}"}
     if status == z3.unsat:
         return CheckResult("privacy", Verdict.PROVED,
-                           f"for all real q, q' with |q - q'| <= {spec.sensitivity} and every grid output, "
-                           f"the privacy loss is at most epsilon={fraction_text(bound)} (Z3)",
+                           f"for all real q, q' with |q - q'| <= {short_rational(spec.sensitivity)} and every grid "
+                           f"output, the privacy loss is at most epsilon={short_rational(bound)} (Z3)",
                            evidence=evidence)
     if status == z3.sat:
         model = solver.model()
         values = {str(d): str(model[d]) for d in model.decls()}
         return CheckResult("privacy", Verdict.VIOLATED,
-                           f"privacy loss above epsilon={fraction_text(bound)} at {values} (x = q/L)",
+                           f"privacy loss above epsilon={short_rational(bound)} at {values} (x = q/L)",
                            evidence={**evidence, "model": values})
     reason = solver.reason_unknown()
     return CheckResult("privacy", Verdict.INCONCLUSIVE, f"Z3 gave no answer: {reason}", reason=reason,
@@ -89,7 +92,8 @@ def check_grid_laplace_claim(spec: GridLaplaceSpec, epsilon: Fraction | None = N
 def grid_claim_smtlib(spec: GridLaplaceSpec, epsilon: Fraction | None = None) -> str:
     """The obligation as SMT-LIB 2 (unsat = the claim holds)."""
     bound = _bound(spec, epsilon)
-    header = (f"; dpverify: grid Laplace privacy claim, negated (L={spec.step}, b={spec.scale}, "
-              f"Delta={spec.sensitivity}, epsilon={bound}); x = q/L.\n"
+    L, b, Delta, epsilon_ = (fraction_text(v) for v in (spec.step, spec.scale, spec.sensitivity, bound))
+    header = (f"; dpverify: grid Laplace privacy claim, negated (L={L}, b={b}, Delta={Delta}, epsilon={epsilon_}); "
+              "x = q/L.\n"
               "; unsat: the claim holds for all real inputs.\n")
     return header + _obligation(spec, bound).to_smt2()

@@ -73,10 +73,10 @@ from fractions import Fraction
 from typing import Any
 
 from dpverify.samplers._errors import InvalidArgument, SamplerContractError
-from dpverify.samplers._random_source import RandomSource, SeededRandomSource, fresh_seed
+from dpverify.samplers._random_source import RandomSource, SeededRandomSource
 from dpverify.samplers.laplace_float_unsafe import mechanism_unsafe, sample_unsafe
 from dpverify.samplers._rational import shown
-from dpverify.verify.engine._arguments import need_count, shown
+from dpverify.verify.engine._arguments import need_count, need_seed, shown
 from dpverify.verify.engine._results import fraction_text, json_value
 
 __all__ = [
@@ -104,8 +104,10 @@ def float_parameter(name: str, value: object) -> float:
     or string that is not exactly a double is refused, because the mechanism would silently
     run on a different value than the one asked about.
     """
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise InvalidArgument(f"{name} must be a finite number (int, float or decimal string); got {name}={shown(value)}.")
+    # float() reads any script's digits ("５" is 5.0); a decimal string here is ASCII, as everywhere
+    ascii_text = not isinstance(value, str) or value.isascii()
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)) or not ascii_text:
+        raise InvalidArgument(f"{name} must be a finite number (int, float or ASCII decimal string); got {name}={shown(value)}.")
     try:
         number = float(value)
     except (ValueError, OverflowError):
@@ -400,8 +402,8 @@ def mironov_attack(
     if isinstance(samples, bool) or not isinstance(samples, int) or samples < 0:
         raise InvalidArgument(f"samples must be an integer >= 0; got samples={shown(samples)}.")
     max_examples = need_count("max_examples", max_examples)
-    seed_ = fresh_seed() if seed is None else seed
-    source = _RecordingSource(SeededRandomSource(seed_))  # validates the seed
+    seed_ = need_seed(seed)
+    source = _RecordingSource(SeededRandomSource(seed_))
     revealing = 0
     examples: list[AttackExample] = []
     ambiguous: list[AttackExample] = []

@@ -45,9 +45,9 @@ from typing import Any
 import mpmath
 from mpmath import iv
 
-from dpverify.samplers import InvalidArgument, SamplerContractError, as_fraction
+from dpverify.samplers import InvalidArgument, SamplerContractError
 from dpverify.samplers._rational import shown
-from dpverify.verify.engine._arguments import need_callable, need_count, need_dps, need_outputs
+from dpverify.verify.engine._arguments import need_callable, need_count, need_dps, need_min_mass, need_outputs
 from dpverify.verify.engine._enumerate import enumerate_outputs
 from dpverify.verify.engine._enumeration import Enumeration, Sampler, SamplerCrashed, need_enumeration
 from dpverify.verify.engine._intervals import DEFAULT_MIN_MASS, decimal_text
@@ -345,12 +345,18 @@ def check_timing(
     dps: int = 30,
     outputs: Sequence[Hashable] | None = None,
 ) -> CheckResult:
-    """Enumerate ``sampler`` within the budgets and report its draw-count channel."""
+    """Enumerate ``sampler`` within the budgets and report its draw-count channel.
+
+    ``min_mass`` is a rational in [10^-14, 1) (:data:`~dpverify.verify.engine._arguments.MIN_MASS`),
+    never 0: the draw counts vary where the code loops, and without a mass budget each loop is
+    walked to ``max_depth`` draws, path after path, and its channel measured over them all.
+    """
     need_callable("sampler", sampler, "a callable taking a RandomSource, e.g. lambda rng: sample(rng)")
     dps = need_dps(dps)
     outputs = need_outputs("outputs", outputs, allow_none=True)
+    min_mass = need_min_mass(min_mass, zero=False)
     budgets = {
-        "min_mass": fraction_text(as_fraction("min_mass", min_mass)),
+        "min_mass": fraction_text(min_mass),
         "max_paths": need_count("max_paths", max_paths, low=1),
         "max_depth": need_count("max_depth", max_depth, low=1),
     }

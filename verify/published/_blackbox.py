@@ -74,11 +74,12 @@ from typing import Any
 
 import mpmath
 
-from dpverify.samplers import DpverifyError, InvalidArgument, SystemRandomSource, as_int, as_open_unit_interval, fresh_seed
+from dpverify.samplers import DpverifyError, InvalidArgument, SystemRandomSource, as_int, as_open_unit_interval
 from dpverify.samplers._rational import RationalLike, shown
 from dpverify.specs import ExactPmf
 from dpverify.specs._api import Case, Randomness, Spec, SpecError
 from dpverify.specs._claims import SamplesPmf
+from dpverify.verify.engine._arguments import need_seed
 from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text, json_value
 from dpverify.verify.engine._random_compat import RandomCompat
 from dpverify.verify.engine._statistics import _mpf_fraction
@@ -318,7 +319,7 @@ def audit_black_box(spec: Spec, origin: str, cases: Sequence[Case], *, seed: int
                     alpha: RationalLike = DEFAULT_ALPHA, beta: RationalLike = DEFAULT_BETA, time_limit: float = 120,
                     command: str = "", max_pairs: int = MAX_PAIRS) -> dict[str, Any]:
     """The ``dpverify.blackbox/1`` document (``schemas/blackbox-1.schema.json``) of every case."""
-    seed_ = fresh_seed() if seed is None else as_int("seed", seed, low=0)
+    seed_ = need_seed(seed)
     a = as_open_unit_interval("alpha", alpha)
     b = as_open_unit_interval("beta", beta)
     results = [audit_case(spec, case, seed=seed_, samples=samples, alpha=a, beta=b, time_limit=time_limit,

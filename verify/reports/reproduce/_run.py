@@ -38,7 +38,8 @@ from typing import Any
 
 from dpverify.samplers import DpverifyError
 from dpverify.samplers._rational import shown
-from dpverify.verify.gate._sweep import default_jobs, sweep
+from dpverify.verify.engine._arguments import need_count
+from dpverify.verify.gate._sweep import MAX_JOBS, default_jobs, need_scheduler, sweep
 from dpverify.verify.reports.reproduce._rows import Options, Paper, PaperResult, Part, Reproduction, Task
 
 __all__ = ["papers", "reproduce", "reproduction_text", "resolve_papers"]
@@ -101,6 +102,12 @@ def reproduce(selected: Sequence[Paper], *, jobs: int | None = None,
         raise DpverifyError(f"progress must be a callable (done, total) or None; got progress={shown(progress)}.")
     if report is not None and not callable(report):
         raise DpverifyError(f"report must be a callable (line) or None; got report={shown(report)}.")
+    # The sweep checks them too, but only after the plans are made and the line announcing it is
+    # printed with both: check them before any work.
+    if jobs is not None:
+        jobs = need_count("jobs", jobs, low=1, high=MAX_JOBS)
+    if scheduler is not None:
+        scheduler = need_scheduler(scheduler)
     say = report or (lambda line: None)
     start = time.perf_counter()
     plans = [paper.plan(options) for paper in selected]
