@@ -148,6 +148,26 @@ def test_pytest_dpverify_fails_the_item_and_the_run_goes_on(behaviour: str, reas
     assert seconds < 2 * TIME_LIMIT
 
 
+@pytest.mark.parametrize(("behaviour", "outcome"), [("none", "proved"), ("unpatch-random", "inconclusive")])
+def test_published_code_that_removes_the_random_patch_is_never_proved(
+        behaviour: str, outcome: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import random
+
+    from dpverify.verify.gate._spec_run import run_case
+
+    monkeypatch.setenv("DPVERIFY_TEST_HOSTILE", behaviour)
+    monkeypatch.syspath_prepend(str(HOSTILE_DIR))
+    monkeypatch.setattr(random, "random", random.random)  # put back whatever the sampler leaves
+    import hostile_specs
+
+    spec = hostile_specs.PUBLISHED_RR
+    result = run_case(spec, spec.cases[0], seed=3, samples=500)
+    assert result.outcome == outcome
+    if behaviour != "none":
+        assert result.problems == ("the sampler removed dpverify's patch of the random module "
+                                   "(random.random was replaced)",)
+
+
 def test_the_plugins_default_time_limit_is_the_gates() -> None:
     from dpverify import pytest_plugin
     from dpverify.verify.engine._arguments import DEFAULT_TIME_LIMIT

@@ -42,6 +42,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from dpverify.samplers import RandomSource
+from dpverify.verify.engine._hooks import EnvironmentChanged
 from dpverify.verify.engine._random_compat import CPYTHON_FLOAT_BITS, RandomCompat
 
 __all__ = ["patched_random", "patched_rng"]
@@ -174,7 +175,24 @@ def patched_random(source: RandomSource, *, float_bits: int = CPYTHON_FLOAT_BITS
         if stack and stack[-1] is compat:
             stack.pop()
         with _lock:
+            removed = _removed()
             _installed -= 1
             if _installed == 0:
                 _uninstall()
+            elif removed:
+                _install()  # another thread's block still needs it
+    if removed:  # draws may have escaped to the real generator: no law derived from this run holds
+        raise EnvironmentChanged(f"the sampler removed dpverify's patch of the random module ({removed})")
+
+
+def _removed() -> str:
+    """What of the patch :func:`_install` laid is no longer in place (empty: all of it)."""
+    if random._inst.__class__ is not _DispatchingRandom:  # type: ignore[attr-defined]
+        return "random's generator was replaced"
+    for name, function in _DISPATCH_FUNCTIONS.items():
+        if getattr(random, name, None) is not function:
+            return f"random.{name} was replaced"
+    if random.SystemRandom is not _SystemRandomStandIn or secrets._sysrand.__class__ is not _DispatchingSystemRandom:  # type: ignore[attr-defined]
+        return "random.SystemRandom or secrets was replaced"
+    return ""
 

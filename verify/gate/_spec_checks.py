@@ -27,6 +27,7 @@ from dpverify.verify.engine._statistics import check_empirical, check_empirical_
 from dpverify.verify.gate._real_runs import RUN_SECONDS, NoOutput, once, watched
 from dpverify.verify.gate._sampler_adapters import _FirstDraw, _Mechanism, _SampledMechanism, _SampledNoise, _SamplerRaised
 from dpverify.verify.gate._spec_instance import USERS_DEFAULT, _BoundSpec, _declared, _names, _short
+from dpverify.verify.gate._time_bound import CaseTimeUp, EnvironmentChanged
 from dpverify.verify.privacy._claim_checks import check_approx_dp, check_pure_epsilon, check_zcdp
 from dpverify.verify.privacy._ratio import check_pure_dp, tightest_alpha
 from dpverify.verify.privacy._smt import check_ratio_bound_z3
@@ -113,6 +114,8 @@ class _Instance(_BoundSpec):
             once(lambda: self.run(q, first), seconds)
         except NoOutput:
             return not first.drawn
+        except (CaseTimeUp, EnvironmentChanged):
+            raise  # the case's own bound, or a hook the code removed: the case reports them
         except BaseException:  # noqa: BLE001 - _FirstDraw.Seen, or whatever the code under test raised
             return False
         return False

@@ -28,6 +28,7 @@ import dpverify
 import dpverify.samplers
 import dpverify.specs
 from dpverify import _channel
+from dpverify.verify.engine._hooks import EnvironmentChanged
 
 __all__ = ["CaseTimeUp", "EnvironmentChanged", "IMPORT_GRACE_S", "importing", "running_user_code", "time_bound",
            "user_code_stopped"]
@@ -48,11 +49,6 @@ def importing(frame: Any) -> bool:
 class CaseTimeUp(BaseException):
     """The case's time bound expired.  A BaseException, so a sampler's ``except Exception``
     cannot swallow it."""
-
-
-class EnvironmentChanged(BaseException):
-    """User code changed what the engine's verdicts rely on (its message says what); everything
-    named was put back.  A BaseException, so that no ``except Exception`` on the way up hides it."""
 
 
 #: The signals whose handlers user code must leave as it found them.

@@ -97,3 +97,27 @@ def _spec(name: str, sampler: object) -> Spec:
 
 SPECS = (_spec("hostile-rr", randomized_response), _spec("calm-rr", calm_randomized_response))
 HOSTILE_RR, CALM_RR = SPECS
+
+
+def _unpatch_random() -> None:
+    import random
+
+    random.random = random.Random().random  # the module-level draw, no longer the engine's
+
+
+def published_coin(q: int) -> int:
+    """Published code that draws from ``random``: ``q`` with probability 3/4 (on a 2-bit grid)."""
+    import random
+
+    if random.random() < 0.75:
+        return q
+    BEHAVIOURS[os.environ.get(HOSTILE, "none")]()
+    return 1 - q
+
+
+BEHAVIOURS["unpatch-random"] = _unpatch_random
+#: The same coin, enumerated through the patched ``random`` module (its hook is what it removes).
+PUBLISHED_RR = Spec(name="published-rr", sampler=published_coin, parameters={}, randomness="module", float_bits=2,
+                    input=Input("q", values=lambda p: (0, 1), neighbours="all"), claim=PureDp(alpha="1/3"),
+                    pmf=lambda p, q: {q: Fraction(3, 4), 1 - q: Fraction(1, 4)},
+                    cases=(Case({}, "proved", "a published coin on random.random()"),))
