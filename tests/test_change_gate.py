@@ -135,6 +135,8 @@ def _samplers_repository(repo: Path) -> None:
     if not (ROOT / "pyproject.toml").is_file():
         pytest.skip("needs dpverify's pyproject.toml (its source layout)")
     (repo / "samplers").mkdir()
+    (repo / "src" / "dpverify").mkdir(parents=True)
+    (repo / "src" / "dpverify" / "samplers").symlink_to(Path("..", "..", "samplers"))  # as in a checkout
     (repo / "pyproject.toml").write_text((ROOT / "pyproject.toml").read_text())
     for source in Path(in_use.__file__).parent.glob("*.py"):
         (repo / "samplers" / source.name).write_text(source.read_text())

@@ -88,15 +88,18 @@ class SourceLayout:
         for prefix, directory in self.mappings:
             if name != prefix and not name.startswith(prefix + ".") and prefix:
                 continue
-            rest = [part for part in name[len(prefix):].split(".") if part] if prefix else name.split(".")
+            rest = [part for part in name[len(prefix) :].split(".") if part] if prefix else name.split(".")
             base = PurePosixPath(directory, *rest) if rest else PurePosixPath(directory)
-            candidates = [base / "__init__.py"] if not rest else [base.with_name(base.name + ".py"), base / "__init__.py"]
+            candidates = (
+                [base / "__init__.py"] if not rest else [base.with_name(base.name + ".py"), base / "__init__.py"]
+            )
             if package:
                 candidates.reverse()
             for candidate in candidates:
-                candidate = PurePosixPath(os.path.normpath(candidate))
-                if self.is_repository_file(candidate):
-                    return candidate
+                # through a link (src/dpverify/samplers -> ../../samplers): the file git tracks
+                found = self.inside(self.root / os.path.normpath(candidate))
+                if found is not None:
+                    return found
         return None
 
     def locate(self, filename: str) -> PurePosixPath | None:
@@ -122,8 +125,13 @@ class SourceLayout:
 def _repository_files(root: Path) -> frozenset[str]:
     """The repository's files, relative to ``root``: tracked, or untracked and not ignored."""
     try:
-        listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=root,
-                                capture_output=True, timeout=LIST_TIMEOUT_S, check=False)
+        listed = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=root,
+            capture_output=True,
+            timeout=LIST_TIMEOUT_S,
+            check=False,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return frozenset()
     if listed.returncode != 0:
