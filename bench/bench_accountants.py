@@ -77,7 +77,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline-budget", type=float, default=60.0)
     args = parser.parse_args(argv)
     eps, delta_prime = Fraction(args.epsilon), Fraction(args.delta_prime)
-    print(f"KOV composition, eps={eps}, delta'={delta_prime}; Python {platform.python_version()} on {platform.machine()}")
+    print(
+        f"KOV composition, eps={eps}, delta'={delta_prime}; Python {platform.python_version()} on {platform.machine()}"
+    )
     print(f"{'k':>8} {'measured s':>11} {'baseline s':>11} {'ratio':>9}  eps'")
     failed = False
     for k in args.k:

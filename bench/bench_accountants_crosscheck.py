@@ -62,12 +62,13 @@ from importlib import metadata
 from typing import Any
 
 import mpmath
+from mpmath import iv
+
 from dpverify.specs import kov_composition, kov_delta, zcdp_delta, zcdp_epsilon
 from dpverify.specs._enclosure import enclose, iv_rational
 from dpverify.specs._interval_tools import mpf_compare, mpf_fraction
 from dpverify.verify import PrivacyLossDistribution
 from dpverify.verify.reports.reproduce._cks20 import continuous_delta
-from mpmath import iv
 
 #: Slack for a library's binary64 arithmetic: absolute on epsilon, relative on delta and RDP.
 FLOAT = 1e-9
@@ -90,8 +91,9 @@ def gaussian_delta(sigma2: Fraction, k: int, eps: Fraction) -> tuple[mpmath.mpf,
     return continuous_delta(sigma2 / k, eps, dps=20)
 
 
-def gaussian_epsilon(sigma2: Fraction, k: int, delta: Fraction,
-                     rel: Fraction = Fraction(1, 10**10)) -> tuple[Fraction, Fraction]:
+def gaussian_epsilon(
+    sigma2: Fraction, k: int, delta: Fraction, rel: Fraction = Fraction(1, 10**10)
+) -> tuple[Fraction, Fraction]:
     """``[low, high]`` holding the exact ``eps(delta)``: ``delta(high) <= delta`` and
     ``delta(low) > delta`` (or ``low = 0``) both certified; ``delta(eps)`` is decreasing."""
     if mpf_compare(gaussian_delta(sigma2, k, Fraction(0))[1], delta) <= 0:
@@ -251,8 +253,12 @@ def dp_accounting_values(instance: Instance) -> list[Value]:
     make = pld.from_gaussian_mechanism if gaussian else pld.from_laplace_mechanism
 
     def run_pld(pessimistic: bool) -> float:
-        one = make(instance.scale, pessimistic_estimate=pessimistic, value_discretization_interval=PLD_INTERVAL,
-                   use_connect_dots=pessimistic)
+        one = make(
+            instance.scale,
+            pessimistic_estimate=pessimistic,
+            value_discretization_interval=PLD_INTERVAL,
+            use_connect_dots=pessimistic,
+        )
         composed = one.self_compose(instance.k)
         return composed.get_epsilon_for_delta(at) if instance.query == "epsilon" else composed.get_delta_for_epsilon(at)
 
@@ -262,22 +268,28 @@ def dp_accounting_values(instance: Instance) -> list[Value]:
         accountant.compose(event(instance.scale), instance.k)
         return accountant.get_epsilon(at) if instance.query == "epsilon" else accountant.get_delta(at)
 
-    return [_value("dp-accounting", "PLD optimistic", "lower", lambda: run_pld(False)),
-            _value("dp-accounting", "PLD pessimistic", "upper", lambda: run_pld(True)),
-            _value("dp-accounting", "RDP", "upper", run_rdp)]
+    return [
+        _value("dp-accounting", "PLD optimistic", "lower", lambda: run_pld(False)),
+        _value("dp-accounting", "PLD pessimistic", "upper", lambda: run_pld(True)),
+        _value("dp-accounting", "RDP", "upper", run_rdp),
+    ]
 
 
 def prv_values(instance: Instance) -> list[Value]:
     """prv-accountant: ``lower <= truth <= upper`` as Gopi, Lee, Wutschitz (NeurIPS 2021) state."""
     import prv_accountant
 
-    prv = prv_accountant.GaussianMechanism(noise_multiplier=instance.scale) if instance.mechanism == "gaussian" \
+    prv = (
+        prv_accountant.GaussianMechanism(noise_multiplier=instance.scale)
+        if instance.mechanism == "gaussian"
         else prv_accountant.LaplaceMechanism(mu=1 / instance.scale)
+    )
     delta_error = float(instance.at) / 1000 if instance.query == "epsilon" else PRV_DELTA_ERROR
 
     def run() -> tuple[float, float, float]:
-        accountant = prv_accountant.PRVAccountant(prvs=[prv], max_self_compositions=[instance.k],
-                                                  eps_error=PRV_EPS_ERROR, delta_error=delta_error)
+        accountant = prv_accountant.PRVAccountant(
+            prvs=[prv], max_self_compositions=[instance.k], eps_error=PRV_EPS_ERROR, delta_error=delta_error
+        )
         if instance.query == "epsilon":
             return accountant.compute_epsilon(delta=float(instance.at), num_self_compositions=[instance.k])
         return accountant.compute_delta(epsilon=float(instance.at), num_self_compositions=[instance.k])
@@ -303,8 +315,11 @@ def autodp_values(instance: Instance) -> list[Value]:
         return query(transformer_zoo.Composition()([one], [k]))
 
     def run_afa() -> float:
-        one = mechanism_zoo.GaussianMechanism(scale, phi_off=False, RDP_off=True, approxDP_off=True) if gaussian \
+        one = (
+            mechanism_zoo.GaussianMechanism(scale, phi_off=False, RDP_off=True, approxDP_off=True)
+            if gaussian
             else mechanism_zoo.LaplaceMechanism(scale, phi_off=False, RDP_off=True)
+        )
         return query(transformer_zoo.ComposeAFA()([one], [k]))
 
     def run_exact() -> float:
@@ -341,8 +356,11 @@ def prv_rdp(mechanism: str, scale: float, orders: list[int]) -> list[float]:
     """prv-accountant's ``rdp(alpha)`` of its privacy random variable."""
     import prv_accountant
 
-    prv = prv_accountant.GaussianMechanism(noise_multiplier=scale) if mechanism == "gaussian" \
+    prv = (
+        prv_accountant.GaussianMechanism(noise_multiplier=scale)
+        if mechanism == "gaussian"
         else prv_accountant.LaplaceMechanism(mu=1 / scale)
+    )
     return [float(prv.rdp(a)) for a in orders]
 
 
@@ -365,7 +383,8 @@ RDP_LIBRARIES: dict[str, Callable[[str, float, list[int]], list[float]]] = {
 _AFA_EPSILON = (
     "autodp 0.2.3.1's ComposeAFA get_approxDP(delta) returns an epsilon <= 0 (-0.045 to -0.0048 here; also for "
     "its README's sigma=5, k=10, delta=1e-6, and with SciPy 1.10.1): converter.cdf_to_approxdp searches "
-    "x = e^eps within bounds [0, 1], i.e. eps <= 0")
+    "x = e^eps within bounds [0, 1], i.e. eps <= 0"
+)
 KNOWN_FINDINGS = {
     ("autodp", "AFA", "epsilon", "gaussian"): _AFA_EPSILON,
     ("autodp", "AFA", "epsilon", "laplace"): _AFA_EPSILON,
@@ -373,7 +392,8 @@ KNOWN_FINDINGS = {
         "autodp 0.2.3.1's ComposeAFA get_approx_delta(eps) of LaplaceMechanism(b, phi_off=False) is wrong even "
         "for k=1 (b=1, eps=0.5: 0.9256, exact 1 - e^(-1/4) = 0.2212; eps=0.9: -0.145); its log phi_laplace "
         "matches the closed form, so the numerical inversion (converter.phi_to_cdf) is the likely cause: the "
-        "Laplace PLD has atoms at +-1/b; its Gaussian delta(eps) agrees"),
+        "Laplace PLD has atoms at +-1/b; its Gaussian delta(eps) agrees"
+    ),
 }
 
 
@@ -404,8 +424,11 @@ class Instance:
 
     @property
     def name(self) -> str:
-        noise = (f"Gaussian sigma^2={self.sigma2}" if self.mechanism == "gaussian"
-                 else f"Laplace 1/b={self.m} ln({self.s})={1 / self.scale:.6f}")
+        noise = (
+            f"Gaussian sigma^2={self.sigma2}"
+            if self.mechanism == "gaussian"
+            else f"Laplace 1/b={self.m} ln({self.s})={1 / self.scale:.6f}"
+        )
         given = "delta" if self.query == "epsilon" else "eps"
         return f"{noise}, k={self.k}, {given}={float(self.at):g}"
 
@@ -483,17 +506,20 @@ class Findings:
     known: list[str] = field(default_factory=list)
     new: int = 0
 
-    def check(self, where: str, instance: Instance, value: Value, low: Fraction, high: Fraction,
-              relative: bool = False) -> str:
+    def check(
+        self, where: str, instance: Instance, value: Value, low: Fraction, high: Fraction, relative: bool = False
+    ) -> str:
         if value.consistent(low, high, relative):
             return "yes"
         known = KNOWN_FINDINGS.get((value.library, value.method, instance.query, instance.mechanism))
         self.new += known is None
         if known is not None and known not in self.known:
             self.known.append(known)
-        self.lines.append(f"{where}: {value.library} {value.method} ({value.kind}) gives {value.text()}, "
-                          f"dpverify certifies [{float(low):.10g}, {float(high):.10g}]"
-                          + (f" (known finding {self.known.index(known) + 1})" if known else " (NEW)"))
+        self.lines.append(
+            f"{where}: {value.library} {value.method} ({value.kind}) gives {value.text()}, "
+            f"dpverify certifies [{float(low):.10g}, {float(high):.10g}]"
+            + (f" (known finding {self.known.index(known) + 1})" if known else " (NEW)")
+        )
         return "**no**"
 
 
@@ -505,13 +531,23 @@ def _library(run: Callable[[], Any]) -> Any:
         return None
 
 
-COLUMNS = [("dp-accounting", "PLD optimistic"), ("dp-accounting", "PLD pessimistic"), ("dp-accounting", "RDP"),
-           ("prv-accountant", "PRV"), ("autodp", "RDP"), ("autodp", "AFA"), ("autodp", "exact Gaussian")]
+COLUMNS = [
+    ("dp-accounting", "PLD optimistic"),
+    ("dp-accounting", "PLD pessimistic"),
+    ("dp-accounting", "RDP"),
+    ("prv-accountant", "PRV"),
+    ("autodp", "RDP"),
+    ("autodp", "AFA"),
+    ("autodp", "exact Gaussian"),
+]
 
 
 def composition_table(instances: tuple[Instance, ...], findings: Findings) -> list[str]:
-    head = ("| query | instance | dpverify certified | dpverify accountant (upper) | "
-            + " | ".join(f"{library} {method}" for library, method in COLUMNS) + " | consistent | dpverify s |")
+    head = (
+        "| query | instance | dpverify certified | dpverify accountant (upper) | "
+        + " | ".join(f"{library} {method}" for library, method in COLUMNS)
+        + " | consistent | dpverify s |"
+    )
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for instance in instances:
         start = time.perf_counter()
@@ -523,16 +559,18 @@ def composition_table(instances: tuple[Instance, ...], findings: Findings) -> li
         for library, run in LIBRARIES.items():
             values = _library(lambda run=run, instance=instance: run(instance))
             for value in values or []:
-                verdict = findings.check(instance.name, instance, value, low, high,
-                                         relative=instance.query == "delta")
+                verdict = findings.check(instance.name, instance, value, low, high, relative=instance.query == "delta")
                 verdicts.append(verdict)
                 cells[(library, value.method)] = f"{value.text()}{'' if verdict == 'yes' else ' **(no)**'}"
             if values is None:
                 cells.update({column: "not installed" for column in COLUMNS if column[0] == library})
         consistent = "yes" if all(v == "yes" for v in verdicts) else "**no**"
-        lines.append(f"| {instance.query} | {instance.name} | [{float(low):.10g}, {float(high):.10g}] | "
-                     f"{label} {float(upper):.7g} | " + " | ".join(cells.get(column, "n/a") for column in COLUMNS)
-                     + f" | {consistent} | {seconds:.2f} |")
+        lines.append(
+            f"| {instance.query} | {instance.name} | [{float(low):.10g}, {float(high):.10g}] | "
+            f"{label} {float(upper):.7g} | "
+            + " | ".join(cells.get(column, "n/a") for column in COLUMNS)
+            + f" | {consistent} | {seconds:.2f} |"
+        )
     return lines
 
 
@@ -541,8 +579,10 @@ def rdp_table(findings: Findings) -> list[str]:
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for curve in RDP_CURVES:
         label = curve.name.rsplit(", k=", 1)[0]
-        values = {library: _library(lambda run=run, curve=curve: run(curve.mechanism, curve.scale, RDP_ORDERS))
-                  for library, run in RDP_LIBRARIES.items()}
+        values = {
+            library: _library(lambda run=run, curve=curve: run(curve.mechanism, curve.scale, RDP_ORDERS))
+            for library, run in RDP_LIBRARIES.items()
+        }
         for i, order in enumerate(RDP_ORDERS):
             low, high = certified_rdp(curve, order)
             cells, verdicts = [], []
@@ -574,9 +614,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="three composition instances, no RDP table")
     args = parser.parse_args(argv)
     print(f"Python {platform.python_version()} on {platform.machine()}; {versions()}")
-    print(f"float slack {FLOAT:g}; dp-accounting interval {PLD_INTERVAL:g}; prv-accountant eps_error "
-          f"{PRV_EPS_ERROR:g}, delta_error delta/1000 (eps queries) or {PRV_DELTA_ERROR:g}; autodp AFA taken to "
-          f"{AUTODP_AFA_ERROR:g}, its analytic Gaussian to {AUTODP_ERROR:g} (absolute on eps, relative on delta)\n")
+    print(
+        f"float slack {FLOAT:g}; dp-accounting interval {PLD_INTERVAL:g}; prv-accountant eps_error "
+        f"{PRV_EPS_ERROR:g}, delta_error delta/1000 (eps queries) or {PRV_DELTA_ERROR:g}; autodp AFA taken to "
+        f"{AUTODP_AFA_ERROR:g}, its analytic Gaussian to {AUTODP_ERROR:g} (absolute on eps, relative on delta)\n"
+    )
     findings = Findings()
     print("\n".join(composition_table(QUICK if args.quick else COMPOSITIONS, findings)))
     if not args.quick:

@@ -41,8 +41,12 @@ from dpverify.verify.engine._exactness import code_distribution
 R = TypeVar("R")
 TARGET_SECONDS = 2.0
 #: (alpha, n, T, q); the first is the target instance.
-INSTANCES = [("1/3", 1000, 10**100, 500), ("1/3", 200, 10**100, 100), ("1/2", 1000, 10**30, 0),
-             ("9/10", 300, 10**50, 150)]
+INSTANCES = [
+    ("1/3", 1000, 10**100, 500),
+    ("1/3", 200, 10**100, 100),
+    ("1/2", 1000, 10**30, 0),
+    ("9/10", 300, 10**50, 150),
+]
 
 
 def cold(run: Callable[[], R], repeat: int) -> tuple[float, R]:
@@ -60,10 +64,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=1, help="best of this many cold runs per path")
     args = parser.parse_args()
-    print(f"python {platform.python_version()}, {os.cpu_count()} cores, load average "
-          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print(f"{'alpha':>5} {'n':>5} {'T':>7} {'q':>4} {'outputs':>7} {'runs old':>9} {'runs new':>8} "
-          f"{'old s':>7} {'new s':>6} {'ratio':>6}  PMF")
+    print(
+        f"python {platform.python_version()}, {os.cpu_count()} cores, load average "
+        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+    )
+    print(
+        f"{'alpha':>5} {'n':>5} {'T':>7} {'q':>4} {'outputs':>7} {'runs old':>9} {'runs new':>8} "
+        f"{'old s':>7} {'new s':>6} {'ratio':>6}  PMF"
+    )
     ok, target_seconds = True, None
     for alpha, n, T, q in INSTANCES:
         spec = GtmSpec.create(alpha, n, T)
@@ -74,14 +82,18 @@ def main() -> int:
         ok &= same
         if target_seconds is None:
             target_seconds = new_s
-        print(f"{alpha:>5} {n:>5} {'1e' + str(len(str(T)) - 1):>7} {q:>4} {len(new.masses):>7} "
-              f"{old.executions:>9} {new.executions:>8} {old_s:>7.2f} {new_s:>6.2f} {old_s / new_s:>5.1f}x  "
-              f"{'identical' if same else 'DIFFERENT'}")
+        print(
+            f"{alpha:>5} {n:>5} {'1e' + str(len(str(T)) - 1):>7} {q:>4} {len(new.masses):>7} "
+            f"{old.executions:>9} {new.executions:>8} {old_s:>7.2f} {new_s:>6.2f} {old_s / new_s:>5.1f}x  "
+            f"{'identical' if same else 'DIFFERENT'}"
+        )
     assert target_seconds is not None
     met = target_seconds < TARGET_SECONDS
     alpha, n, T, q = INSTANCES[0]
-    print(f"target: alpha={alpha}, n={n}, T=1e100, q={q} under {TARGET_SECONDS:.0f} s: "
-          f"{target_seconds:.2f} s, {'met' if met else 'NOT met'}")
+    print(
+        f"target: alpha={alpha}, n={n}, T=1e100, q={q} under {TARGET_SECONDS:.0f} s: "
+        f"{target_seconds:.2f} s, {'met' if met else 'NOT met'}"
+    )
     if not ok:
         print("FAIL: the two paths gave different PMFs", file=sys.stderr)
     return 0 if ok and met else 1
@@ -89,8 +101,13 @@ def main() -> int:
 
 def _same(old: Enumeration, new: Enumeration) -> bool:
     """Exactly the same PMF, outputs in the same (draw) order, and both complete."""
-    return (old.masses == new.masses and list(old.masses) == list(new.masses) and new.method == "bisection"
-            and sum(new.masses.values()) == 1 and old.unexplored == new.unexplored == 0)
+    return (
+        old.masses == new.masses
+        and list(old.masses) == list(new.masses)
+        and new.method == "bisection"
+        and sum(new.masses.values()) == 1
+        and old.unexplored == new.unexplored == 0
+    )
 
 
 if __name__ == "__main__":

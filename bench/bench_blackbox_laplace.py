@@ -58,8 +58,10 @@ def main() -> int:
     except ImportError:
         print("numpy is not installed: pip install 'dpverify[numpy]'", file=sys.stderr)
         return 2
-    print(f"# {os.cpu_count()} cores, Python {platform.python_version()}, numpy {numpy.__version__}; "
-          f"x + numpy.random.laplace(0, 1/epsilon), epsilon = {epsilon}, at x = 0 and 1, seed {seed}")
+    print(
+        f"# {os.cpu_count()} cores, Python {platform.python_version()}, numpy {numpy.__version__}; "
+        f"x + numpy.random.laplace(0, 1/epsilon), epsilon = {epsilon}, at x = 0 and 1, seed {seed}"
+    )
     calls = [functools.partial(numpy_laplace, q, epsilon) for q in (0, 1)]
     start = time.perf_counter()
     draws = draw(calls, args.samples, seed=seed, time_limit=3600)
@@ -68,8 +70,16 @@ def main() -> int:
     results = {}
     for name, family in (("float family", True), ("intervals only (baseline)", False)):
         start = time.perf_counter()
-        result = check_black_box_privacy(draws[0].outputs, draws[1].outputs, (0, 1), claim, alpha=alpha, seed=seed,
-                                         seconds=sampling, float_structure=family)
+        result = check_black_box_privacy(
+            draws[0].outputs,
+            draws[1].outputs,
+            (0, 1),
+            claim,
+            alpha=alpha,
+            seed=seed,
+            seconds=sampling,
+            float_structure=family,
+        )
         results[name] = (result, sampling + time.perf_counter() - start)
     total = 2 * args.samples
     print(f"{'search':<28} {'eps >=':>10} {'verdict':>9} {'draws':>10} {'seconds':>8}  event")
@@ -83,11 +93,15 @@ def main() -> int:
     base_bound = float(base.evidence["epsilon_lower_bound"] or 0)
     ratio = f"{bound / base_bound:.1f}x" if base_bound > 0 else "inf (the baseline certifies nothing)"
     print(f"bound ratio, float family / intervals only (same run, same draws): {ratio}")
-    print(f"confidence {args.confidence}: reach of these held-out sizes (an event never seen under one input): "
-          f"eps <= {ours.evidence['max_certifiable_epsilon']}")
-    print(f"literature (not measured): DP-Sniper eps >= {DP_SNIPER_BOUND} at 90% after ~{DP_SNIPER_SECONDS / 60:.0f} min "
-          f"and > {DP_SNIPER_SAMPLES:.0e} samples; here eps >= {bound:.3f} after {ours_seconds:.1f} s and "
-          f"{total:.1e} draws ({bound / DP_SNIPER_BOUND:.0f}x the bound, {DP_SNIPER_SAMPLES / total:.0f}x fewer draws)")
+    print(
+        f"confidence {args.confidence}: reach of these held-out sizes (an event never seen under one input): "
+        f"eps <= {ours.evidence['max_certifiable_epsilon']}"
+    )
+    print(
+        f"literature (not measured): DP-Sniper eps >= {DP_SNIPER_BOUND} at 90% after ~{DP_SNIPER_SECONDS / 60:.0f} min "
+        f"and > {DP_SNIPER_SAMPLES:.0e} samples; here eps >= {bound:.3f} after {ours_seconds:.1f} s and "
+        f"{total:.1e} draws ({bound / DP_SNIPER_BOUND:.0f}x the bound, {DP_SNIPER_SAMPLES / total:.0f}x fewer draws)"
+    )
     return 0 if ours.verdict.value == "violated" else 1
 
 

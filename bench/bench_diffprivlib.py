@@ -83,8 +83,10 @@ def main() -> int:
     print(f"  bisect at {k} bits ({bisected.executions} executions): {t_bis:8.4f} s  ({t_bis / t_base:.4f} x baseline)")
     print(f"  bisect at 53 bits ({at_53.executions} executions): {t_53:8.4f} s  ({t_53 / t_base:.4f} x baseline)")
     agree = found.masses == pmf_base == bisected.masses
-    print(f"  the three PMFs at {k} bits agree: {agree}; outputs at 53 bits: {len(at_53.masses)}, "
-          f"total {sum(at_53.masses.values())}")
+    print(
+        f"  the three PMFs at {k} bits agree: {agree}; outputs at 53 bits: {len(at_53.masses)}, "
+        f"total {sum(at_53.masses.values())}"
+    )
     return 0 if agree and sum(at_53.masses.values()) == 1 else 1
 
 

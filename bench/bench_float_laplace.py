@@ -77,12 +77,19 @@ def baseline(q: float, q_prime: float, b: float, k: int, samples: int, seed: int
     from_q2 = [sample_unsafe(q_prime, b, rng, k) for _ in range(samples)]
     bins_q = Counter(math.floor(y / BIN_WIDTH) for y in from_q)
     bins_q2 = Counter(math.floor(y / BIN_WIDTH) for y in from_q2)
-    ratios = [abs(math.log(bins_q[i] / bins_q2[i])) for i in bins_q
-              if bins_q[i] >= MIN_BIN_COUNT and bins_q2.get(i, 0) >= MIN_BIN_COUNT]
+    ratios = [
+        abs(math.log(bins_q[i] / bins_q2[i]))
+        for i in bins_q
+        if bins_q[i] >= MIN_BIN_COUNT and bins_q2.get(i, 0) >= MIN_BIN_COUNT
+    ]
     seen_q2 = set(from_q2)
     only_q = {y for y in from_q if y not in seen_q2}
-    return {"epsilon_hat": max(ratios) if ratios else math.nan, "bins": len(ratios), "only_q": only_q,
-            "distinct_q": len(set(from_q))}
+    return {
+        "epsilon_hat": max(ratios) if ratios else math.nan,
+        "bins": len(ratios),
+        "only_q": only_q,
+        "distinct_q": len(set(from_q)),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -98,10 +105,14 @@ def main(argv: list[str] | None = None) -> int:
     seed = fresh_seed() if args.seed is None else args.seed
     q, q2, b, k = args.q, args.q_prime, args.scale, args.bits
 
-    print(f"cores: {os.cpu_count()}  python: {platform.python_version()} ({platform.python_implementation()})  "
-          f"libc: {' '.join(platform.libc_ver())}")
-    print(f"textbook float Laplace, bits={k}, scale={b!r}, q={q!r}, q'={q2!r}; best of {args.repeat}; "
-          f"baseline seed {seed}")
+    print(
+        f"cores: {os.cpu_count()}  python: {platform.python_version()} ({platform.python_implementation()})  "
+        f"libc: {' '.join(platform.libc_ver())}"
+    )
+    print(
+        f"textbook float Laplace, bits={k}, scale={b!r}, q={q!r}, q'={q2!r}; best of {args.repeat}; "
+        f"baseline seed {seed}"
+    )
     try:
         t_first, found = best_of(args.repeat, lambda: first_violation(q, q2, b, k))
     except DpverifyError as error:
@@ -112,18 +123,26 @@ def main(argv: list[str] | None = None) -> int:
         print("  first_violation: none (equal output sets at this k)")
     else:
         this, other = (q, q2) if found.from_input == "q" else (q2, q)
-        recheck = mechanism_unsafe(this, b, found.j, k) == found.output and not reachable(found.output, other, b, k).reachable
+        recheck = (
+            mechanism_unsafe(this, b, found.j, k) == found.output and not reachable(found.output, other, b, k).reachable
+        )
         ok &= recheck
-        print(f"  first_violation {t_first:9.3f} s  output {found.output!r} ({found.output.hex()}) from "
-              f"{found.from_input} at j={found.j}; {found.enumerated} draws enumerated, {found.scanned} scanned; "
-              f"re-checked by search: {'yes' if recheck else 'WRONG'}")
+        print(
+            f"  first_violation {t_first:9.3f} s  output {found.output!r} ({found.output.hex()}) from "
+            f"{found.from_input} at j={found.j}; {found.enumerated} draws enumerated, {found.scanned} scanned; "
+            f"re-checked by search: {'yes' if recheck else 'WRONG'}"
+        )
     t_search, searched = best_of(args.repeat, lambda: search_violation(q, q2, b, k))
-    print(f"  search          {t_search:9.6f} s  first draw unreachable from q': "
-          f"{'none' if searched is None else f'j={searched[0]}'} (exact under assumption A: libm log within 1 ulp)")
+    print(
+        f"  search          {t_search:9.6f} s  first draw unreachable from q': "
+        f"{'none' if searched is None else f'j={searched[0]}'} (exact under assumption A: libm log within 1 ulp)"
+    )
     t_full, document = best_of(1, lambda: laplace_float_attack(b, q, q2, k, samples=0, seed=seed))
-    print(f"  full epsilon    {t_full:9.3f} s  epsilon = {document['epsilon']} "
-          f"(witness j={document['witness']['j']} from {document['witness']['from_input']}; "
-          f"{2 * document['draws']} executions)")
+    print(
+        f"  full epsilon    {t_full:9.3f} s  epsilon = {document['epsilon']} "
+        f"(witness j={document['witness']['j']} from {document['witness']['from_input']}; "
+        f"{2 * document['draws']} executions)"
+    )
 
     start = time.perf_counter()
     base = baseline(q, q2, b, k, args.baseline_samples, seed)
@@ -131,22 +150,32 @@ def main(argv: list[str] | None = None) -> int:
     only_q: set[float] = base["only_q"]  # type: ignore[assignment]
     exact_q2 = {mechanism_unsafe(q2, b, j, k) for j in range(1, 1 << k)}  # after the timing
     real = sum(1 for y in only_q if y not in exact_q2)
-    print(f"  baseline        {t_base:9.3f} s  {args.baseline_samples} samples per input, seed {seed}: binned "
-          f"epsilon_hat = {base['epsilon_hat']:.3f} over {base['bins']} bins (ideal {abs(q - q2) / b:g}), "
-          f"no certain violation")
-    print(f"                  {len(only_q)} of {base['distinct_q']} distinct outputs of q never seen from q' "
-          f"(candidates, not proofs: not seeing y in {args.baseline_samples} draws of q' leaves P(y|q') = 1/(2^k-1) "
-          f"likely); checked afterwards against the exact output set of q': {real} are impossible, "
-          f"{len(only_q) - real} possible")
+    print(
+        f"  baseline        {t_base:9.3f} s  {args.baseline_samples} samples per input, seed {seed}: binned "
+        f"epsilon_hat = {base['epsilon_hat']:.3f} over {base['bins']} bins (ideal {abs(q - q2) / b:g}), "
+        f"no certain violation"
+    )
+    print(
+        f"                  {len(only_q)} of {base['distinct_q']} distinct outputs of q never seen from q' "
+        f"(candidates, not proofs: not seeing y in {args.baseline_samples} draws of q' leaves P(y|q') = 1/(2^k-1) "
+        f"likely); checked afterwards against the exact output set of q': {real} are impossible, "
+        f"{len(only_q) - real} possible"
+    )
     if found is not None:
-        print(f"  ratio           baseline / first_violation = {t_base / t_first:.1f}x (same run; the baseline "
-              f"finds no certain violation)")
-        print(f"  literature      DP-Sniper 35 min / first_violation = {DP_SNIPER_SECONDS / t_first:,.0f}x, "
-              f"CheckDP 70 s / first_violation = {CHECKDP_SECONDS / t_first:,.0f}x "
-              f"(published figures, not measured in this run)")
+        print(
+            f"  ratio           baseline / first_violation = {t_base / t_first:.1f}x (same run; the baseline "
+            f"finds no certain violation)"
+        )
+        print(
+            f"  literature      DP-Sniper 35 min / first_violation = {DP_SNIPER_SECONDS / t_first:,.0f}x, "
+            f"CheckDP 70 s / first_violation = {CHECKDP_SECONDS / t_first:,.0f}x "
+            f"(published figures, not measured in this run)"
+        )
         met = t_first < TARGET_SECONDS
-        print(f"  target          first exact violation at k={k} under {TARGET_SECONDS:g} s: "
-              f"{'met' if met else 'NOT met'} ({t_first:.3f} s)")
+        print(
+            f"  target          first exact violation at k={k} under {TARGET_SECONDS:g} s: "
+            f"{'met' if met else 'NOT met'} ({t_first:.3f} s)"
+        )
     return 0 if ok else 1
 
 

@@ -173,8 +173,13 @@ def disagreements(got: dict[str, Any], want: BaselineVerdict) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--D", type=int, default=3, help="alpha = 1/D (default 3)")
-    parser.add_argument("--n", type=int, nargs="+", default=[200, 1000, 2000, 10_000, 20_000],
-                        help="sizes (default 200 1000 2000 10000 20000)")
+    parser.add_argument(
+        "--n",
+        type=int,
+        nargs="+",
+        default=[200, 1000, 2000, 10_000, 20_000],
+        help="sizes (default 200 1000 2000 10000 20000)",
+    )
     parser.add_argument("--repeat", type=int, default=3, help="best of this many runs (default 3)")
     parser.add_argument("--full-max", type=int, default=2000, help="full-table baseline up to this n (default 2000)")
     parser.add_argument("--sympy-max", type=int, default=200, help="SymPy baseline up to this n (default 200)")
@@ -186,12 +191,16 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("need --D >= 2, --repeat >= 1, --baseline-budget > 0, every --n >= 1")
 
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"cores: {os.cpu_count()}  load (1 min): {load:.2f}  "
-          f"python: {platform.python_version()} ({platform.python_implementation()})")
+    print(
+        f"cores: {os.cpu_count()}  load (1 min): {load:.2f}  "
+        f"python: {platform.python_version()} ({platform.python_implementation()})"
+    )
     print(f"sympy {sympy.__version__}, ground types {sympy.external.gmpy.GROUND_TYPES}")
-    print(f"alpha = 1/{args.D}, T = ({args.D}+1)*{args.D}**n, best of {args.repeat}; full-table baseline "
-          f"for n <= {args.full_max}, SymPy baseline for n <= {args.sympy_max} "
-          f"(budget {args.baseline_budget:g} s per run)")
+    print(
+        f"alpha = 1/{args.D}, T = ({args.D}+1)*{args.D}**n, best of {args.repeat}; full-table baseline "
+        f"for n <= {args.full_max}, SymPy baseline for n <= {args.sympy_max} "
+        f"(budget {args.baseline_budget:g} s per run)"
+    )
     failed, target_met = False, None
     for n in args.n:
         t_measured, verdict = best_of(args.repeat, lambda n=n: measured(args.D, n))

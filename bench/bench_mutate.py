@@ -54,8 +54,13 @@ def dpverify(arguments: Sequence[str], log: Path) -> float:
     """Run ``dpverify ARGUMENTS`` from the repository root, stderr to ``log``; its wall time."""
     start = time.perf_counter()
     with open(log, "w", encoding="utf-8") as errors:
-        code = subprocess.run([sys.executable, "-m", "dpverify", *arguments], cwd=ROOT, stdout=subprocess.DEVNULL,
-                              stderr=errors, check=False).returncode
+        code = subprocess.run(
+            [sys.executable, "-m", "dpverify", *arguments],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=errors,
+            check=False,
+        ).returncode
     seconds = time.perf_counter() - start
     if code not in (0, 1):
         raise SystemExit(f"dpverify {' '.join(arguments[:3])} ... exited {code}; see {log}")
@@ -85,8 +90,10 @@ def compare(new: dict[str, dict[str, Any]], old: dict[str, dict[str, Any]], what
         if after is None:
             differences.append(f"{identifier}: in the {what} run, not in the measured one")
         elif after["status"] != before["status"]:
-            differences.append(f"{identifier}: {before['status']} {checks(before)} in the {what} run, "
-                               f"{after['status']} {checks(after)} now")
+            differences.append(
+                f"{identifier}: {before['status']} {checks(before)} in the {what} run, "
+                f"{after['status']} {checks(after)} now"
+            )
         elif before["status"] == "killed" and not set(checks(before)) & set(checks(after)):
             notes.append(f"{identifier}: killed by {checks(before)} in the {what} run, by {checks(after)} now")
     return differences, notes
@@ -101,8 +108,17 @@ def dask_scaling(identifiers: Sequence[str], folder: Path, jobs: int) -> list[tu
     for workers in (1, 2):
         with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
             only = [a for identifier in identifiers for a in ("--only", identifier)]
-            seconds = dpverify(["mutate", *only, "--scheduler", cluster.scheduler_address, "--json",
-                                str(folder / f"dask{workers}.json")], folder / f"dask{workers}.log")
+            seconds = dpverify(
+                [
+                    "mutate",
+                    *only,
+                    "--scheduler",
+                    cluster.scheduler_address,
+                    "--json",
+                    str(folder / f"dask{workers}.json"),
+                ],
+                folder / f"dask{workers}.log",
+            )
         timings.append((workers, seconds))
     return timings
 
@@ -113,7 +129,9 @@ def main() -> int:
     parser.add_argument("--every", type=int, default=20, help="baseline on every N-th mutant that ran (default 20)")
     parser.add_argument("--target", type=float, default=900.0, help="seconds the whole run may take (default 900)")
     parser.add_argument("--old-json", type=Path, help="a whole --no-fork run's JSON to compare every mutant with")
-    parser.add_argument("--dask", action="store_true", help="also measure --scheduler on local clusters of 1 and 2 workers")
+    parser.add_argument(
+        "--dask", action="store_true", help="also measure --scheduler on local clusters of 1 and 2 workers"
+    )
     parser.add_argument("--dask-mutants", type=int, default=24, help="mutants for the Dask measurement (default 24)")
     parser.add_argument("--keep", type=Path, help="keep the JSON documents and logs in this folder")
     args = parser.parse_args()
@@ -121,29 +139,38 @@ def main() -> int:
         parser.error("--jobs, --every and --dask-mutants must be at least 1, --target positive")
     folder = args.keep or Path(tempfile.mkdtemp(prefix="bench-mutate-"))
     folder.mkdir(parents=True, exist_ok=True)
-    print(f"python {platform.python_version()}, {os.cpu_count()} cores, load average "
-          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}; files in {folder}", flush=True)
+    print(
+        f"python {platform.python_version()}, {os.cpu_count()} cores, load average "
+        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}; files in {folder}",
+        flush=True,
+    )
 
     whole = dpverify(["mutate", "--jobs", str(args.jobs), "--json", str(folder / "new.json")], folder / "new.log")
     document = json.loads((folder / "new.json").read_text(encoding="utf-8"))
     new = mutants(document)
     statuses = Counter(m["status"] for m in new.values())
     slow = sorted(new.values(), key=lambda m: -m["seconds"])[:5]
-    print(f"measured: dpverify mutate --jobs {args.jobs}: {len(new)} mutants in {whole:.0f} s "
-          f"(unmodified gate, spec by spec: {document['gate']['baseline_seconds']:.0f} s of runs); "
-          + ", ".join(f"{count} {status}" for status, count in statuses.most_common()), flush=True)
+    print(
+        f"measured: dpverify mutate --jobs {args.jobs}: {len(new)} mutants in {whole:.0f} s "
+        f"(unmodified gate, spec by spec: {document['gate']['baseline_seconds']:.0f} s of runs); "
+        + ", ".join(f"{count} {status}" for status, count in statuses.most_common()),
+        flush=True,
+    )
     print("  slowest: " + "; ".join(f"{m['id']} {m['seconds']:.0f} s" for m in slow), flush=True)
 
     sample = [identifier for identifier, m in new.items() if ran(m)][:: args.every]
     only = [a for identifier in sample for a in ("--only", identifier)]
-    old_seconds = dpverify(["mutate", "--no-fork", "--jobs", str(args.jobs), *only, "--json", str(folder / "old.json")],
-                           folder / "old.log")
+    old_seconds = dpverify(
+        ["mutate", "--no-fork", "--jobs", str(args.jobs), *only, "--json", str(folder / "old.json")], folder / "old.log"
+    )
     old = mutants(json.loads((folder / "old.json").read_text(encoding="utf-8")))
     per_old = sum(old[i]["seconds"] for i in sample) / len(sample)
     per_new = sum(new[i]["seconds"] for i in sample) / len(sample)
-    print(f"baseline: dpverify mutate --no-fork on {len(sample)} of them (every {args.every}-th that ran): "
-          f"{old_seconds:.0f} s in all; per mutant {per_old:.2f} s before, {per_new:.2f} s now: {per_old / per_new:.2f}x",
-          flush=True)
+    print(
+        f"baseline: dpverify mutate --no-fork on {len(sample)} of them (every {args.every}-th that ran): "
+        f"{old_seconds:.0f} s in all; per mutant {per_old:.2f} s before, {per_new:.2f} s now: {per_old / per_new:.2f}x",
+        flush=True,
+    )
     differences, notes = compare(new, old, "--no-fork")
     if args.old_json is not None:
         whole_old = mutants(json.loads(args.old_json.read_text(encoding="utf-8")))
@@ -159,11 +186,15 @@ def main() -> int:
     if args.dask:
         timings = dask_scaling(sample[: args.dask_mutants], folder, args.jobs)
         (_, one), (_, two) = timings
-        print(f"dask: {min(len(sample), args.dask_mutants)} mutants, 1 worker {one:.0f} s, 2 workers {two:.0f} s: "
-              f"{one / two:.2f}x with twice the workers (2.00 = linear)")
+        print(
+            f"dask: {min(len(sample), args.dask_mutants)} mutants, 1 worker {one:.0f} s, 2 workers {two:.0f} s: "
+            f"{one / two:.2f}x with twice the workers (2.00 = linear)"
+        )
     met = whole < args.target
-    print(f"target: the whole default run under {args.target:.0f} s with --jobs {args.jobs}: {whole:.0f} s, "
-          f"{'met' if met else 'NOT met'}")
+    print(
+        f"target: the whole default run under {args.target:.0f} s with --jobs {args.jobs}: {whole:.0f} s, "
+        f"{'met' if met else 'NOT met'}"
+    )
     return 0 if met and not differences else 1
 
 

@@ -238,18 +238,14 @@ def fmt_rate(rate: float | None) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--k", type=int, default=10_000, help="draws per timed run of ours (default 10000)"
-    )
+    parser.add_argument("--k", type=int, default=10_000, help="draws per timed run of ours (default 10000)")
     parser.add_argument(
         "--baseline-k",
         type=int,
         default=2_000,
         help="draws per timed run of the paper baseline (default 2000)",
     )
-    parser.add_argument(
-        "--repeat", type=int, default=3, help="timed runs per measurement; the best is kept"
-    )
+    parser.add_argument("--repeat", type=int, default=3, help="timed runs per measurement; the best is kept")
     parser.add_argument(
         "--opendp-type",
         choices=["i32", "i64"],

@@ -127,8 +127,9 @@ def dp_accounting_delta(table: dict, pairs: list, k: int, eps: float, grid: floa
     worst = 0.0
     for q, q2 in pairs:
         logs = [{y: math.log(p) for y, p in table[x].as_dict().items() if p} for x in (q2, q)]
-        pld = pld_module.from_two_probability_mass_functions(logs[0], logs[1], pessimistic_estimate=True,
-                                                             value_discretization_interval=grid)
+        pld = pld_module.from_two_probability_mass_functions(
+            logs[0], logs[1], pessimistic_estimate=True, value_discretization_interval=grid
+        )
         worst = max(worst, float(pld.self_compose(k).get_delta_for_epsilon(eps)))
     return worst
 
@@ -203,13 +204,17 @@ def plot_series(path: str, series: dict[str, dict[str, list[Any]]], title: str, 
     reference = series.get(exact)
     for name, values in series.items():
         style = {"color": "black", "linestyle": "--", "zorder": 5} if name == exact else {}
-        line, = axes.plot(values["k"], values["high"], label=name, linewidth=1.2, **style)
+        (line,) = axes.plot(values["k"], values["high"], label=name, linewidth=1.2, **style)
         if any(low != high for low, high in zip(values["low"], values["high"])):
             axes.fill_between(values["k"], values["low"], values["high"], alpha=0.3, color=line.get_color())
         if reference is not None and name != exact:
             by_k = dict(zip(reference["k"], reference["high"]))
-            ratios.plot(values["k"], [v / by_k[k] for k, v in zip(values["k"], values["high"])],
-                        label=name, color=line.get_color())
+            ratios.plot(
+                values["k"],
+                [v / by_k[k] for k, v in zip(values["k"], values["high"])],
+                label=name,
+                color=line.get_color(),
+            )
     axes.set_xlabel("compositions k")
     axes.set_ylabel("epsilon_k(delta)")
     axes.set_title(title, fontsize=10)
@@ -238,7 +243,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plot", metavar="PATH", help="plot the series (needs matplotlib)")
     args = parser.parse_args(argv)
     try:
-        grid, eps, delta = as_fraction("grid", args.grid), as_fraction("epsilon", args.epsilon), as_fraction("delta", args.delta)
+        grid, eps, delta = (
+            as_fraction("grid", args.grid),
+            as_fraction("epsilon", args.epsilon),
+            as_fraction("delta", args.delta),
+        )
     except DpverifyError as error:
         parser.error(str(error))
     if args.k < 1 or args.repeat < 1 or args.T < 1 or not 0 < grid <= 1 or not 0 <= delta <= 1 or eps < 0:
@@ -249,36 +258,63 @@ def main(argv: list[str] | None = None) -> int:
         except ImportError:
             parser.error("--plot needs matplotlib: pip install 'dpverify[plot]'")
 
-    print(f"cores: {os.cpu_count()}  python: {platform.python_version()}  big integers: {_convolution.backend()}  "
-          f"load average: {load_average()}")
+    print(
+        f"cores: {os.cpu_count()}  python: {platform.python_version()}  big integers: {_convolution.backend()}  "
+        f"load average: {load_average()}"
+    )
     k, failed = args.k, False
 
     # --- exact: the Theorem 7.1 instance ---
     spec = specs.GtmSpec.create(ALPHA, N, 3 * 2**N)
     table, pairs = verify.gtm_table(spec), ordered_pairs(spec)
     m = 40
-    print(f"\nexact: GTM alpha={ALPHA}, n={N}, T=3*2^{N} (Theorem 7.1), k={k}, worst case over {len(pairs)} ordered pairs")
-    t_ours, (at_log, at_eps) = best_of(args.repeat, lambda: (
-        max((verify.PrivacyLossDistribution.from_pmfs(table[q], table[q2]).self_compose(k).delta_at_log(2**m).value
-             for q, q2 in pairs)),
-        verify.composed_delta(table, spec.neighbours(), k, eps)))
+    print(
+        f"\nexact: GTM alpha={ALPHA}, n={N}, T=3*2^{N} (Theorem 7.1), k={k}, worst case over {len(pairs)} ordered pairs"
+    )
+    t_ours, (at_log, at_eps) = best_of(
+        args.repeat,
+        lambda: (
+            max(
+                (
+                    verify.PrivacyLossDistribution.from_pmfs(table[q], table[q2])
+                    .self_compose(k)
+                    .delta_at_log(2**m)
+                    .value
+                    for q, q2 in pairs
+                )
+            ),
+            verify.composed_delta(table, spec.neighbours(), k, eps),
+        ),
+    )
     print(f"  ours      {t_ours:9.3f} s   delta(ln 2^{m}) = {at_log} (exact, {float(at_log):.12e})")
     A, B = at_eps.bound.affine
-    print(f"            delta({eps}) = A - e^{eps} B in [{float(at_eps.bound.low):.15e}, {float(at_eps.bound.high):.15e}]"
-          f" ({len(str(A.denominator))}-digit denominators)")
+    print(
+        f"            delta({eps}) = A - e^{eps} B in [{float(at_eps.bound.low):.15e}, {float(at_eps.bound.high):.15e}]"
+        f" ({len(str(A.denominator))}-digit denominators)"
+    )
     t_naive, naive = best_of(args.repeat, lambda: naive_exact_delta(table, pairs, k, m))
     agree = naive == at_log
     failed |= not agree
-    print(f"  naive     {t_naive:9.3f} s   ratio naive/ours {t_naive / t_ours:8.3g}x   "
-          f"{'equal' if agree else 'DISAGREES: ' + str(naive)}")
+    print(
+        f"  naive     {t_naive:9.3f} s   ratio naive/ours {t_naive / t_ours:8.3g}x   "
+        f"{'equal' if agree else 'DISAGREES: ' + str(naive)}"
+    )
     q, q2 = at_eps.pair
-    t_cx, cx = best_of(args.repeat, lambda: verify.PrivacyLossDistribution.from_pmfs(
-        table[q], table[q2], method="certified", grid=grid).self_compose(k).delta(eps))
+    t_cx, cx = best_of(
+        args.repeat,
+        lambda: (
+            verify.PrivacyLossDistribution.from_pmfs(table[q], table[q2], method="certified", grid=grid)
+            .self_compose(k)
+            .delta(eps)
+        ),
+    )
     contains = cx.low <= at_eps.bound.low and at_eps.bound.high <= cx.high
     failed |= not contains
-    print(f"  certified {t_cx:9.3f} s   worst pair {at_eps.pair} on the grid {grid}: delta({eps}) in "
-          f"[{float(cx.low):.12e}, {float(cx.high):.12e}] "
-          f"({'contains the exact value' if contains else 'DOES NOT CONTAIN THE EXACT VALUE'})")
+    print(
+        f"  certified {t_cx:9.3f} s   worst pair {at_eps.pair} on the grid {grid}: delta({eps}) in "
+        f"[{float(cx.low):.12e}, {float(cx.high):.12e}] "
+        f"({'contains the exact value' if contains else 'DOES NOT CONTAIN THE EXACT VALUE'})"
+    )
     t_dp, dp = best_of(args.repeat, lambda: dp_accounting_delta(table, pairs, k, float(eps), float(grid)))
     if dp is None:
         print("  dp-accounting: not installed (pip install 'dpverify[crosscheck]')")
@@ -286,55 +322,85 @@ def main(argv: list[str] | None = None) -> int:
         # its pessimistic answer is above the exact delta and at most that of the eps shifted by k*grid
         ok = float(at_eps.bound.low) * (1 - 1e-9) <= dp
         failed |= not ok
-        print(f"  dp-acct   {t_dp:9.3f} s   ratio dp/ours {t_dp / t_ours:8.3g}x   delta = {dp:.15e} "
-              f"({'above the exact value, as a pessimistic bound must be' if ok else 'BELOW THE EXACT VALUE'})")
+        print(
+            f"  dp-acct   {t_dp:9.3f} s   ratio dp/ours {t_dp / t_ours:8.3g}x   delta = {dp:.15e} "
+            f"({'above the exact value, as a pessimistic bound must be' if ok else 'BELOW THE EXACT VALUE'})"
+        )
 
     # --- certified: an arbitrary T ---
     spec_t = specs.GtmSpec.create(ALPHA, N, args.T)
     table_t, pairs_t = verify.gtm_table(spec_t), ordered_pairs(spec_t)
-    print(f"\ncertified: GTM alpha={ALPHA}, n={N}, T={args.T}, k={k}, grid={grid}, worst case over {len(pairs_t)} pairs")
+    print(
+        f"\ncertified: GTM alpha={ALPHA}, n={N}, T={args.T}, k={k}, grid={grid}, worst case over {len(pairs_t)} pairs"
+    )
     t_cert, bound = best_of(args.repeat, lambda: verify.composed_delta(table_t, spec_t.neighbours(), k, eps, grid=grid))
     low, high = bound.bound.low, bound.bound.high
-    print(f"  ours      {t_cert:9.3f} s   delta({eps}) in [{float(low):.12e}, {float(high):.12e}], "
-          f"gap {float(high - low):.3e} ({float((high - low) / high):.2e} of the upper bound), worst pair {bound.pair}")
+    print(
+        f"  ours      {t_cert:9.3f} s   delta({eps}) in [{float(low):.12e}, {float(high):.12e}], "
+        f"gap {float(high - low):.3e} ({float((high - low) / high):.2e} of the upper bound), worst pair {bound.pair}"
+    )
     with old_path():
-        t_old, old = best_of(args.repeat, lambda: verify.composed_delta(table_t, spec_t.neighbours(), k, eps, grid=grid))
+        t_old, old = best_of(
+            args.repeat, lambda: verify.composed_delta(table_t, spec_t.neighbours(), k, eps, grid=grid)
+        )
     old_low, old_high = old.bound.low, old.bound.high
     overlap = low <= old_high and old_low <= high
     tight = high - low <= GAP_FACTOR * (old_high - old_low)
     failed |= not (overlap and tight)
-    print(f"  old path  {t_old:9.3f} s   ratio old/ours {t_old / t_cert:8.3g}x   delta({eps}) in [{float(old_low):.12e}, "
-          f"{float(old_high):.12e}], gap {float(old_high - old_low):.3e}; ours/old gap {float((high - low) / (old_high - old_low)):.6f} "
-          f"({'overlapping' if overlap else 'DISJOINT'}, {'within' if tight else 'PAST'} the factor {GAP_FACTOR})")
+    print(
+        f"  old path  {t_old:9.3f} s   ratio old/ours {t_old / t_cert:8.3g}x   delta({eps}) in [{float(old_low):.12e}, "
+        f"{float(old_high):.12e}], gap {float(old_high - old_low):.3e}; ours/old gap {float((high - low) / (old_high - old_low)):.6f} "
+        f"({'overlapping' if overlap else 'DISJOINT'}, {'within' if tight else 'PAST'} the factor {GAP_FACTOR})"
+    )
     q, q2 = bound.pair
-    t_eps, e = best_of(args.repeat, lambda: verify.PrivacyLossDistribution.from_pmfs(
-        table_t[q], table_t[q2], grid=grid).self_compose(k).epsilon(delta))
-    print(f"  ours      {t_eps:9.3f} s   eps({delta}) of that pair in [{float(e.low):.9f}, {float(e.high):.9f}], "
-          f"gap {float(e.high - e.low):.3e} (k*grid = {float(k * grid):.3e})")
+    t_eps, e = best_of(
+        args.repeat,
+        lambda: (
+            verify.PrivacyLossDistribution.from_pmfs(table_t[q], table_t[q2], grid=grid).self_compose(k).epsilon(delta)
+        ),
+    )
+    print(
+        f"  ours      {t_eps:9.3f} s   eps({delta}) of that pair in [{float(e.low):.9f}, {float(e.high):.9f}], "
+        f"gap {float(e.high - e.low):.3e} (k*grid = {float(k * grid):.3e})"
+    )
     t_dp, dp = best_of(args.repeat, lambda: dp_accounting_delta(table_t, pairs_t, k, float(eps), float(grid)))
     if dp is not None:
         close = abs(dp - float(high)) <= 1e-9 * float(high) + 1e-15 * k
         failed |= not close
-        print(f"  dp-acct   {t_dp:9.3f} s   ratio dp/ours {t_dp / t_cert:8.3g}x   delta = {dp:.15e} "
-              f"({'= our pessimistic bound within 1e-9' if close else 'DIFFERS FROM OUR PESSIMISTIC BOUND'})")
-        print(f"  target: certified delta at >= 1x dp-accounting's speed: {'met' if t_dp >= t_cert else 'NOT met'} "
-              f"({t_dp / t_cert:.3g}x; the old path: {t_dp / t_old:.3g}x)")
+        print(
+            f"  dp-acct   {t_dp:9.3f} s   ratio dp/ours {t_dp / t_cert:8.3g}x   delta = {dp:.15e} "
+            f"({'= our pessimistic bound within 1e-9' if close else 'DIFFERS FROM OUR PESSIMISTIC BOUND'})"
+        )
+        print(
+            f"  target: certified delta at >= 1x dp-accounting's speed: {'met' if t_dp >= t_cert else 'NOT met'} "
+            f"({t_dp / t_cert:.3g}x; the old path: {t_dp / t_old:.3g}x)"
+        )
 
     # --- the eps(delta) series ---
     t_series, values = best_of(1, lambda: epsilon_series(k, delta))
-    print(f"\nseries: exact eps_k({delta}) for k = 1..{k} (Theorem 7.1 GTM) in {t_series:.3f} s; "
-          f"eps_1 = {values['low'][0]:.6f}, eps_{k} = {values['low'][-1]:.6f}")
+    print(
+        f"\nseries: exact eps_k({delta}) for k = 1..{k} (Theorem 7.1 GTM) in {t_series:.3f} s; "
+        f"eps_1 = {values['low'][0]:.6f}, eps_{k} = {values['low'][-1]:.6f}"
+    )
     series = {"pld_exact": values}
     t_accountants, bounds = best_of(1, lambda: accountant_series(k, delta))
     series.update(bounds)
     below = [(name, kk) for name, v in bounds.items() for kk, e, x in zip(v["k"], v["high"], values["low"]) if e < x]
     failed |= bool(below)
     at_k = {name: v["high"][-1] / values["high"][-1] for name, v in bounds.items()}
-    print(f"accountants: eps' for k = 1..{k} in {t_accountants:.3f} s; bound / exact at k={k}: "
-          + ", ".join(f"{name} {r:.4g}" for name, r in at_k.items() if r == r)
-          + ("" if not below else f"; BELOW THE EXACT VALUE: {below[:5]}"))
-    meta = {"mechanism": "gtm", "alpha": ALPHA, "n": N, "T": f"3*2^{N}", "delta": str(delta),
-            "epsilon": "worst case over neighbouring pairs of the k-fold composition"}
+    print(
+        f"accountants: eps' for k = 1..{k} in {t_accountants:.3f} s; bound / exact at k={k}: "
+        + ", ".join(f"{name} {r:.4g}" for name, r in at_k.items() if r == r)
+        + ("" if not below else f"; BELOW THE EXACT VALUE: {below[:5]}")
+    )
+    meta = {
+        "mechanism": "gtm",
+        "alpha": ALPHA,
+        "n": N,
+        "T": f"3*2^{N}",
+        "delta": str(delta),
+        "epsilon": "worst case over neighbouring pairs of the k-fold composition",
+    }
     if args.series:
         write_series(args.series, series, meta)
         print(f"  written to {args.series}")

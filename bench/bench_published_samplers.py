@@ -41,8 +41,10 @@ from dpverify.verify.engine._random_compat import RandomCompat
 
 ROOT = Path(__file__).resolve().parents[1]
 BASELINE_MIN_MASS = Fraction(1, 10**6)
-TARGETS = {"sample_dlaplace": (Fraction(1, 10**14), Fraction(1, 10**12), None),
-           "sample_dgauss": (Fraction(1, 10**12), Fraction(1, 10**9), 10.0)}
+TARGETS = {
+    "sample_dlaplace": (Fraction(1, 10**14), Fraction(1, 10**12), None),
+    "sample_dgauss": (Fraction(1, 10**12), Fraction(1, 10**9), 10.0),
+}
 
 
 def _reference():
@@ -60,8 +62,10 @@ def _timed(sampler, **options):  # noqa: ANN001, ANN003, ANN202
 
 def published(reference) -> bool:  # noqa: ANN001
     print("1. CKS20 reference code, unmodified: renewal alone (baseline) and procedure summaries")
-    print(f"{'sampler':16} {'case':10} | {'renewal, 1e-6: U':>17} {'paths':>7} {'s':>6} | {'summaries, 1e-6: U':>18} "
-          f"{'paths':>5} {'s':>5} {'U ratio':>8} | {'target mass':>11} {'U':>9} {'paths':>5} {'s':>5}  met")
+    print(
+        f"{'sampler':16} {'case':10} | {'renewal, 1e-6: U':>17} {'paths':>7} {'s':>6} | {'summaries, 1e-6: U':>18} "
+        f"{'paths':>5} {'s':>5} {'U ratio':>8} | {'target mass':>11} {'U':>9} {'paths':>5} {'s':>5}  met"
+    )
     ok = True
     cases = [("sample_dlaplace", DiscreteLaplaceSpec, "scale", p) for p in ("1", "3/2", "10")]
     cases += [("sample_dgauss", DiscreteGaussianSpec, "sigma2", p) for p in ("1/2", "1", "2", "10")]
@@ -75,15 +79,20 @@ def published(reference) -> bool:  # noqa: ANN001
         same, same_s = _timed(sampler, min_mass=BASELINE_MIN_MASS, renewal=True, procedures=True)
         mass, target, seconds = TARGETS[name]
         tight, tight_s = _timed(sampler, min_mass=mass, renewal=True, procedures=True)
-        verdicts = {judge_intervals(f, spec.ideal_probability, spec.outputs_for_check()).verdict.value
-                    for f in (base, same, tight)}
+        verdicts = {
+            judge_intervals(f, spec.ideal_probability, spec.outputs_for_check()).verdict.value
+            for f in (base, same, tight)
+        }
         met = tight.unexplored <= target and (seconds is None or tight_s < seconds) and verdicts == {"proved"}
         ok &= met
         ratio = float(base.unexplored / same.unexplored) if same.unexplored else float("inf")
-        print(f"{name:16} {key}={text:<{9 - len(key)}} | {decimal_text(base.unexplored, 3):>17} {base.paths:>7} "
-              f"{base_s:6.2f} | {decimal_text(same.unexplored, 3):>18} {same.paths:>5} {same_s:5.2f} {ratio:7.0f}x | "
-              f"{'1e-' + str(len(str(mass.denominator)) - 1):>11} {decimal_text(tight.unexplored, 3):>9} "
-              f"{tight.paths:>5} {tight_s:5.2f}  {'yes' if met else 'NO'}", flush=True)
+        print(
+            f"{name:16} {key}={text:<{9 - len(key)}} | {decimal_text(base.unexplored, 3):>17} {base.paths:>7} "
+            f"{base_s:6.2f} | {decimal_text(same.unexplored, 3):>18} {same.paths:>5} {same_s:5.2f} {ratio:7.0f}x | "
+            f"{'1e-' + str(len(str(mass.denominator)) - 1):>11} {decimal_text(tight.unexplored, 3):>9} "
+            f"{tight.paths:>5} {tight_s:5.2f}  {'yes' if met else 'NO'}",
+            flush=True,
+        )
     print("   targets: sample_dlaplace U <= 1e-12; sample_dgauss U <= 1e-9 in under 10 s; every verdict proved\n")
     return ok
 
@@ -93,7 +102,9 @@ def catalogue() -> bool:
     from dpverify.verify.gate._spec_checks import _Instance
 
     print("2. The catalogue's samplers, hand marks ignored (renewal and summaries only), at each spec's min_mass")
-    print(f"{'spec':32} {'case':22} {'min_mass':>9} | {'marked: U':>10} {'s':>5} | {'unmarked: U':>11} {'s':>5} | ratio")
+    print(
+        f"{'spec':32} {'case':22} {'min_mass':>9} | {'marked: U':>10} {'s':>5} | {'unmarked: U':>11} {'s':>5} | ratio"
+    )
     ok = True
     for spec in SPECS:
         enumeration = spec.enumeration_for()
@@ -111,8 +122,11 @@ def catalogue() -> bool:
         ratio = float(plain.unexplored / marked.unexplored) if marked.unexplored else float("inf")
         ok &= plain.unexplored <= max(enumeration.max_unexplored or 1, marked.unexplored)
         label = case.label or ",".join(f"{k}={v}" for k, v in case.params.items())
-        print(f"{spec.name:32} {label[:22]:22} {str(enumeration.min_mass):>9} | {decimal_text(marked.unexplored, 3):>10} "
-              f"{marked_s:5.2f} | {decimal_text(plain.unexplored, 3):>11} {plain_s:5.2f} | {ratio:.2f}", flush=True)
+        print(
+            f"{spec.name:32} {label[:22]:22} {str(enumeration.min_mass):>9} | {decimal_text(marked.unexplored, 3):>10} "
+            f"{marked_s:5.2f} | {decimal_text(plain.unexplored, 3):>11} {plain_s:5.2f} | {ratio:.2f}",
+            flush=True,
+        )
     print("   ratio: U unmarked / U marked; a plain sampler must meet its spec's tolerance unmarked too\n")
     return ok
 
@@ -128,22 +142,29 @@ def diffprivlib_gaussian() -> bool:
     bits, mass = 4, Fraction(1, 10**7)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        mechanism = mechanisms.GaussianDiscrete(epsilon=0.5, delta=1e-5, sensitivity=1,
-                                                random_state=RandomCompat(SeededRandomSource(1)))
+        mechanism = mechanisms.GaussianDiscrete(
+            epsilon=0.5, delta=1e-5, sensitivity=1, random_state=RandomCompat(SeededRandomSource(1))
+        )
 
     def sampler(rng):  # noqa: ANN001, ANN202
         mechanism._rng = RandomCompat(rng, float_bits=bits)
         return mechanism.randomise(0)
 
-    print(f"3. diffprivlib {getattr(mechanisms, '__version__', '')}GaussianDiscrete(epsilon=0.5, delta=1e-5), "
-          f"randomise(0), random() on a 2^-{bits} grid, min_mass {mass}")
+    print(
+        f"3. diffprivlib {getattr(mechanisms, '__version__', '')}GaussianDiscrete(epsilon=0.5, delta=1e-5), "
+        f"randomise(0), random() on a 2^-{bits} grid, min_mass {mass}"
+    )
     base, base_s = _timed(sampler, min_mass=mass, renewal=True)
     summarised, summarised_s = _timed(sampler, min_mass=mass, renewal=True, procedures=True)
     for label, found, seconds in (("renewal alone", base, base_s), ("summaries", summarised, summarised_s)):
-        print(f"   {label:14} U = {decimal_text(found.unexplored, 3):>9}  {found.paths:>7} paths  {seconds:6.1f} s  "
-              f"{'; '.join(f'{k}: {v}' for k, v in found.procedures.items())}")
-    print(f"   U ratio {float(base.unexplored / summarised.unexplored):.1f}x; the bias coin "
-          "bernoulli_neg_exp(gamma, rng) is summarised per gamma (its float draws stay 2^k-way branches)\n")
+        print(
+            f"   {label:14} U = {decimal_text(found.unexplored, 3):>9}  {found.paths:>7} paths  {seconds:6.1f} s  "
+            f"{'; '.join(f'{k}: {v}' for k, v in found.procedures.items())}"
+        )
+    print(
+        f"   U ratio {float(base.unexplored / summarised.unexplored):.1f}x; the bias coin "
+        "bernoulli_neg_exp(gamma, rng) is summarised per gamma (its float draws stay 2^k-way branches)\n"
+    )
     return summarised.unexplored < base.unexplored
 
 

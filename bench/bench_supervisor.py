@@ -42,8 +42,10 @@ def main() -> int:
     supervised = [sys.executable, "-m", "dpverify", *arguments]
     in_process = [sys.executable, "-c", IN_PROCESS, *arguments]
     load = os.getloadavg()[0]
-    print(f"bench_supervisor: dpverify {' '.join(arguments)}; {os.cpu_count()} cores, load {load:.1f}; "
-          f"{args.repeat} pair(s), order alternating")
+    print(
+        f"bench_supervisor: dpverify {' '.join(arguments)}; {os.cpu_count()} cores, load {load:.1f}; "
+        f"{args.repeat} pair(s), order alternating"
+    )
     ratios, codes = [], set()
     for index in range(args.repeat):
         order = [supervised, in_process] if index % 2 == 0 else [in_process, supervised]
@@ -54,10 +56,14 @@ def main() -> int:
             codes.add(code)
         ratio = timings[True] / timings[False]
         ratios.append(ratio)
-        print(f"  pair {index + 1}: supervised {timings[True]:7.2f} s   in one process {timings[False]:7.2f} s   "
-              f"ratio {ratio:.3f}")
+        print(
+            f"  pair {index + 1}: supervised {timings[True]:7.2f} s   in one process {timings[False]:7.2f} s   "
+            f"ratio {ratio:.3f}"
+        )
     median = statistics.median(ratios)
-    print(f"median ratio supervised / in one process: {median:.3f} (target <= {args.target:.2f}); exit codes {sorted(codes)}")
+    print(
+        f"median ratio supervised / in one process: {median:.3f} (target <= {args.target:.2f}); exit codes {sorted(codes)}"
+    )
     if codes != {0}:
         print("FAIL: the gate did not pass in both forms")
         return 1

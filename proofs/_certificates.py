@@ -71,7 +71,8 @@ _INSTANCE_DIR = "instances"
 GTM_COVERS: tuple[str, ...] = (
     "dpverify.samplers.gtm.validate",
     "dpverify.samplers.gtm.gtpmf",
-    "dpverify.samplers.gtm.cdf_vector", "dpverify.samplers.gtm._cdf_vector",
+    "dpverify.samplers.gtm.cdf_vector",
+    "dpverify.samplers.gtm._cdf_vector",
     "dpverify.samplers.gtm.inverse_transform",
     "dpverify.samplers.gtm.sample",
     "dpverify.specs.gtm._OffsetCdf",
@@ -158,22 +159,27 @@ def instance_obligations(max_table: int = MAX_INSTANCE_TABLE) -> list[Obligation
         name = f"{GTM.name}/{case.describe()}"
         parameters = ", ".join(f"{k}={v}" for k, v in spec.parameters().items())
         table = {q: spec.pmf(q) for q in spec.inputs()}
-        header = "".join(f"; {line}\n" for line in (
-            f"dpverify certificate: {name} (catalogue instance, expected {case.expect})",
-            f"parameters: {parameters}",
-            f"why: {case.why}",
-        ))
-        found.append(Obligation(
-            name=name,
-            kind="instance",
-            statement=f"GTM {parameters}: alpha * P(x|q') <= P(x|q) for all neighbours (q, q') and "
-                      f"outputs x, alpha={claim.alpha}",
-            source='Amorim, Gaboardi, Rindisbacher, "Verified Differential Privacy for Finite Computers", section 2',
-            covers=GTM_COVERS,
-            text=header + smtlib_obligation(table, spec.neighbours(), claim),
-            stem=f"{_INSTANCE_DIR}/{_slug(name)}",
-            expect=Verdict(case.expect),
-        ))
+        header = "".join(
+            f"; {line}\n"
+            for line in (
+                f"dpverify certificate: {name} (catalogue instance, expected {case.expect})",
+                f"parameters: {parameters}",
+                f"why: {case.why}",
+            )
+        )
+        found.append(
+            Obligation(
+                name=name,
+                kind="instance",
+                statement=f"GTM {parameters}: alpha * P(x|q') <= P(x|q) for all neighbours (q, q') and "
+                f"outputs x, alpha={claim.alpha}",
+                source='Amorim, Gaboardi, Rindisbacher, "Verified Differential Privacy for Finite Computers", section 2',
+                covers=GTM_COVERS,
+                text=header + smtlib_obligation(table, spec.neighbours(), claim),
+                stem=f"{_INSTANCE_DIR}/{_slug(name)}",
+                expect=Verdict(case.expect),
+            )
+        )
     return found
 
 

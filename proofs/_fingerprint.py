@@ -139,14 +139,13 @@ def find_definition(scope: ast.AST, names: list[str]) -> ast.AST | None:
     and class-level assignments to a plain name (constants) resolve too."""
     found: ast.AST | None = None
     for statement in getattr(scope, "body", ()):
-        if isinstance(statement, _DEFINITIONS) and statement.name == names[0]:
-            found = statement
-        elif isinstance(statement, ast.Assign) and any(
+        if isinstance(statement, _DEFINITIONS) and statement.name == names[0] or isinstance(statement, ast.Assign) and any(
             isinstance(t, ast.Name) and t.id == names[0] for t in statement.targets
+        ) or (
+            isinstance(statement, ast.AnnAssign)
+            and isinstance(statement.target, ast.Name)
+            and statement.target.id == names[0]
         ):
-            found = statement
-        elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) \
-                and statement.target.id == names[0]:
             found = statement
     if found is None or len(names) == 1:
         return found
@@ -164,10 +163,11 @@ def without_docstrings(node: ast.AST) -> ast.AST:
 
 
 def _is_docstring(statement: ast.stmt) -> bool:
-    return (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
-            and isinstance(statement.value.value, str))
-
-
+    return (
+        isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Constant)
+        and isinstance(statement.value.value, str)
+    )
 
 
 def normalised_dump(node: ast.AST) -> str:

@@ -67,20 +67,33 @@ class CertificateRecord:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "name": self.name, "kind": self.kind, "file": self.file, "sha256": self.sha256,
-            "verdict": self.verdict.value, "expect": self.expect.value, "covers": dict(self.covers),
-            "source": self.source, "statement": self.statement, "bounded": self.bounded,
+            "name": self.name,
+            "kind": self.kind,
+            "file": self.file,
+            "sha256": self.sha256,
+            "verdict": self.verdict.value,
+            "expect": self.expect.value,
+            "covers": dict(self.covers),
+            "source": self.source,
+            "statement": self.statement,
+            "bounded": self.bounded,
             "reason": self.reason,
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CertificateRecord:
         return cls(
-            name=str(data["name"]), kind=str(data["kind"]), file=str(data["file"]),
-            sha256=str(data["sha256"]), verdict=Verdict(data["verdict"]), expect=Verdict(data["expect"]),
+            name=str(data["name"]),
+            kind=str(data["kind"]),
+            file=str(data["file"]),
+            sha256=str(data["sha256"]),
+            verdict=Verdict(data["verdict"]),
+            expect=Verdict(data["expect"]),
             covers={str(k): str(v) for k, v in dict(data["covers"]).items()},
-            source=str(data["source"]), statement=str(data["statement"]),
-            bounded=data.get("bounded"), reason=data.get("reason"),
+            source=str(data["source"]),
+            statement=str(data["statement"]),
+            bounded=data.get("bounded"),
+            reason=data.get("reason"),
         )
 
 
@@ -157,10 +170,17 @@ def write_certificates(
     for obligation, hashes in zip(obligations, covers):
         answer, reason = z3_status(obligation.text, timeout_ms=timeout_ms)
         record = CertificateRecord(
-            name=obligation.name, kind=obligation.kind, file=obligation.file,
-            sha256=_sha256(obligation.text), verdict=_VERDICT_OF.get(answer, Verdict.INCONCLUSIVE),
-            expect=obligation.expect, covers=hashes, source=obligation.source,
-            statement=obligation.statement, bounded=obligation.bounded, reason=reason,
+            name=obligation.name,
+            kind=obligation.kind,
+            file=obligation.file,
+            sha256=_sha256(obligation.text),
+            verdict=_VERDICT_OF.get(answer, Verdict.INCONCLUSIVE),
+            expect=obligation.expect,
+            covers=hashes,
+            source=obligation.source,
+            statement=obligation.statement,
+            bounded=obligation.bounded,
+            reason=reason,
         )
         if report is not None:
             report(record)
@@ -195,8 +215,9 @@ def _check_unique(obligations: Sequence[Obligation]) -> None:
         for o in obligations:
             value = getattr(o, attribute)
             if value in seen:
-                raise DpverifyError(f"two obligations share the {attribute} {shown(value)}; each certificate "
-                                    f"needs its own {attribute}.")
+                raise DpverifyError(
+                    f"two obligations share the {attribute} {shown(value)}; each certificate needs its own {attribute}."
+                )
             seen.add(value)
 
 
@@ -216,11 +237,14 @@ def read_manifest(root: Path | str) -> Manifest | None:
         data = json.loads(path.read_text(encoding="utf-8"))
         manifest = Manifest.from_json(data)
     except (OSError, ValueError, KeyError, TypeError) as error:
-        raise DpverifyError(f"{MANIFEST_PATH.as_posix()} cannot be read ({error}); run `dpverify prove` "
-                            "to regenerate it.") from None
+        raise DpverifyError(
+            f"{MANIFEST_PATH.as_posix()} cannot be read ({error}); run `dpverify prove` to regenerate it."
+        ) from None
     if manifest.schema != MANIFEST_SCHEMA:
-        raise DpverifyError(f"{MANIFEST_PATH.as_posix()} has schema={shown(manifest.schema)}, not "
-                            f"{shown(MANIFEST_SCHEMA)}; run `dpverify prove` to regenerate it.")
+        raise DpverifyError(
+            f"{MANIFEST_PATH.as_posix()} has schema={shown(manifest.schema)}, not "
+            f"{shown(MANIFEST_SCHEMA)}; run `dpverify prove` to regenerate it."
+        )
     return manifest
 
 
@@ -247,14 +271,22 @@ def prove_result(manifest: Manifest) -> CheckResult:
     evidence = {"certificates": [c.to_json() for c in manifest.certificates], "solvers": dict(manifest.solvers)}
     total = len(manifest.certificates)
     if not unmet:
-        return CheckResult("prove", Verdict.PROVED,
-                           f"all {total} certificates reached their expected verdict", evidence=evidence)
+        return CheckResult(
+            "prove", Verdict.PROVED, f"all {total} certificates reached their expected verdict", evidence=evidence
+        )
     wrong = [c for c in unmet if c.verdict is not Verdict.INCONCLUSIVE]
-    shown = "; ".join(f"{c.name}: expected {c.expect.value}, got {c.verdict.value}"
-                      + (f" ({c.reason})" if c.reason else "") for c in unmet[:5])
+    shown = "; ".join(
+        f"{c.name}: expected {c.expect.value}, got {c.verdict.value}" + (f" ({c.reason})" if c.reason else "")
+        for c in unmet[:5]
+    )
     verdict = Verdict.VIOLATED if wrong else Verdict.INCONCLUSIVE
-    return CheckResult("prove", verdict, f"{len(unmet)} of {total} certificates missed their expected verdict: "
-                       f"{shown}", reason=None if wrong else "unknown", evidence=evidence)
+    return CheckResult(
+        "prove",
+        verdict,
+        f"{len(unmet)} of {total} certificates missed their expected verdict: {shown}",
+        reason=None if wrong else "unknown",
+        evidence=evidence,
+    )
 
 
 def check_recorded_verdicts(root: Path | str) -> CheckResult:
@@ -266,6 +298,10 @@ def check_recorded_verdicts(root: Path | str) -> CheckResult:
     except DpverifyError as error:
         return CheckResult("certificates", Verdict.VIOLATED, str(error))
     if manifest is None:
-        return CheckResult("certificates", Verdict.INCONCLUSIVE,
-                           f"no {MANIFEST_PATH.as_posix()}: no certificate; run `dpverify prove`", reason="no manifest")
+        return CheckResult(
+            "certificates",
+            Verdict.INCONCLUSIVE,
+            f"no {MANIFEST_PATH.as_posix()}: no certificate; run `dpverify prove`",
+            reason="no manifest",
+        )
     return replace(prove_result(manifest), check="certificates")

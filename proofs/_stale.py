@@ -41,9 +41,15 @@ class _Stale:
     current: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"certificate": self.certificate, "file": self.file, "function": self.function,
-                "problem": self.problem, "message": self.message, "recorded": self.recorded,
-                "current": self.current}
+        return {
+            "certificate": self.certificate,
+            "file": self.file,
+            "function": self.function,
+            "problem": self.problem,
+            "message": self.message,
+            "recorded": self.recorded,
+            "current": self.current,
+        }
 
 
 def check_manifest(root: Path | str, *, current: Sequence[Obligation] | None = None) -> CheckResult:
@@ -60,17 +66,30 @@ def check_manifest(root: Path | str, *, current: Sequence[Obligation] | None = N
     try:
         manifest = read_manifest(root)
     except DpverifyError as error:
-        return CheckResult("stale_proofs", Verdict.VIOLATED, f"stale proof: {error}",
-                           evidence={"manifest": MANIFEST_PATH.as_posix(), "findings": []})
+        return CheckResult(
+            "stale_proofs",
+            Verdict.VIOLATED,
+            f"stale proof: {error}",
+            evidence={"manifest": MANIFEST_PATH.as_posix(), "findings": []},
+        )
     if manifest is None:
-        return CheckResult("stale_proofs", Verdict.INCONCLUSIVE,
-                           f"no {MANIFEST_PATH.as_posix()}: no certificate to check; run `dpverify prove`",
-                           reason="no manifest", evidence={"manifest": MANIFEST_PATH.as_posix(), "findings": []})
+        return CheckResult(
+            "stale_proofs",
+            Verdict.INCONCLUSIVE,
+            f"no {MANIFEST_PATH.as_posix()}: no certificate to check; run `dpverify prove`",
+            reason="no manifest",
+            evidence={"manifest": MANIFEST_PATH.as_posix(), "findings": []},
+        )
     findings: list[_Stale] = []
     if manifest.fingerprint != FINGERPRINT_SCHEME:
-        findings.append(_Stale(None, None, "fingerprint-scheme",
-                               f"the manifest's fingerprints use {manifest.fingerprint!r}, not "
-                               f"{FINGERPRINT_SCHEME!r}; {_REGENERATE}"))
+        findings.append(
+            _Stale(
+                None,
+                None,
+                "fingerprint-scheme",
+                f"the manifest's fingerprints use {manifest.fingerprint!r}, not {FINGERPRINT_SCHEME!r}; {_REGENERATE}",
+            )
+        )
     else:
         cache: dict[str, str | None] = {}
         for record in manifest.certificates:
@@ -87,9 +106,13 @@ def check_manifest(root: Path | str, *, current: Sequence[Obligation] | None = N
     }
     if not findings:
         functions = {name for c in manifest.certificates for name in c.covers}
-        return CheckResult("stale_proofs", Verdict.PROVED,
-                           f"{len(manifest.certificates)} certificates up to date: {len(functions)} covered "
-                           "functions unchanged, every certificate file as recorded", evidence=evidence)
+        return CheckResult(
+            "stale_proofs",
+            Verdict.PROVED,
+            f"{len(manifest.certificates)} certificates up to date: {len(functions)} covered "
+            "functions unchanged, every certificate file as recorded",
+            evidence=evidence,
+        )
     shown = "; ".join(f.message for f in findings[:3])
     more = f" (and {len(findings) - 3} more)" if len(findings) > 3 else ""
     return CheckResult("stale_proofs", Verdict.VIOLATED, f"stale proof: {shown}{more}", evidence=evidence)
@@ -100,15 +123,36 @@ def _stale_record(root: Path, record: CertificateRecord, cache: dict[str, str | 
     path = _certificate_path(root, record.file)
     label = f"certificate {record.name!r} ({record.file})"
     if path is None:
-        found.append(_Stale(record.name, record.file, "certificate-outside",
-                            f"{label} is not a .smt2 file under {CERTIFICATE_DIR.as_posix()}; {_REGENERATE}"))
+        found.append(
+            _Stale(
+                record.name,
+                record.file,
+                "certificate-outside",
+                f"{label} is not a .smt2 file under {CERTIFICATE_DIR.as_posix()}; {_REGENERATE}",
+            )
+        )
     elif not path.is_file():
-        found.append(_Stale(record.name, record.file, "certificate-missing",
-                            f"{label} is missing; {_REGENERATE}", recorded=record.sha256))
+        found.append(
+            _Stale(
+                record.name,
+                record.file,
+                "certificate-missing",
+                f"{label} is missing; {_REGENERATE}",
+                recorded=record.sha256,
+            )
+        )
     elif (sha := _file_sha256(path)) != record.sha256:
-        found.append(_Stale(record.name, record.file, "certificate-modified",
-                            f"{label} was modified after it was made (sha256 {sha[:12]}, recorded "
-                            f"{record.sha256[:12]}); {_REGENERATE}", recorded=record.sha256, current=sha))
+        found.append(
+            _Stale(
+                record.name,
+                record.file,
+                "certificate-modified",
+                f"{label} was modified after it was made (sha256 {sha[:12]}, recorded "
+                f"{record.sha256[:12]}); {_REGENERATE}",
+                recorded=record.sha256,
+                current=sha,
+            )
+        )
     for function, recorded in sorted(record.covers.items()):
         if function not in cache:
             try:
@@ -117,22 +161,42 @@ def _stale_record(root: Path, record: CertificateRecord, cache: dict[str, str | 
                 cache[function] = None
         now = cache[function]
         if now is None:
-            found.append(_Stale(record.name, record.file, "function-missing",
-                                f"{label} covers {function}, which no longer exists; update the covers "
-                                f"and {_REGENERATE}", function=function, recorded=recorded))
+            found.append(
+                _Stale(
+                    record.name,
+                    record.file,
+                    "function-missing",
+                    f"{label} covers {function}, which no longer exists; update the covers and {_REGENERATE}",
+                    function=function,
+                    recorded=recorded,
+                )
+            )
         elif now != recorded:
-            found.append(_Stale(record.name, record.file, "function-changed",
-                                f"{label} covers {function}, which changed since the certificate was "
-                                f"made; {_REGENERATE}", function=function, recorded=recorded, current=now))
+            found.append(
+                _Stale(
+                    record.name,
+                    record.file,
+                    "function-changed",
+                    f"{label} covers {function}, which changed since the certificate was made; {_REGENERATE}",
+                    function=function,
+                    recorded=recorded,
+                    current=now,
+                )
+            )
     return found
 
 
 def _orphans(root: Path, manifest: Manifest) -> list[_Stale]:
     known = {(root / c.file).resolve() for c in manifest.certificates}
     return [
-        _Stale(None, path.relative_to(root).as_posix(), "certificate-unrecorded",
-               f"{path.relative_to(root).as_posix()} is not in the manifest; {_REGENERATE}")
-        for path in sorted((root / CERTIFICATE_DIR).rglob("*.smt2")) if path.resolve() not in known
+        _Stale(
+            None,
+            path.relative_to(root).as_posix(),
+            "certificate-unrecorded",
+            f"{path.relative_to(root).as_posix()} is not in the manifest; {_REGENERATE}",
+        )
+        for path in sorted((root / CERTIFICATE_DIR).rglob("*.smt2"))
+        if path.resolve() not in known
     ]
 
 
@@ -142,18 +206,43 @@ def _changed_obligations(manifest: Manifest, current: Sequence[Obligation]) -> l
     for obligation in current:
         record = recorded.pop(obligation.name, None)
         if record is None:
-            found.append(_Stale(obligation.name, obligation.file, "certificate-absent",
-                                f"obligation {obligation.name!r} has no certificate; run `dpverify prove`"))
+            found.append(
+                _Stale(
+                    obligation.name,
+                    obligation.file,
+                    "certificate-absent",
+                    f"obligation {obligation.name!r} has no certificate; run `dpverify prove`",
+                )
+            )
         elif _sha256(obligation.text) != record.sha256 or record.file != obligation.file:
-            found.append(_Stale(record.name, record.file, "obligation-changed",
-                                f"certificate {record.name!r} ({record.file}) no longer matches its "
-                                f"obligation, which changed since the certificate was made; {_REGENERATE}",
-                                recorded=record.sha256, current=_sha256(obligation.text)))
+            found.append(
+                _Stale(
+                    record.name,
+                    record.file,
+                    "obligation-changed",
+                    f"certificate {record.name!r} ({record.file}) no longer matches its "
+                    f"obligation, which changed since the certificate was made; {_REGENERATE}",
+                    recorded=record.sha256,
+                    current=_sha256(obligation.text),
+                )
+            )
         elif set(obligation.covers) != set(record.covers):
-            found.append(_Stale(record.name, record.file, "covers-changed",
-                                f"certificate {record.name!r} ({record.file}) records other covered "
-                                f"functions than its obligation names now; {_REGENERATE}"))
-    found += [_Stale(r.name, r.file, "certificate-obsolete",
-                     f"certificate {r.name!r} ({r.file}) belongs to no current obligation; {_REGENERATE}")
-              for r in recorded.values()]
+            found.append(
+                _Stale(
+                    record.name,
+                    record.file,
+                    "covers-changed",
+                    f"certificate {record.name!r} ({record.file}) records other covered "
+                    f"functions than its obligation names now; {_REGENERATE}",
+                )
+            )
+    found += [
+        _Stale(
+            r.name,
+            r.file,
+            "certificate-obsolete",
+            f"certificate {r.name!r} ({r.file}) belongs to no current obligation; {_REGENERATE}",
+        )
+        for r in recorded.values()
+    ]
     return found

@@ -52,31 +52,42 @@ def discharge(theorem: Theorem, *, timeout_ms: int = 60_000) -> CheckResult:
     solver.from_string(theorem_smtlib(theorem))
     status = solver.check()
     scope = f" (bounded: {theorem.bounded})" if theorem.bounded else ""
-    evidence = {"theorem": theorem.name, "source": theorem.source, "covers": list(theorem.covers),
-                "bounded": theorem.bounded, "solver": f"z3 {z3.get_version_string()}"}
+    evidence = {
+        "theorem": theorem.name,
+        "source": theorem.source,
+        "covers": list(theorem.covers),
+        "bounded": theorem.bounded,
+        "solver": f"z3 {z3.get_version_string()}",
+    }
     if status == z3.unsat:
-        return CheckResult("proof", Verdict.PROVED, f"{theorem.name}: proved{scope}: {theorem.statement}",
-                           evidence=evidence)
+        return CheckResult(
+            "proof", Verdict.PROVED, f"{theorem.name}: proved{scope}: {theorem.statement}", evidence=evidence
+        )
     if status == z3.sat:
         model = {str(d): str(solver.model()[d]) for d in solver.model().decls()}
-        return CheckResult("proof", Verdict.VIOLATED, f"{theorem.name}: refuted by {model}",
-                           evidence={**evidence, "model": model})
+        return CheckResult(
+            "proof", Verdict.VIOLATED, f"{theorem.name}: refuted by {model}", evidence={**evidence, "model": model}
+        )
     reason = solver.reason_unknown()
-    return CheckResult("proof", Verdict.INCONCLUSIVE, f"{theorem.name}: unknown ({reason})", reason=reason,
-                       evidence=evidence)
+    return CheckResult(
+        "proof", Verdict.INCONCLUSIVE, f"{theorem.name}: unknown ({reason})", reason=reason, evidence=evidence
+    )
 
 
 def smtlib(theorem: Theorem) -> str:
     """The obligation as a standalone SMT-LIB 2 script; ``unsat`` means the theorem holds."""
     solver = z3.Solver()
     solver.add(*theorem.obligation())
-    header = "".join(f"; {line}\n" for line in (
-        f"dpverify certificate: {theorem.name}",
-        f"source: {theorem.source}",
-        f"theorem: {theorem.statement}",
-        *( [f"bounded: {theorem.bounded}"] if theorem.bounded else []),
-        "the assertions are the negated theorem: unsat means it holds",
-    ))
+    header = "".join(
+        f"; {line}\n"
+        for line in (
+            f"dpverify certificate: {theorem.name}",
+            f"source: {theorem.source}",
+            f"theorem: {theorem.statement}",
+            *([f"bounded: {theorem.bounded}"] if theorem.bounded else []),
+            "the assertions are the negated theorem: unsat means it holds",
+        )
+    )
     return header + solver.to_smt2()
 
 
@@ -132,5 +143,7 @@ def _canonical_lets(text: str) -> str:
         numbers.setdefault(match.group(0), len(numbers) + 1)
         return f"{match.group(1)}{numbers[match.group(0)]}"
 
-    return "".join(line if line.lstrip().startswith(";") else _LET_NAME.sub(rename, line)
-                   for line in text.splitlines(keepends=True))
+    return "".join(
+        line if line.lstrip().startswith(";") else _LET_NAME.sub(rename, line)
+        for line in text.splitlines(keepends=True)
+    )

@@ -53,25 +53,41 @@ def negated_theorem(*, exponent_offset: int = 0) -> list[z3.BoolRef]:
     k2, k2_rules = absolute("abs_z_prime", z2)
     bound = delta - exponent_offset
     instances = [
-        multiplicative(pw, bound, k2), multiplicative(pw, bound, k),
-        antitone(pw, k, k2 + bound - k), antitone(pw, k2, k + bound - k2),
+        multiplicative(pw, bound, k2),
+        multiplicative(pw, bound, k),
+        antitone(pw, k, k2 + bound - k),
+        antitone(pw, k2, k + bound - k2),
         *(positive(pw, term) for term in (k, k2, bound)),
     ]
     p, p2 = normaliser * pw(k), normaliser * pw(k2)
-    return [r > 0, r < 1, inverse * (1 + r) == 1, normaliser == (1 - r) * inverse, pw(0) == 1,
-            delta >= 1, z - z2 <= delta, z2 - z <= delta, *k_rules, *k2_rules, *instances,
-            z3.Or(pw(bound) * p2 > p, pw(bound) * p > p2)]
+    return [
+        r > 0,
+        r < 1,
+        inverse * (1 + r) == 1,
+        normaliser == (1 - r) * inverse,
+        pw(0) == 1,
+        delta >= 1,
+        z - z2 <= delta,
+        z2 - z <= delta,
+        *k_rules,
+        *k2_rules,
+        *instances,
+        z3.Or(pw(bound) * p2 > p, pw(bound) * p > p2),
+    ]
 
 
 THEOREM = Theorem(
     name="discrete_laplace_ratio",
     statement="for every rational b > 0, integer Delta >= 1 and integers z, z' with |z - z'| <= Delta: "
-              "e^(-Delta/b) * P(z') <= P(z) <= e^(Delta/b) * P(z'), P(z) = (e^(1/b)-1)/(e^(1/b)+1) * e^(-|z|/b); "
-              "proved for r = e^(-1/b) as every real r in (0, 1)",
+    "e^(-Delta/b) * P(z') <= P(z) <= e^(Delta/b) * P(z'), P(z) = (e^(1/b)-1)/(e^(1/b)+1) * e^(-|z|/b); "
+    "proved for r = e^(-1/b) as every real r in (0, 1)",
     source="Canonne, Kamath, Steinke, The Discrete Gaussian for Differential Privacy (NeurIPS 2020), "
-           "Algorithm 2 (discrete Laplace); its pure-DP claim epsilon = Delta/b (specs.noise.DiscreteLaplaceSpec)",
-    covers=("dpverify.specs.noise.DiscreteLaplaceSpec.ideal_pmf_expr", "dpverify.specs.noise.DiscreteLaplaceSpec.ideal_probability",
-            "dpverify.specs.noise.DiscreteLaplaceSpec.claim"),
+    "Algorithm 2 (discrete Laplace); its pure-DP claim epsilon = Delta/b (specs.noise.DiscreteLaplaceSpec)",
+    covers=(
+        "dpverify.specs.noise.DiscreteLaplaceSpec.ideal_pmf_expr",
+        "dpverify.specs.noise.DiscreteLaplaceSpec.ideal_probability",
+        "dpverify.specs.noise.DiscreteLaplaceSpec.claim",
+    ),
     obligation=negated_theorem,
     logic="QF_UFNIRA",
 )
@@ -81,9 +97,12 @@ LEMMAS: tuple[Theorem, ...] = ()
 
 #: The power lemmas the obligation instantiates (proved in ``dpverify.proofs.gtm_ideal_ratio``).
 REQUIRES: tuple[Theorem, ...] = (
-    gtm_ideal_ratio.POWER_POSITIVE_BASE, gtm_ideal_ratio.POWER_POSITIVE_STEP,
-    gtm_ideal_ratio.POWER_ANTITONE_BASE, gtm_ideal_ratio.POWER_ANTITONE_STEP,
-    gtm_ideal_ratio.POWER_MULTIPLICATIVE_BASE, gtm_ideal_ratio.POWER_MULTIPLICATIVE_STEP,
+    gtm_ideal_ratio.POWER_POSITIVE_BASE,
+    gtm_ideal_ratio.POWER_POSITIVE_STEP,
+    gtm_ideal_ratio.POWER_ANTITONE_BASE,
+    gtm_ideal_ratio.POWER_ANTITONE_STEP,
+    gtm_ideal_ratio.POWER_MULTIPLICATIVE_BASE,
+    gtm_ideal_ratio.POWER_MULTIPLICATIVE_STEP,
 )
 
 

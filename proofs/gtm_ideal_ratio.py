@@ -103,8 +103,10 @@ __all__ = [
 #: The paper every GTM theorem in this package comes from.
 SOURCE = "Amorim, Gaboardi, Rindisbacher, Verified Differential Privacy for Finite Computers"
 
-_POWER_SOURCE = (f"{SOURCE}, §2 (gtpmf, alpha**k); a property of alpha**k on the naturals, "
-                 "by induction from alpha**0 = 1 and alpha**(k+1) = alpha * alpha**k")
+_POWER_SOURCE = (
+    f"{SOURCE}, §2 (gtpmf, alpha**k); a property of alpha**k on the naturals, "
+    "by induction from alpha**0 = 1 and alpha**(k+1) = alpha * alpha**k"
+)
 
 # --- alpha**k as an uninterpreted function, and the facts asserted about it -----------------------
 
@@ -141,8 +143,16 @@ def absolute(name: str, term: z3.ArithRef) -> tuple[z3.ArithRef, list[z3.BoolRef
     return magnitude, [magnitude >= term, magnitude >= -term, z3.Or(magnitude == term, magnitude == -term)]
 
 
-def gtpmf(alpha: z3.ArithRef, pw: z3.FuncDeclRef, n: z3.ArithRef, q: z3.ArithRef, x: z3.ArithRef,
-          tag: str, *, name_constant: bool = True) -> tuple[z3.ArithRef, list[z3.ArithRef], list[z3.BoolRef]]:
+def gtpmf(
+    alpha: z3.ArithRef,
+    pw: z3.FuncDeclRef,
+    n: z3.ArithRef,
+    q: z3.ArithRef,
+    x: z3.ArithRef,
+    tag: str,
+    *,
+    name_constant: bool = True,
+) -> tuple[z3.ArithRef, list[z3.ArithRef], list[z3.BoolRef]]:
     """``gtpmf(q, x)`` for ``0 <= x <= n`` as a Z3 term (paper §2), with the exponent terms it
     uses and the side conditions: ``|x - q|`` is the variable ``abs_x_minus_<tag>``,
     ``1/(1+alpha)`` the variable ``inverse_of_1_plus_alpha`` with ``inverse * (1+alpha) = 1``,
@@ -195,10 +205,14 @@ def _antitone_base() -> list[z3.BoolRef]:
 
 def _antitone_step() -> list[z3.BoolRef]:
     alpha, at_e, at_ej, at_ej1 = _alpha(), value("pw", "e"), value("pw", "e+j"), value("pw", "e+j+1")
-    return [alpha > 0, alpha <= 1,
-            at_ej <= at_e,  # induction hypothesis at j
-            at_ej1 == alpha * at_ej, at_ej > 0,  # the recurrence and positivity at e+j
-            z3.Not(at_ej1 <= at_e)]
+    return [
+        alpha > 0,
+        alpha <= 1,
+        at_ej <= at_e,  # induction hypothesis at j
+        at_ej1 == alpha * at_ej,
+        at_ej > 0,  # the recurrence and positivity at e+j
+        z3.Not(at_ej1 <= at_e),
+    ]
 
 
 def _multiplicative_base() -> list[z3.BoolRef]:
@@ -210,45 +224,66 @@ def _multiplicative_step() -> list[z3.BoolRef]:
     alpha = _alpha()
     at_a, at_b, at_b1 = value("pw", "a"), value("pw", "b"), value("pw", "b+1")
     at_ab, at_ab1 = value("pw", "a+b"), value("pw", "a+b+1")
-    return [at_ab == at_a * at_b,  # induction hypothesis at b
-            at_ab1 == alpha * at_ab, at_b1 == alpha * at_b,  # the recurrence at a+b and at b
-            z3.Not(at_ab1 == at_a * at_b1)]
+    return [
+        at_ab == at_a * at_b,  # induction hypothesis at b
+        at_ab1 == alpha * at_ab,
+        at_b1 == alpha * at_b,  # the recurrence at a+b and at b
+        z3.Not(at_ab1 == at_a * at_b1),
+    ]
 
 
 def _lemma(name: str, statement: str, obligation: object, logic: str) -> Theorem:
-    return Theorem(name=name, statement=statement, source=_POWER_SOURCE, covers=(),
-                   obligation=obligation, logic=logic)  # type: ignore[arg-type]
+    return Theorem(name=name, statement=statement, source=_POWER_SOURCE, covers=(), obligation=obligation, logic=logic)  # type: ignore[arg-type]
 
 
 POWER_POSITIVE_BASE = _lemma(
-    "power_positive_base", "for alpha > 0: pw(0) = 1 implies pw(0) > 0 (base of: alpha**k > 0 for all k >= 0)",
-    _positive_base, "QF_UFLIRA")
+    "power_positive_base",
+    "for alpha > 0: pw(0) = 1 implies pw(0) > 0 (base of: alpha**k > 0 for all k >= 0)",
+    _positive_base,
+    "QF_UFLIRA",
+)
 POWER_POSITIVE_STEP = _lemma(
     "power_positive_step",
     "for alpha > 0 and k >= 0: pw(k) > 0 and pw(k+1) = alpha*pw(k) imply pw(k+1) > 0 "
-    "(step of: alpha**k > 0 for all k >= 0)", _positive_step, "QF_NRA")
+    "(step of: alpha**k > 0 for all k >= 0)",
+    _positive_step,
+    "QF_NRA",
+)
 POWER_ANTITONE_BASE = _lemma(
-    "power_antitone_base", "for e >= 0: pw(e+0) <= pw(e) (base of: alpha**(e+j) <= alpha**e for all e, j >= 0)",
-    _antitone_base, "QF_UFLIRA")
+    "power_antitone_base",
+    "for e >= 0: pw(e+0) <= pw(e) (base of: alpha**(e+j) <= alpha**e for all e, j >= 0)",
+    _antitone_base,
+    "QF_UFLIRA",
+)
 POWER_ANTITONE_STEP = _lemma(
     "power_antitone_step",
     "for 0 < alpha <= 1 and e, j >= 0: pw(e+j) <= pw(e), pw(e+j+1) = alpha*pw(e+j) and pw(e+j) > 0 imply "
-    "pw(e+j+1) <= pw(e) (step of: alpha**(e+j) <= alpha**e for all e, j >= 0)", _antitone_step, "QF_NRA")
+    "pw(e+j+1) <= pw(e) (step of: alpha**(e+j) <= alpha**e for all e, j >= 0)",
+    _antitone_step,
+    "QF_NRA",
+)
 POWER_MULTIPLICATIVE_BASE = _lemma(
     "power_multiplicative_base",
     "for a >= 0: pw(0) = 1 implies pw(a+0) = pw(a)*pw(0) (base of: alpha**(a+b) = alpha**a * alpha**b)",
-    _multiplicative_base, "QF_UFNIRA")
+    _multiplicative_base,
+    "QF_UFNIRA",
+)
 POWER_MULTIPLICATIVE_STEP = _lemma(
     "power_multiplicative_step",
     "for a, b >= 0: pw(a+b) = pw(a)*pw(b) and the recurrence at a+b and at b imply "
     "pw(a+b+1) = pw(a)*pw(b+1) (step of: alpha**(a+b) = alpha**a * alpha**b)",
-    _multiplicative_step, "QF_NRA")
+    _multiplicative_step,
+    "QF_NRA",
+)
 
 #: The power lemmas this module proves, base before step.
 LEMMAS: tuple[Theorem, ...] = (
-    POWER_POSITIVE_BASE, POWER_POSITIVE_STEP,
-    POWER_ANTITONE_BASE, POWER_ANTITONE_STEP,
-    POWER_MULTIPLICATIVE_BASE, POWER_MULTIPLICATIVE_STEP,
+    POWER_POSITIVE_BASE,
+    POWER_POSITIVE_STEP,
+    POWER_ANTITONE_BASE,
+    POWER_ANTITONE_STEP,
+    POWER_MULTIPLICATIVE_BASE,
+    POWER_MULTIPLICATIVE_STEP,
 )
 
 
@@ -270,13 +305,28 @@ def negated_ratio_bound(*, reach: int = 1, strict: bool = False, side: str = "bo
     p2, exponents2, rules2 = gtpmf(alpha, pw, n, q2, x, "q_prime")
     facts = [fact for k in (*exponents, *exponents2) for fact in (recurrence(pw, alpha, k), positive(pw, k))]
     low, high = (p <= alpha * p2, alpha * p >= p2) if strict else (p < alpha * p2, alpha * p > p2)
-    return [*_unit(alpha), n >= 1, 0 <= q, q <= n, 0 <= q2, q2 <= n, q - q2 <= reach, q2 - q <= reach,
-            0 <= x, x <= n, pw(0) == 1, *rules, *rules2, *facts,
-            {"lower": low, "upper": high, "both": z3.Or(low, high)}[side]]
+    return [
+        *_unit(alpha),
+        n >= 1,
+        0 <= q,
+        q <= n,
+        0 <= q2,
+        q2 <= n,
+        q - q2 <= reach,
+        q2 - q <= reach,
+        0 <= x,
+        x <= n,
+        pw(0) == 1,
+        *rules,
+        *rules2,
+        *facts,
+        {"lower": low, "upper": high, "both": z3.Or(low, high)}[side],
+    ]
 
 
 _STATEMENT = "for all alpha in (0, 1), n >= 1, q, q' in [0, n] with |q - q'| <= 1 and x in [0, n]: "
 _COVERS = ("dpverify.samplers.gtm.gtpmf", "dpverify.specs.gtm.GtmSpec.ideal_pmf")
+
 
 def _half(side: str, inequality: str) -> Theorem:
     return Theorem(
@@ -306,13 +356,21 @@ def discharge_with_lemmas(theorem: Theorem, lemmas: Sequence[Theorem]) -> CheckR
     for lemma in lemmas:
         result = discharge(lemma)
         if result.verdict is not Verdict.PROVED:
-            return CheckResult(result.check, result.verdict,
-                               f"{theorem.name}: lemma {lemma.name} not proved: {result.summary}",
-                               reason=result.reason,
-                               evidence={**result.evidence, "theorem": theorem.name, "failed_lemma": lemma.name})
+            return CheckResult(
+                result.check,
+                result.verdict,
+                f"{theorem.name}: lemma {lemma.name} not proved: {result.summary}",
+                reason=result.reason,
+                evidence={**result.evidence, "theorem": theorem.name, "failed_lemma": lemma.name},
+            )
     result = discharge(theorem)
-    return CheckResult(result.check, result.verdict, result.summary, reason=result.reason,
-                       evidence={**result.evidence, "lemmas": [lemma.name for lemma in lemmas]})
+    return CheckResult(
+        result.check,
+        result.verdict,
+        result.summary,
+        reason=result.reason,
+        evidence={**result.evidence, "lemmas": [lemma.name for lemma in lemmas]},
+    )
 
 
 def prove() -> CheckResult:

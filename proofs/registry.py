@@ -22,9 +22,7 @@ MODULES: tuple[ModuleType, ...] = (gtm_ideal_ratio, theorem_6_1, theorem_6_2, th
 #: Every obligation: each module's lemmas, then its theorem (or theorems, where a module
 #: splits one statement into obligations that are each quick to decide).
 THEOREMS: tuple[Theorem, ...] = tuple(
-    theorem
-    for module in MODULES
-    for theorem in (*module.LEMMAS, *getattr(module, "THEOREMS", (module.THEOREM,)))
+    theorem for module in MODULES for theorem in (*module.LEMMAS, *getattr(module, "THEOREMS", (module.THEOREM,)))
 )
 
 

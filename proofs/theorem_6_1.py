@@ -50,22 +50,33 @@ def negated_theorem(*, bound: Fraction = Fraction(1)) -> list[z3.BoolRef]:
     counts = (z3.ToReal(j) <= scale * c) == (j <= f)
     ordered = z3.And(0 <= f2, f2 <= f, f <= T)
     close = z3.And(gap < limit, gap > -limit)
-    return [T >= 1, 0 <= c2, c2 <= c, c <= 1,
-            z3.ToReal(f) <= scale * c, scale * c < z3.ToReal(f) + 1,
-            z3.ToReal(f2) <= scale * c2, scale * c2 < z3.ToReal(f2) + 1,
-            z3.Not(z3.And(counts, ordered, close))]
+    return [
+        T >= 1,
+        0 <= c2,
+        c2 <= c,
+        c <= 1,
+        z3.ToReal(f) <= scale * c,
+        scale * c < z3.ToReal(f) + 1,
+        z3.ToReal(f2) <= scale * c2,
+        scale * c2 < z3.ToReal(f2) + 1,
+        z3.Not(z3.And(counts, ordered, close)),
+    ]
 
 
 THEOREM = Theorem(
     name="theorem_6_1",
     statement="for every integer T >= 1, all rationals 0 <= c' <= c <= 1 and every integer j: "
-              "j <= T*c iff j <= floor(T*c); 0 <= floor(T*c') <= floor(T*c) <= T; and "
-              "|(floor(T*c) - floor(T*c'))/T - (c - c')| < 1/T, so with c = CDF_q(x), c' = CDF_q(x-1): "
-              "|P_T(x|q) - gtpmf(q, x)| < 1/T",
+    "j <= T*c iff j <= floor(T*c); 0 <= floor(T*c') <= floor(T*c) <= T; and "
+    "|(floor(T*c) - floor(T*c'))/T - (c - c')| < 1/T, so with c = CDF_q(x), c' = CDF_q(x-1): "
+    "|P_T(x|q) - gtpmf(q, x)| < 1/T",
     source=f"{SOURCE}, Theorem 6.1",
-    covers=("dpverify.samplers.gtm.inverse_transform", "dpverify.samplers.gtm.cdf_vector",
-            "dpverify.samplers.gtm._cdf_vector", "dpverify.specs.gtm._offset_tables",
-            "dpverify.specs.gtm.GtmSpec.pmf"),
+    covers=(
+        "dpverify.samplers.gtm.inverse_transform",
+        "dpverify.samplers.gtm.cdf_vector",
+        "dpverify.samplers.gtm._cdf_vector",
+        "dpverify.specs.gtm._offset_tables",
+        "dpverify.specs.gtm.GtmSpec.pmf",
+    ),
     obligation=negated_theorem,
     logic="QF_NIRA",
 )

@@ -73,8 +73,20 @@ def negated_pmf_minimum() -> list[z3.BoolRef]:
     p, exponents, rules = gtpmf(alpha, pw, n, q, x, "q")
     constant, definition = _minimum_constant(alpha)
     facts = [fact for e in exponents for fact in (antitone(pw, e, n - e), positive(pw, e))]
-    return [alpha > 0, alpha < 1, n >= 1, 0 <= q, q <= n, 0 <= x, x <= n, *rules, *definition,
-            *facts, positive(pw, n), p < constant * pw(n)]
+    return [
+        alpha > 0,
+        alpha < 1,
+        n >= 1,
+        0 <= q,
+        q <= n,
+        0 <= x,
+        x <= n,
+        *rules,
+        *definition,
+        *facts,
+        positive(pw, n),
+        p < constant * pw(n),
+    ]
 
 
 PMF_MINIMUM = Theorem(
@@ -98,10 +110,19 @@ def negated_theorem(*, slack: Fraction = Fraction(1), with_ideal_ratio: bool = T
     D, D_prime = constant * power_n, constant * power_n_minus_1
     gap = eps * z3.RealVal(f"{slack.numerator}/{slack.denominator}")
     hypotheses = [
-        alpha > 0, alpha < 1, T >= 1, eps * T == 1, *definition,
-        power_n == alpha * power_n_minus_1, power_n_minus_1 > 0,  # recurrence and positivity at n-1 >= 0
-        m - p < eps, p - m < eps, m2 - p2 < eps, p2 - m2 < eps,  # Theorem 6.1
-        p >= D, p2 >= D,  # PMF_MINIMUM
+        alpha > 0,
+        alpha < 1,
+        T >= 1,
+        eps * T == 1,
+        *definition,
+        power_n == alpha * power_n_minus_1,
+        power_n_minus_1 > 0,  # recurrence and positivity at n-1 >= 0
+        m - p < eps,
+        p - m < eps,
+        m2 - p2 < eps,
+        p2 - m2 < eps,  # Theorem 6.1
+        p >= D,
+        p2 >= D,  # PMF_MINIMUM
         D >= eps,  # T >= 1/D
     ]
     if with_ideal_ratio:
@@ -114,12 +135,18 @@ def negated_theorem(*, slack: Fraction = Fraction(1), with_ideal_ratio: bool = T
 THEOREM = Theorem(
     name="theorem_6_2",
     statement="for all alpha in (0, 1), n >= 1, T >= 1 with T >= 1/D, neighbours |q - q'| <= 1 and x in [0, n]: "
-              "alpha' <= P_T(x|q)/P_T(x|q') <= 1/alpha' with alpha' = (D - 1/T)/(D' + 1/T), "
-              "D = (1-alpha)/(1+alpha) * alpha**n, D' = (1-alpha)/(1+alpha) * alpha**(n-1)",
+    "alpha' <= P_T(x|q)/P_T(x|q') <= 1/alpha' with alpha' = (D - 1/T)/(D' + 1/T), "
+    "D = (1-alpha)/(1+alpha) * alpha**n, D' = (1-alpha)/(1+alpha) * alpha**(n-1)",
     source=f"{SOURCE}, Theorem 6.2",
-    covers=("dpverify.specs.gtm.GtmSpec.theorem_6_2_alpha_prime", "dpverify.samplers.gtm.inverse_transform",
-            "dpverify.samplers.gtm.cdf_vector",
-            "dpverify.samplers.gtm._cdf_vector", "dpverify.samplers.gtm.gtpmf", "dpverify.specs.gtm.GtmSpec.pmf", "dpverify.specs.gtm._offset_tables"),
+    covers=(
+        "dpverify.specs.gtm.GtmSpec.theorem_6_2_alpha_prime",
+        "dpverify.samplers.gtm.inverse_transform",
+        "dpverify.samplers.gtm.cdf_vector",
+        "dpverify.samplers.gtm._cdf_vector",
+        "dpverify.samplers.gtm.gtpmf",
+        "dpverify.specs.gtm.GtmSpec.pmf",
+        "dpverify.specs.gtm._offset_tables",
+    ),
     obligation=negated_theorem,
     logic="QF_NRA",
 )
@@ -130,9 +157,13 @@ LEMMAS: tuple[Theorem, ...] = (PMF_MINIMUM,)
 #: Everything the proof rests on: the power lemmas PMF_MINIMUM instantiates, PMF_MINIMUM,
 #: Theorem 6.1 and the ideal ratio theorem (with its own lemmas).
 REQUIRES: tuple[Theorem, ...] = (
-    gtm_ideal_ratio.POWER_POSITIVE_BASE, gtm_ideal_ratio.POWER_POSITIVE_STEP,
-    gtm_ideal_ratio.POWER_ANTITONE_BASE, gtm_ideal_ratio.POWER_ANTITONE_STEP,
-    PMF_MINIMUM, theorem_6_1.THEOREM, *gtm_ideal_ratio.THEOREMS,
+    gtm_ideal_ratio.POWER_POSITIVE_BASE,
+    gtm_ideal_ratio.POWER_POSITIVE_STEP,
+    gtm_ideal_ratio.POWER_ANTITONE_BASE,
+    gtm_ideal_ratio.POWER_ANTITONE_STEP,
+    PMF_MINIMUM,
+    theorem_6_1.THEOREM,
+    *gtm_ideal_ratio.THEOREMS,
 )
 
 

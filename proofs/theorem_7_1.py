@@ -133,23 +133,34 @@ def _quotient_step() -> list[z3.BoolRef]:
     alpha, D = z3.Real("alpha"), z3.Real("D")
     at_j, at_j1 = value("pw", "j"), value("pw", "j+1")
     d_e, d_ej, d_ej1 = value("dpw", "e"), value("dpw", "e+j"), value("dpw", "e+j+1")
-    return [alpha * D == 1,
-            d_ej * at_j == d_e,  # induction hypothesis at j
-            at_j1 == alpha * at_j, d_ej1 == D * d_ej,  # the recurrences at j and at e+j
-            z3.Not(d_ej1 * at_j1 == d_e)]
+    return [
+        alpha * D == 1,
+        d_ej * at_j == d_e,  # induction hypothesis at j
+        at_j1 == alpha * at_j,
+        d_ej1 == D * d_ej,  # the recurrences at j and at e+j
+        z3.Not(d_ej1 * at_j1 == d_e),
+    ]
 
 
 POWER_QUOTIENT_BASE = Theorem(
     name="power_quotient_base",
     statement="for e >= 0: pw(0) = 1 implies dpw(e+0)*pw(0) = dpw(e) "
-              "(base of: D**(e+j) * alpha**j = D**e for all e, j >= 0 when alpha*D = 1)",
-    source=_POWER_SOURCE, covers=(), obligation=_quotient_base, logic="QF_UFNIRA")
+    "(base of: D**(e+j) * alpha**j = D**e for all e, j >= 0 when alpha*D = 1)",
+    source=_POWER_SOURCE,
+    covers=(),
+    obligation=_quotient_base,
+    logic="QF_UFNIRA",
+)
 POWER_QUOTIENT_STEP = Theorem(
     name="power_quotient_step",
     statement="for reals alpha*D = 1 and e, j >= 0: dpw(e+j)*pw(j) = dpw(e), pw(j+1) = alpha*pw(j) and "
-              "dpw(e+j+1) = D*dpw(e+j) imply dpw(e+j+1)*pw(j+1) = dpw(e) "
-              "(step of: D**(e+j) * alpha**j = D**e for all e, j >= 0 when alpha*D = 1)",
-    source=_POWER_SOURCE, covers=(), obligation=_quotient_step, logic="QF_NRA")
+    "dpw(e+j+1) = D*dpw(e+j) imply dpw(e+j+1)*pw(j+1) = dpw(e) "
+    "(step of: D**(e+j) * alpha**j = D**e for all e, j >= 0 when alpha*D = 1)",
+    source=_POWER_SOURCE,
+    covers=(),
+    obligation=_quotient_step,
+    logic="QF_NRA",
+)
 
 
 # --- lemma: for an integer D, the real D**k is the integer D**k -----------------------------------
@@ -162,20 +173,33 @@ def _integral_base() -> list[z3.BoolRef]:
 
 def _integral_step() -> list[z3.BoolRef]:
     dpw, ipw, D, k = _real_power(), _integer_power(), z3.Int("D"), z3.Int("k")
-    return [k >= 0, _integral(dpw, ipw, k), _real_recurrence(dpw, z3.ToReal(D), k),
-            _integer_recurrence(ipw, D, k), z3.Not(_integral(dpw, ipw, k + 1))]
+    return [
+        k >= 0,
+        _integral(dpw, ipw, k),
+        _real_recurrence(dpw, z3.ToReal(D), k),
+        _integer_recurrence(ipw, D, k),
+        z3.Not(_integral(dpw, ipw, k + 1)),
+    ]
 
 
 POWER_INTEGRAL_BASE = Theorem(
     name="power_integral_base",
     statement="dpw(0) = 1 and ipw(0) = 1 imply dpw(0) = ipw(0) "
-              "(base of: for an integer D, the real D**k equals the integer D**k for all k >= 0)",
-    source=_POWER_SOURCE, covers=(), obligation=_integral_base, logic="QF_UFLIRA")
+    "(base of: for an integer D, the real D**k equals the integer D**k for all k >= 0)",
+    source=_POWER_SOURCE,
+    covers=(),
+    obligation=_integral_base,
+    logic="QF_UFLIRA",
+)
 POWER_INTEGRAL_STEP = Theorem(
     name="power_integral_step",
     statement="for an integer D and k >= 0: dpw(k) = ipw(k), dpw(k+1) = D*dpw(k) and ipw(k+1) = D*ipw(k) imply "
-              "dpw(k+1) = ipw(k+1) (step of: for an integer D, the real D**k equals the integer D**k for all k >= 0)",
-    source=_POWER_SOURCE, covers=(), obligation=_integral_step, logic="QF_UFNIRA")
+    "dpw(k+1) = ipw(k+1) (step of: for an integer D, the real D**k equals the integer D**k for all k >= 0)",
+    source=_POWER_SOURCE,
+    covers=(),
+    obligation=_integral_step,
+    logic="QF_UFNIRA",
+)
 
 
 # --- lemma: the running sum of gtpmf is the closed-form CDF --------------------------------------
@@ -193,8 +217,16 @@ class _Cdf:
     def domain(self) -> list[z3.BoolRef]:
         """``alpha`` in (0, 1), ``n >= 1``, ``q`` in ``[0, n]``, ``pw(0) = 1``, the definition of
         ``inverse_of_1_plus_alpha`` and ``CDF_q(-1) = 0``."""
-        return [self.alpha > 0, self.alpha < 1, self.n >= 1, 0 <= self.q, self.q <= self.n,
-                self.pw(0) == 1, self.inverse * (1 + self.alpha) == 1, self.cdf(-1) == 0]
+        return [
+            self.alpha > 0,
+            self.alpha < 1,
+            self.n >= 1,
+            0 <= self.q,
+            self.q <= self.n,
+            self.pw(0) == 1,
+            self.inverse * (1 + self.alpha) == 1,
+            self.cdf(-1) == 0,
+        ]
 
     def running_sum(self, y: _IntTerm, tag: str) -> tuple[z3.ArithRef, list[z3.BoolRef]]:
         """``gtpmf(q, y)`` and the definition ``CDF_q(y) = CDF_q(y-1) + gtpmf(q, y)`` at ``y``
@@ -207,9 +239,11 @@ class _Cdf:
     def closed(self, y: _IntTerm) -> z3.ArithRef:
         """The closed form ``C(y)`` for ``-1 <= y <= n``."""
         pw, q, n, inverse = self.pw, self.q, self.n, self.inverse
-        return z3.If(y == -1, z3.RealVal(0),
-                     z3.If(y < q, inverse * pw(q - y),
-                           z3.If(y < n, 1 - inverse * pw(y + 1 - q), z3.RealVal(1))))
+        return z3.If(
+            y == -1,
+            z3.RealVal(0),
+            z3.If(y < q, inverse * pw(q - y), z3.If(y < n, 1 - inverse * pw(y + 1 - q), z3.RealVal(1))),
+        )
 
     def closed_form(self, y: _IntTerm) -> z3.BoolRef:
         """Lemma :data:`CDF_CLOSED_FORM_STEP` at ``y``: ``-1 <= y <= n -> CDF_q(y) = C(y)``."""
@@ -227,26 +261,43 @@ def _closed_form_step() -> list[z3.BoolRef]:
     _, definition = model.running_sum(y + 1, "y_plus_1")
     pw, alpha, q = model.pw, model.alpha, model.q
     facts = [recurrence(pw, alpha, k) for k in (q - y - 1, y + 1 - q, z3.IntVal(0))]
-    return [*model.domain(), -1 <= y, y < model.n, model.closed_form(y), *definition, *facts,
-            z3.Not(model.closed_form(y + 1))]
+    return [
+        *model.domain(),
+        -1 <= y,
+        y < model.n,
+        model.closed_form(y),
+        *definition,
+        *facts,
+        z3.Not(model.closed_form(y + 1)),
+    ]
 
 
-_CDF_COVERS = ("dpverify.samplers.gtm.gtpmf", "dpverify.samplers.gtm.cdf_vector",
-            "dpverify.samplers.gtm._cdf_vector", "dpverify.specs.gtm._offset_tables")
+_CDF_COVERS = (
+    "dpverify.samplers.gtm.gtpmf",
+    "dpverify.samplers.gtm.cdf_vector",
+    "dpverify.samplers.gtm._cdf_vector",
+    "dpverify.specs.gtm._offset_tables",
+)
 
 CDF_CLOSED_FORM_BASE = Theorem(
     name="gtm_cdf_closed_form_base",
     statement="CDF_q(-1) = 0 = C(-1) (base of: the running sum of gtpmf(q, .) equals the closed form C "
-              "of specs.gtm on [-1, n])",
+    "of specs.gtm on [-1, n])",
     source=f"{SOURCE}, §2 (gtpmf) and §5 (geometric_truncated_cdf_vector)",
-    covers=_CDF_COVERS, obligation=_closed_form_base, logic="QF_UFNIRA")
+    covers=_CDF_COVERS,
+    obligation=_closed_form_base,
+    logic="QF_UFNIRA",
+)
 CDF_CLOSED_FORM_STEP = Theorem(
     name="gtm_cdf_closed_form_step",
     statement="for alpha in (0, 1), n >= 1, q in [0, n] and -1 <= y < n: CDF_q(y) = C(y) and "
-              "CDF_q(y+1) = CDF_q(y) + gtpmf(q, y+1) imply CDF_q(y+1) = C(y+1), where C(y) = alpha**(q-y)/(1+alpha) "
-              "for 0 <= y < q, 1 - alpha**(y+1-q)/(1+alpha) for q <= y < n, C(n) = 1",
+    "CDF_q(y+1) = CDF_q(y) + gtpmf(q, y+1) imply CDF_q(y+1) = C(y+1), where C(y) = alpha**(q-y)/(1+alpha) "
+    "for 0 <= y < q, 1 - alpha**(y+1-q)/(1+alpha) for q <= y < n, C(n) = 1",
     source=f"{SOURCE}, §2 (gtpmf) and §5 (geometric_truncated_cdf_vector)",
-    covers=_CDF_COVERS, obligation=_closed_form_step, logic="QF_UFNIRA")
+    covers=_CDF_COVERS,
+    obligation=_closed_form_step,
+    logic="QF_UFNIRA",
+)
 
 
 # --- lemmas: T * C(y) is W(y), a sum of powers of D ---------------------------------------------
@@ -267,19 +318,25 @@ def negated_scaled_piece(*, size: Size = _paper_size) -> list[z3.BoolRef]:
     paper's; other sizes exist so that tests can see a wrong ``T`` refuted."""
     alpha, D, inverse = z3.Real("alpha"), z3.Real("D"), z3.Real("inverse_of_1_plus_alpha")
     at_j, d_n, d_nj, d_nj1 = value("pw", "j"), value("dpw", "n"), value("dpw", "n-j"), value("dpw", "n-j+1")
-    return [D >= 2, alpha * D == 1, inverse * (1 + alpha) == 1,
-            d_n * at_j == d_nj,  # the quotient lemma at (n-j, j)
-            d_nj1 == D * d_nj,  # the recurrence at n-j
-            z3.Not(size(D, d_n) * inverse * at_j == d_nj1)]
+    return [
+        D >= 2,
+        alpha * D == 1,
+        inverse * (1 + alpha) == 1,
+        d_n * at_j == d_nj,  # the quotient lemma at (n-j, j)
+        d_nj1 == D * d_nj,  # the recurrence at n-j
+        z3.Not(size(D, d_n) * inverse * at_j == d_nj1),
+    ]
 
 
 SCALED_PIECE = Theorem(
     name="gtm_scaled_piece",
     statement="for reals D >= 2, alpha = 1/D and 1 <= j <= n: with T = (D+1)*D**n, "
-              "T * alpha**j/(1+alpha) = D**(n-j+1) (given D**n * alpha**j = D**(n-j) and D**(n-j+1) = D*D**(n-j))",
+    "T * alpha**j/(1+alpha) = D**(n-j+1) (given D**n * alpha**j = D**(n-j) and D**(n-j+1) = D*D**(n-j))",
     source=f"{SOURCE}, Theorem 7.1",
     covers=("dpverify.specs.gtm._offset_tables", "dpverify.specs.gtm.GtmSpec.is_theorem_7_1_instance"),
-    obligation=negated_scaled_piece, logic="QF_NRA")
+    obligation=negated_scaled_piece,
+    logic="QF_NRA",
+)
 
 
 class _Scaled(_Cdf):
@@ -293,15 +350,15 @@ class _Scaled(_Cdf):
         """Lemma :data:`SCALED_PIECE` at ``j``: ``1 <= j <= n -> T * alpha**j/(1+alpha) = D**(n-j+1)``."""
         return z3.Implies(z3.And(1 <= j, j <= self.n), self.T * self.inverse * self.pw(j) == self.dpw(self.n - j + 1))
 
-    def witness(self, y: _IntTerm, power_of_D: z3.FuncDeclRef | None = None,
-                T: z3.ArithRef | None = None) -> z3.ArithRef:
+    def witness(
+        self, y: _IntTerm, power_of_D: z3.FuncDeclRef | None = None, T: z3.ArithRef | None = None
+    ) -> z3.ArithRef:
         """``W_q(y)``: ``0``, ``D**(n+1-(q-y))``, ``T - D**(n+q-y)`` or ``T`` on the four pieces
         of ``C``, with ``D**k`` given by ``power_of_D`` (default ``dpw``)."""
         dpw = self.dpw if power_of_D is None else power_of_D
         size = self.T if T is None else T
         q, n = self.q, self.n
-        return z3.If(y == -1, 0 * size,
-                     z3.If(y < q, dpw(n + 1 - (q - y)), z3.If(y < n, size - dpw(n + q - y), size)))
+        return z3.If(y == -1, 0 * size, z3.If(y < q, dpw(n + 1 - (q - y)), z3.If(y < n, size - dpw(n + q - y), size)))
 
     def scaled(self, y: _IntTerm) -> z3.BoolRef:
         """Lemma :data:`SCALED_CDF` at ``y``: ``-1 <= y <= n -> T * C(y) = W_q(y)``."""
@@ -317,11 +374,13 @@ def _negated_scaled_cdf() -> list[z3.BoolRef]:
 SCALED_CDF = Theorem(
     name="gtm_scaled_cdf",
     statement="for alpha in (0, 1), n >= 1, q in [0, n], -1 <= y <= n and every real T with "
-              "T * alpha**j/(1+alpha) = D**(n-j+1) at j = q-y and j = y+1-q (where 1 <= j <= n): "
-              "T*C(y) = W_q(y), which is 0, D**(n+1-(q-y)), T - D**(n+q-y) or T on the four pieces of C",
+    "T * alpha**j/(1+alpha) = D**(n-j+1) at j = q-y and j = y+1-q (where 1 <= j <= n): "
+    "T*C(y) = W_q(y), which is 0, D**(n+1-(q-y)), T - D**(n+q-y) or T on the four pieces of C",
     source=f"{SOURCE}, Theorem 7.1",
     covers=("dpverify.specs.gtm._offset_tables", "dpverify.specs.gtm.GtmSpec.is_theorem_7_1_instance"),
-    obligation=_negated_scaled_cdf, logic="QF_UFNIRA")
+    obligation=_negated_scaled_cdf,
+    logic="QF_UFNIRA",
+)
 
 
 # --- the theorem ----------------------------------------------------------------------------------
@@ -335,8 +394,17 @@ def negated_theorem() -> list[z3.BoolRef]:
     model = _Scaled(_paper_size(z3.ToReal(D), dpw(n)))
     ipw, cdf, q, x = _integer_power(), model.cdf, model.q, z3.Int("x")
     T = z3.Int("T")  # the sampler's T, an integer
-    facts: list[z3.BoolRef] = [*model.domain(), D >= 2, model.alpha * z3.ToReal(D) == 1, dpw(0) == 1, ipw(0) == 1,
-                               z3.ToReal(T) == model.T, _integral(dpw, ipw, n), 0 <= x, x <= n]
+    facts: list[z3.BoolRef] = [
+        *model.domain(),
+        D >= 2,
+        model.alpha * z3.ToReal(D) == 1,
+        dpw(0) == 1,
+        ipw(0) == 1,
+        z3.ToReal(T) == model.T,
+        _integral(dpw, ipw, n),
+        0 <= x,
+        x <= n,
+    ]
     conclusion, floors, scaled_values = [], [], []
     for y, tag in ((x, "x"), (x - 1, "x_minus_1")):
         facts += [model.closed_form(y), model.scaled(y)]
@@ -355,12 +423,18 @@ def negated_theorem() -> list[z3.BoolRef]:
 THEOREM = Theorem(
     name="theorem_7_1",
     statement="for every integer D >= 2 and n >= 1, alpha = 1/D and T = (D+1)*D**n, and all q, x in [0, n]: "
-              "T*CDF_q(x) is an integer and P_T(x|q) = (floor(T*CDF_q(x)) - floor(T*CDF_q(x-1)))/T = gtpmf(q, x), "
-              "so the implementation is alpha-DP exactly as the ideal mechanism",
+    "T*CDF_q(x) is an integer and P_T(x|q) = (floor(T*CDF_q(x)) - floor(T*CDF_q(x-1)))/T = gtpmf(q, x), "
+    "so the implementation is alpha-DP exactly as the ideal mechanism",
     source=f"{SOURCE}, Theorem 7.1",
-    covers=("dpverify.samplers.gtm.inverse_transform", "dpverify.samplers.gtm.cdf_vector",
-            "dpverify.samplers.gtm._cdf_vector", "dpverify.samplers.gtm.gtpmf",
-            "dpverify.specs.gtm._offset_tables", "dpverify.specs.gtm.GtmSpec.pmf", "dpverify.specs.gtm.GtmSpec.is_theorem_7_1_instance"),
+    covers=(
+        "dpverify.samplers.gtm.inverse_transform",
+        "dpverify.samplers.gtm.cdf_vector",
+        "dpverify.samplers.gtm._cdf_vector",
+        "dpverify.samplers.gtm.gtpmf",
+        "dpverify.specs.gtm._offset_tables",
+        "dpverify.specs.gtm.GtmSpec.pmf",
+        "dpverify.specs.gtm.GtmSpec.is_theorem_7_1_instance",
+    ),
     obligation=negated_theorem,
     bounded=None,
     logic="QF_UFNIRA",
@@ -368,15 +442,23 @@ THEOREM = Theorem(
 
 #: Lemmas this module proves besides :data:`THEOREM`, base before step.
 LEMMAS: tuple[Theorem, ...] = (
-    POWER_QUOTIENT_BASE, POWER_QUOTIENT_STEP, POWER_INTEGRAL_BASE, POWER_INTEGRAL_STEP,
-    CDF_CLOSED_FORM_BASE, CDF_CLOSED_FORM_STEP, SCALED_PIECE, SCALED_CDF,
+    POWER_QUOTIENT_BASE,
+    POWER_QUOTIENT_STEP,
+    POWER_INTEGRAL_BASE,
+    POWER_INTEGRAL_STEP,
+    CDF_CLOSED_FORM_BASE,
+    CDF_CLOSED_FORM_STEP,
+    SCALED_PIECE,
+    SCALED_CDF,
 )
 
 #: Everything the proof rests on: this module's lemmas, Theorem 6.1 (the implementation's PMF
 #: in terms of floors) and the ideal ratio theorem (alpha-DP), with its positivity lemma.
 REQUIRES: tuple[Theorem, ...] = (
     *LEMMAS,
-    theorem_6_1.THEOREM, gtm_ideal_ratio.POWER_POSITIVE_BASE, gtm_ideal_ratio.POWER_POSITIVE_STEP,
+    theorem_6_1.THEOREM,
+    gtm_ideal_ratio.POWER_POSITIVE_BASE,
+    gtm_ideal_ratio.POWER_POSITIVE_STEP,
     *gtm_ideal_ratio.THEOREMS,
 )
 

@@ -36,7 +36,6 @@ import secrets
 import sys
 from abc import ABC, abstractmethod
 from array import array
-
 from collections.abc import Callable
 from typing import Any
 
@@ -80,8 +79,12 @@ def _guard_randbelow(method: Callable[[Any, int], Any]) -> Callable[[Any, int], 
         except DpverifyError:
             raise
         except Exception as error:  # noqa: BLE001 - any failure of the source is its contract broken
-            raise _broken(self, f"randbelow({shown(n)})", f"raised {type(error).__name__}: {shown(str(error))}",
-                          "an int in [0, n)") from error
+            raise _broken(
+                self,
+                f"randbelow({shown(n)})",
+                f"raised {type(error).__name__}: {shown(str(error))}",
+                "an int in [0, n)",
+            ) from error
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < n:
             raise _broken(self, f"randbelow({shown(n)})", f"returned {shown(value)}", "an int in [0, n)")
         return value
@@ -99,8 +102,12 @@ def _guard_bernoulli(method: Callable[[Any, int, int], Any]) -> Callable[[Any, i
         except DpverifyError:
             raise
         except Exception as error:  # noqa: BLE001
-            raise _broken(self, f"bernoulli({shown(num)}, {shown(den)})",
-                          f"raised {type(error).__name__}: {shown(str(error))}", "a bool") from error
+            raise _broken(
+                self,
+                f"bernoulli({shown(num)}, {shown(den)})",
+                f"raised {type(error).__name__}: {shown(str(error))}",
+                "a bool",
+            ) from error
         if not isinstance(value, bool):
             raise _broken(self, f"bernoulli({shown(num)}, {shown(den)})", f"returned {shown(value)}", "a bool")
         return value

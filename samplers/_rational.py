@@ -50,7 +50,9 @@ def shown(value: object, limit: int = 60) -> str:
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 3 * limit:
         return f"an integer of about {_digits(value.bit_length())} digits"
     if isinstance(value, Fraction) and max(value.numerator.bit_length(), value.denominator.bit_length()) > 3 * limit:
-        return f"a fraction with about {_digits(max(value.numerator.bit_length(), value.denominator.bit_length()))} digits"
+        return (
+            f"a fraction with about {_digits(max(value.numerator.bit_length(), value.denominator.bit_length()))} digits"
+        )
     try:
         text = str(value) if isinstance(value, (int, Fraction)) else repr(value)
     except Exception:  # noqa: BLE001 - a hostile __repr__ must not replace the error being reported
@@ -99,12 +101,13 @@ def as_fraction(name: str, value: object) -> Fraction:
         raise InvalidArgument(f"{name} must be an exact rational; got {name}={shown(value)} (a bool).")
     if isinstance(value, float):
         if value - value != 0:  # nan and +-inf: x - x is nan only for them
-            raise InvalidArgument(f'{name} must be an exact rational; got {name}={shown(value)} (a float). Pass it as "num/den".')
+            raise InvalidArgument(
+                f'{name} must be an exact rational; got {name}={shown(value)} (a float). Pass it as "num/den".'
+            )
         hint = Fraction(value).limit_denominator(1000)
         example = f', e.g. "{hint.numerator}/{hint.denominator}"' if hint.numerator.bit_length() <= 64 else ""
         raise InvalidArgument(
-            f"{name} must be an exact rational; got {name}={shown(value)} (a float). "
-            f'Pass it as "num/den"{example}.'
+            f'{name} must be an exact rational; got {name}={shown(value)} (a float). Pass it as "num/den"{example}.'
         )
     if isinstance(value, (int, Fraction)):
         return _within_bits(name, Fraction(value), value)
@@ -123,8 +126,7 @@ def as_fraction(name: str, value: object) -> Fraction:
             f'{name} must be a rational such as "1/3" or "1/10^6"; got {name}={shown(value)}, which does not parse.'
         )
     raise InvalidArgument(
-        f'{name} must be an int, a Fraction or a "num/den" string; got {name}={shown(value)} '
-        f"({type(value).__name__})."
+        f'{name} must be an int, a Fraction or a "num/den" string; got {name}={shown(value)} ({type(value).__name__}).'
     )
 
 
@@ -200,7 +202,11 @@ def as_int(name: str, value: object, *, low: int, high: int | None = None) -> in
     11000
     """
     name = _label(name)
-    if isinstance(low, bool) or not isinstance(low, int) or not (high is None or (isinstance(high, int) and not isinstance(high, bool))):
+    if (
+        isinstance(low, bool)
+        or not isinstance(low, int)
+        or not (high is None or (isinstance(high, int) and not isinstance(high, bool)))
+    ):
         raise InvalidArgument(f"as_int needs int bounds; got low={shown(low)}, high={shown(high)}.")
     upper = "" if high is None else f" and {name} <= {shown(high)}"
     allowed = f"an integer with {name} >= {shown(low)}{upper}"
@@ -236,8 +242,6 @@ def as_open_unit_interval(name: str, value: object) -> Fraction:
     number = as_fraction(name, value)
     if not 0 < number < 1:
         raise InvalidArgument(
-            f'{name} must be a rational in (0, 1); got {name}={shown(number)}. Pass it as "num/den", '
-            'e.g. "1/3".'
+            f'{name} must be a rational in (0, 1); got {name}={shown(number)}. Pass it as "num/den", e.g. "1/3".'
         )
     return number
-

@@ -63,6 +63,7 @@ def sample_many(
     q_, b, L = _parameters(q, scale, step)
     noise_scale, m = b / L, _snap_index(q_, L)
     source = as_source(rng)
-    return [L * (m + _sample_scaled(noise_scale.denominator, noise_scale.numerator, source))
-            for _ in range(as_int("k", k, low=0))]
-
+    return [
+        L * (m + _sample_scaled(noise_scale.denominator, noise_scale.numerator, source))
+        for _ in range(as_int("k", k, low=0))
+    ]

@@ -84,10 +84,15 @@ def _cdf_vector(alpha: Fraction, n: int, q: int) -> tuple[Fraction, ...]:
 def inverse_transform(u_numerator: int, T: int, cdf: tuple[Fraction, ...]) -> int:
     """The first ``x`` with ``u_numerator/T <= cdf[x]`` (paper §5, ``find (fun x => u <= x)``),
     for ints ``1 <= u_numerator <= T`` and a CDF of Fractions that ends at 1."""
-    if not (_is_int(u_numerator) and _is_int(T) and 1 <= u_numerator <= T) or not isinstance(cdf, tuple) \
-            or not all(isinstance(c, Fraction) for c in cdf):
-        raise InvalidArgument(f"inverse_transform needs ints 1 <= u_numerator <= T and a tuple of Fractions; got "
-                              f"u_numerator={shown(u_numerator)}, T={shown(T)}, cdf={shown(cdf)}.")
+    if (
+        not (_is_int(u_numerator) and _is_int(T) and 1 <= u_numerator <= T)
+        or not isinstance(cdf, tuple)
+        or not all(isinstance(c, Fraction) for c in cdf)
+    ):
+        raise InvalidArgument(
+            f"inverse_transform needs ints 1 <= u_numerator <= T and a tuple of Fractions; got "
+            f"u_numerator={shown(u_numerator)}, T={shown(T)}, cdf={shown(cdf)}."
+        )
     for x, c in enumerate(cdf):
         if u_numerator * c.denominator <= T * c.numerator:  # [GTM-find]  u <= CDF_q(x)
             return x
@@ -101,8 +106,15 @@ def _is_int(value: object) -> bool:
 def _require_exact(alpha: object, n: object, q: object, **more: object) -> None:
     """The parameters of the exact helpers are exact values of the kinds :func:`validate` returns.
     ``n`` may pass :data:`MAX_N`: that cap bounds a draw's cost, and is :func:`validate`'s alone."""
-    if not (isinstance(alpha, Fraction) and 0 < alpha < 1 and _is_int(n) and 1 <= n  # type: ignore[operator]
-            and _is_int(q) and 0 <= q <= n and all(_is_int(v) for v in more.values())):  # type: ignore[operator]
+    if not (
+        isinstance(alpha, Fraction)
+        and 0 < alpha < 1
+        and _is_int(n)
+        and 1 <= n  # type: ignore[operator]
+        and _is_int(q)
+        and 0 <= q <= n
+        and all(_is_int(v) for v in more.values())
+    ):  # type: ignore[operator]
         extra = "".join(f", {k}={shown(v, 30)}" for k, v in more.items())
         raise InvalidArgument(
             f"gtm's helpers take alpha, n, q as gtm.validate returns them; got alpha={shown(alpha, 30)}, "
@@ -110,9 +122,7 @@ def _require_exact(alpha: object, n: object, q: object, **more: object) -> None:
         )
 
 
-def sample(
-    alpha: RationalLike, n: int, q: int, T: int, rng: RandomSource | None = None
-) -> int:
+def sample(alpha: RationalLike, n: int, q: int, T: int, rng: RandomSource | None = None) -> int:
     """Draw one GTM output for query answer ``q``; see the module docstring for the contract."""
     alpha_, n_, q_, T_ = validate(alpha, n, q, T)
     source = as_source(rng)

@@ -34,7 +34,9 @@ def finite_float(name: str, value: object) -> float:
     try:
         number = float(value)
     except OverflowError:
-        raise InvalidArgument(f"{name} must be a finite number; got {name}={shown(value)}, too large for a double.") from None
+        raise InvalidArgument(
+            f"{name} must be a finite number; got {name}={shown(value)}, too large for a double."
+        ) from None
     if not math.isfinite(number):
         raise InvalidArgument(f"{name} must be a finite number; got {name}={shown(value)}.")
     return number

@@ -82,17 +82,29 @@ class Guarantee:
     rho: Fraction | None = None
 
     def __post_init__(self) -> None:
-        epsilon, alpha, delta = _exact("epsilon", self.epsilon), _exact("alpha", self.alpha), _exact("delta", self.delta)
+        epsilon, alpha, delta = (
+            _exact("epsilon", self.epsilon),
+            _exact("alpha", self.alpha),
+            _exact("delta", self.delta),
+        )
         if epsilon < 0:
-            raise InvalidArgument(f'epsilon must be a rational >= 0; got epsilon={shown(epsilon)}. Pass it as "num/den".')
+            raise InvalidArgument(
+                f'epsilon must be a rational >= 0; got epsilon={shown(epsilon)}. Pass it as "num/den".'
+            )
         if not 0 < alpha <= 1:
-            raise InvalidArgument(f'alpha must be a rational in (0, 1]; got alpha={shown(alpha)}. Pass it as "num/den".')
+            raise InvalidArgument(
+                f'alpha must be a rational in (0, 1]; got alpha={shown(alpha)}. Pass it as "num/den".'
+            )
         if not 0 <= delta <= 1:
-            raise InvalidArgument(f'delta must be a rational in [0, 1]; got delta={shown(delta)}. Pass it as "num/den".')
+            raise InvalidArgument(
+                f'delta must be a rational in [0, 1]; got delta={shown(delta)}. Pass it as "num/den".'
+            )
         if self.rho is not None:
             rho = _exact("rho", self.rho)
             if rho < 0:
-                raise InvalidArgument(f'rho must be a rational >= 0 or None; got rho={shown(rho)}. Pass it as "num/den".')
+                raise InvalidArgument(
+                    f'rho must be a rational >= 0 or None; got rho={shown(rho)}. Pass it as "num/den".'
+                )
             object.__setattr__(self, "rho", rho)
         object.__setattr__(self, "epsilon", epsilon)
         object.__setattr__(self, "alpha", alpha)
@@ -137,7 +149,9 @@ class Mechanism:
         if not isinstance(self.guarantee, Guarantee):
             raise InvalidArgument(f"guarantee must be a Guarantee; got guarantee={shown(self.guarantee)}.")
         if not callable(self._release):
-            raise InvalidArgument(f"_release must be callable as release(value, rng); got _release={shown(self._release)}.")
+            raise InvalidArgument(
+                f"_release must be callable as release(value, rng); got _release={shown(self._release)}."
+            )
         if not isinstance(self.parts, tuple) or not all(isinstance(p, Mechanism) for p in self.parts):
             raise InvalidArgument(f"parts must be a tuple of Mechanisms; got parts={shown(self.parts)}.")
 
@@ -195,12 +209,14 @@ def _dims(dims: object) -> int | None:
 
 def _check_dims(values: object, dims: int | None) -> None:
     if dims is not None and isinstance(values, Sequence) and len(values) != dims:
-        raise InvalidArgument(f"values must have dims={dims} coordinates; got values={shown(values)} "
-                              f"with {len(values)}.")
+        raise InvalidArgument(
+            f"values must have dims={dims} coordinates; got values={shown(values)} with {len(values)}."
+        )
 
 
-def laplace(sensitivity: RationalLike, epsilon: RationalLike, step: RationalLike = 1,
-            dims: int | None = None) -> Mechanism:
+def laplace(
+    sensitivity: RationalLike, epsilon: RationalLike, step: RationalLike = 1, dims: int | None = None
+) -> Mechanism:
     """The vector Laplace mechanism (:func:`dpverify.samplers.vector_laplace.sample`) for L1
     sensitivity ``s``: ``epsilon``-DP and ``epsilon^2/2``-zCDP.  ``dims``: the number of
     coordinates the input must have (None: any)."""
@@ -211,11 +227,18 @@ def laplace(sensitivity: RationalLike, epsilon: RationalLike, step: RationalLike
         _check_dims(values, count)
         return _vector_laplace.sample(values, s, eps, L, rng)
 
-    return Mechanism(f"laplace(sensitivity={shown(s)}, epsilon={shown(eps)}, step={shown(L)})", Guarantee.pure(eps), release)
+    return Mechanism(
+        f"laplace(sensitivity={shown(s)}, epsilon={shown(eps)}, step={shown(L)})", Guarantee.pure(eps), release
+    )
 
 
-def gaussian(sensitivity: RationalLike, epsilon: RationalLike, delta: RationalLike, step: RationalLike = 1,
-             dims: int | None = None) -> Mechanism:
+def gaussian(
+    sensitivity: RationalLike,
+    epsilon: RationalLike,
+    delta: RationalLike,
+    step: RationalLike = 1,
+    dims: int | None = None,
+) -> Mechanism:
     """The vector Gaussian mechanism with the classic calibration
     (:func:`dpverify.samplers.vector_gaussian.classic_sigma2`) for L2 sensitivity ``s``:
     ``(epsilon, delta)``-DP (for the discrete noise, by CKS20 Corollary 13; proof in
@@ -229,12 +252,16 @@ def gaussian(sensitivity: RationalLike, epsilon: RationalLike, delta: RationalLi
         _check_dims(values, count)
         return _vector_gaussian.sample_sigma2(values, sigma2, L, rng)
 
-    return Mechanism(f"gaussian(sensitivity={shown(s)}, epsilon={shown(eps)}, delta={shown(delta_)}, step={shown(L)})",
-                     Guarantee(epsilon=eps, delta=delta_, rho=s * s / (2 * sigma2)), release)
+    return Mechanism(
+        f"gaussian(sensitivity={shown(s)}, epsilon={shown(eps)}, delta={shown(delta_)}, step={shown(L)})",
+        Guarantee(epsilon=eps, delta=delta_, rho=s * s / (2 * sigma2)),
+        release,
+    )
 
 
-def discrete_gaussian(sensitivity: RationalLike, sigma2: RationalLike, step: RationalLike = 1,
-                      dims: int | None = None) -> Mechanism:
+def discrete_gaussian(
+    sensitivity: RationalLike, sigma2: RationalLike, step: RationalLike = 1, dims: int | None = None
+) -> Mechanism:
     """The vector discrete Gaussian with a given ``sigma2``
     (:func:`dpverify.samplers.vector_gaussian.sample_sigma2`) for L2 sensitivity ``s``:
     ``s^2/(2 sigma2)``-zCDP (CKS20 Theorem 4 per coordinate; Bun, Steinke 2016, Lemma 2.3)."""
@@ -245,8 +272,11 @@ def discrete_gaussian(sensitivity: RationalLike, sigma2: RationalLike, step: Rat
         _check_dims(values, count)
         return _vector_gaussian.sample_sigma2(values, variance, L, rng)
 
-    return Mechanism(f"discrete_gaussian(sensitivity={shown(s)}, sigma2={shown(variance)}, step={shown(L)})",
-                     Guarantee(delta=Fraction(1), rho=s * s / (2 * variance)), release)
+    return Mechanism(
+        f"discrete_gaussian(sensitivity={shown(s)}, sigma2={shown(variance)}, step={shown(L)})",
+        Guarantee(delta=Fraction(1), rho=s * s / (2 * variance)),
+        release,
+    )
 
 
 # --- combinators -------------------------------------------------------------------------------
@@ -254,8 +284,10 @@ def discrete_gaussian(sensitivity: RationalLike, sigma2: RationalLike, step: Rat
 
 def _mechanism(name: str, value: object) -> Mechanism:
     if not isinstance(value, Mechanism):
-        raise InvalidArgument(f"{name} must be a Mechanism (built by dpverify.samplers.mechanisms); "
-                              f"got {name}={shown(value)} ({type(value).__name__}).")
+        raise InvalidArgument(
+            f"{name} must be a Mechanism (built by dpverify.samplers.mechanisms); "
+            f"got {name}={shown(value)} ({type(value).__name__})."
+        )
     return value
 
 
@@ -284,8 +316,9 @@ def compose(*mechanisms: Mechanism) -> Mechanism:
     def release(value: Any, rng: RandomSource) -> tuple[Hashable, ...]:
         return tuple(part._release(value, rng) for part in parts)
 
-    return Mechanism(f"compose({', '.join(p.name for p in parts)})",
-                     Guarantee.compose(*(p.guarantee for p in parts)), release, parts)
+    return Mechanism(
+        f"compose({', '.join(p.name for p in parts)})", Guarantee.compose(*(p.guarantee for p in parts)), release, parts
+    )
 
 
 def repeat(mechanism: Mechanism, k: int) -> Mechanism:
@@ -297,5 +330,6 @@ def repeat(mechanism: Mechanism, k: int) -> Mechanism:
     def release(value: Any, rng: RandomSource) -> tuple[Hashable, ...]:
         return tuple(inner._release(value, rng) for _ in range(count))
 
-    return Mechanism(f"repeat({inner.name}, {count})", Guarantee.compose(*(inner.guarantee,) * count), release,
-                     (inner,))
+    return Mechanism(
+        f"repeat({inner.name}, {count})", Guarantee.compose(*(inner.guarantee,) * count), release, (inner,)
+    )

@@ -213,9 +213,7 @@ def _draws(rng: RandomSource | None, k: int) -> tuple[int, int]:
     return j_angle, source.randbelow(1 << k)
 
 
-def sample_unsafe(
-    x: float, y: float, eps: float, rng: RandomSource | None = None, k: int = 53
-) -> tuple[float, float]:
+def sample_unsafe(x: float, y: float, eps: float, rng: RandomSource | None = None, k: int = 53) -> tuple[float, float]:
     """Release ``(x, y)`` with planar Laplace noise of parameter ``eps`` from two ``k``-bit draws."""
     x_, y_, eps_, k_ = check_parameters(x, y, eps, k)
     j_angle, j_radius = _draws(rng, k_)

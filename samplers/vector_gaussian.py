@@ -106,9 +106,11 @@ def classic_sigma2(sensitivity: RationalLike, epsilon: RationalLike, delta: Rati
     s = _positive("sensitivity", sensitivity)
     eps = as_fraction("epsilon", epsilon)
     if not 0 < eps < 1:
-        raise InvalidArgument(f"epsilon must be a rational in (0, 1) for the classic Gaussian calibration (Dwork-Roth "
-                              f"Theorem A.1 holds only there); got epsilon={shown(eps)}. For other epsilon pass a "
-                              "sigma2 of your own to sample_sigma2.")
+        raise InvalidArgument(
+            f"epsilon must be a rational in (0, 1) for the classic Gaussian calibration (Dwork-Roth "
+            f"Theorem A.1 holds only there); got epsilon={shown(eps)}. For other epsilon pass a "
+            "sigma2 of your own to sample_sigma2."
+        )
     return _classic_sigma2(s, eps, as_open_unit_interval("delta", delta))
 
 
@@ -146,16 +148,28 @@ def _release(indices: tuple[int, ...], L: Fraction, n: int, d: int, rng: RandomS
     return tuple(L * (m + _dgauss(n, d, rng)) for m in indices)
 
 
-def sample(values: Sequence[RationalLike], sensitivity: RationalLike, epsilon: RationalLike, delta: RationalLike,
-           step: RationalLike = 1, rng: RandomSource | None = None) -> tuple[Fraction, ...]:
+def sample(
+    values: Sequence[RationalLike],
+    sensitivity: RationalLike,
+    epsilon: RationalLike,
+    delta: RationalLike,
+    step: RationalLike = 1,
+    rng: RandomSource | None = None,
+) -> tuple[Fraction, ...]:
     """One release with the classic ``sigma2`` (:func:`classic_sigma2`) for L2 sensitivity ``s``."""
     indices, L, n, d = _grid_variance(values, classic_sigma2(sensitivity, epsilon, delta), step)
     return _release(indices, L, n, d, as_source(rng))
 
 
-def sample_many(values: Sequence[RationalLike], sensitivity: RationalLike, epsilon: RationalLike,
-                delta: RationalLike, step: RationalLike, k: int,
-                rng: RandomSource | None = None) -> list[tuple[Fraction, ...]]:
+def sample_many(
+    values: Sequence[RationalLike],
+    sensitivity: RationalLike,
+    epsilon: RationalLike,
+    delta: RationalLike,
+    step: RationalLike,
+    k: int,
+    rng: RandomSource | None = None,
+) -> list[tuple[Fraction, ...]]:
     """``k`` independent releases with the classic ``sigma2``, validating the parameters once."""
     indices, L, n, d = _grid_variance(values, classic_sigma2(sensitivity, epsilon, delta), step)
     count = as_int("k", k, low=0)
@@ -163,15 +177,17 @@ def sample_many(values: Sequence[RationalLike], sensitivity: RationalLike, epsil
     return [_release(indices, L, n, d, source) for _ in range(count)]
 
 
-def sample_sigma2(values: Sequence[RationalLike], sigma2: RationalLike, step: RationalLike = 1,
-                  rng: RandomSource | None = None) -> tuple[Fraction, ...]:
+def sample_sigma2(
+    values: Sequence[RationalLike], sigma2: RationalLike, step: RationalLike = 1, rng: RandomSource | None = None
+) -> tuple[Fraction, ...]:
     """One release with a given rational ``sigma2`` (e.g. a tight one from CKS20 Theorem 7)."""
     indices, L, n, d = _grid_variance(values, _sigma2(sigma2), step)
     return _release(indices, L, n, d, as_source(rng))
 
 
-def sample_sigma2_many(values: Sequence[RationalLike], sigma2: RationalLike, step: RationalLike, k: int,
-                       rng: RandomSource | None = None) -> list[tuple[Fraction, ...]]:
+def sample_sigma2_many(
+    values: Sequence[RationalLike], sigma2: RationalLike, step: RationalLike, k: int, rng: RandomSource | None = None
+) -> list[tuple[Fraction, ...]]:
     """``k`` independent releases with a given ``sigma2``, validating the parameters once."""
     indices, L, n, d = _grid_variance(values, _sigma2(sigma2), step)
     count = as_int("k", k, low=0)

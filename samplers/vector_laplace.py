@@ -65,17 +65,22 @@ def _positive(name: str, value: object) -> Fraction:
 def _grid_indices(values: object, step: Fraction) -> tuple[int, ...]:
     """``(v_1/L, ..., v_n/L)``: the grid index of each value, which must be an integer."""
     if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
-        raise InvalidArgument(f"values must be a non-empty tuple or list of exact rationals; got values={shown(values)} "
-                              f"({type(values).__name__}).")
+        raise InvalidArgument(
+            f"values must be a non-empty tuple or list of exact rationals; got values={shown(values)} "
+            f"({type(values).__name__})."
+        )
     if not 1 <= len(values) <= MAX_DIMS:
-        raise InvalidArgument(f"values must have between 1 and {MAX_DIMS} coordinates; got {len(values)} "
-                              f"(values={shown(values)}).")
+        raise InvalidArgument(
+            f"values must have between 1 and {MAX_DIMS} coordinates; got {len(values)} (values={shown(values)})."
+        )
     indices = []
     for i, value in enumerate(values):
         try:
             index = as_fraction(f"values[{i}]", value) / step
         except InvalidArgument as error:
-            raise InvalidArgument(f"values must hold exact rationals; got values={shown(values, 40)}: {error}") from None
+            raise InvalidArgument(
+                f"values must hold exact rationals; got values={shown(values, 40)}: {error}"
+            ) from None
         if index.denominator != 1:
             raise InvalidArgument(
                 f"values must lie on the grid step*Z with step={shown(step)}; got values={shown(values)}, whose "
@@ -86,8 +91,9 @@ def _grid_indices(values: object, step: Fraction) -> tuple[int, ...]:
     return tuple(indices)
 
 
-def _parameters(values: object, sensitivity: RationalLike, epsilon: RationalLike,
-                step: RationalLike) -> tuple[tuple[int, ...], Fraction, int, int]:
+def _parameters(
+    values: object, sensitivity: RationalLike, epsilon: RationalLike, step: RationalLike
+) -> tuple[tuple[int, ...], Fraction, int, int]:
     """The grid indices, the step ``L`` and the noise scale ``b/L = s/(epsilon L) = t/d`` as ``(t, d)``."""
     s, eps, L = _positive("sensitivity", sensitivity), _positive("epsilon", epsilon), _positive("step", step)
     scale = s / (eps * L)
@@ -99,15 +105,26 @@ def _release(indices: tuple[int, ...], L: Fraction, t: int, d: int, rng: RandomS
     return tuple(L * (m + _sample_scaled(d, t, rng)) for m in indices)
 
 
-def sample(values: Sequence[RationalLike], sensitivity: RationalLike, epsilon: RationalLike,
-           step: RationalLike = 1, rng: RandomSource | None = None) -> tuple[Fraction, ...]:
+def sample(
+    values: Sequence[RationalLike],
+    sensitivity: RationalLike,
+    epsilon: RationalLike,
+    step: RationalLike = 1,
+    rng: RandomSource | None = None,
+) -> tuple[Fraction, ...]:
     """One release of the query answer ``values`` (see the module docstring for the contract)."""
     indices, L, t, d = _parameters(values, sensitivity, epsilon, step)
     return _release(indices, L, t, d, as_source(rng))
 
 
-def sample_many(values: Sequence[RationalLike], sensitivity: RationalLike, epsilon: RationalLike,
-                step: RationalLike, k: int, rng: RandomSource | None = None) -> list[tuple[Fraction, ...]]:
+def sample_many(
+    values: Sequence[RationalLike],
+    sensitivity: RationalLike,
+    epsilon: RationalLike,
+    step: RationalLike,
+    k: int,
+    rng: RandomSource | None = None,
+) -> list[tuple[Fraction, ...]]:
     """``k`` independent releases of ``values``, validating the parameters once."""
     indices, L, t, d = _parameters(values, sensitivity, epsilon, step)
     count = as_int("k", k, low=0)

@@ -11,7 +11,6 @@ from dpverify.specs._accountants import (
     zcdp_delta,
     zcdp_epsilon,
 )
-from dpverify.specs._optimal_composition import kov_composition, kov_delta
 from dpverify.specs._api import (
     DEFAULT_MAX_UNEXPLORED,
     Attempt,
@@ -27,9 +26,10 @@ from dpverify.specs._api import (
 )
 from dpverify.specs._claims import ApproxDp, PureDp, PureDpClaim, SamplesPmf, Zcdp
 from dpverify.specs._domains import Integer, Rational
+from dpverify.specs._noise import NoiseSpec
+from dpverify.specs._optimal_composition import kov_composition, kov_delta
 from dpverify.specs._pmf import ExactPmf
 from dpverify.specs._spec import MechanismSpec
-from dpverify.specs._noise import NoiseSpec
 from dpverify.specs.grid_laplace import GridLaplaceSpec
 from dpverify.specs.gtm import GtmSpec
 from dpverify.specs.mechanisms import (

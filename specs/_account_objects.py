@@ -16,9 +16,8 @@ from mpmath import iv
 
 from dpverify.samplers import InvalidArgument, as_fraction, as_int
 from dpverify.samplers._rational import shown
-from dpverify.specs._fields import check_fields
-from dpverify.specs._pmf import exact_text
 from dpverify.specs._enclosure import enclose, interval_precision, iv_rational
+from dpverify.specs._fields import check_fields
 from dpverify.specs._interval_tools import (
     EPSILON_DIGITS,
     EXACT_EXPONENT_BITS,
@@ -30,6 +29,7 @@ from dpverify.specs._interval_tools import (
     iv_upper,
     mpf_fraction,
 )
+from dpverify.specs._pmf import exact_text
 
 __all__ = [
     "ACCOUNT_SCHEMA",
@@ -212,7 +212,9 @@ def _epsilon(value: object) -> Fraction:
 def _delta(value: object) -> Fraction:
     delta = as_fraction("delta", value)
     if not 0 <= delta < 1:
-        raise InvalidArgument(f'delta must be a rational in [0, 1); got delta={shown(delta)}. Pass it as "1/10^6" or "1e-6".')
+        raise InvalidArgument(
+            f'delta must be a rational in [0, 1); got delta={shown(delta)}. Pass it as "1/10^6" or "1e-6".'
+        )
     return delta
 
 
@@ -327,23 +329,56 @@ def _setting(epsilon: object, delta: object, k: object, delta_prime: object, rho
         return _Setting(eps, slack, count, prime, _exact_rho(given, "given"), "")
     if slack == 0:  # pure eps-DP: both rho hold, keep the smaller
         below = "" if given is None else ", below the rho given"
-        return _Setting(eps, slack, count, prime,
-                        _exact_rho(pure, f"eps^2/2 from pure eps-DP (Bun–Steinke 2016 Proposition 1.4){below}"), "")
-    return _Setting(eps, slack, count, prime, None,
-                    "no per-step rho: (eps, delta)-DP with delta > 0 implies no zCDP bound; pass rho if the mechanism has one")
+        return _Setting(
+            eps,
+            slack,
+            count,
+            prime,
+            _exact_rho(pure, f"eps^2/2 from pure eps-DP (Bun–Steinke 2016 Proposition 1.4){below}"),
+            "",
+        )
+    return _Setting(
+        eps,
+        slack,
+        count,
+        prime,
+        None,
+        "no per-step rho: (eps, delta)-DP with delta > 0 implies no zCDP bound; pass rho if the mechanism has one",
+    )
 
 
-def _bound(name: str, title: str, citation: str, formula: str, conditions: str, target: Fraction, *,
-           reason: str | None = None, value: tuple[mpmath.mpf, mpmath.mpf] | None = None,
-           exact: Fraction | None = None, notes: tuple[str, ...] = ()) -> Bound:
+def _bound(
+    name: str,
+    title: str,
+    citation: str,
+    formula: str,
+    conditions: str,
+    target: Fraction,
+    *,
+    reason: str | None = None,
+    value: tuple[mpmath.mpf, mpmath.mpf] | None = None,
+    exact: Fraction | None = None,
+    notes: tuple[str, ...] = (),
+) -> Bound:
     """A Bound from an enclosure (or an exact value); vacuous when ``target >= 1``."""
-    base = dict(name=name, title=title, citation=citation, formula=formula, conditions=conditions,
-                delta_total=target, notes=notes)
+    base = dict(
+        name=name,
+        title=title,
+        citation=citation,
+        formula=formula,
+        conditions=conditions,
+        delta_total=target,
+        notes=notes,
+    )
     if reason is not None:
         return Bound(**base, applies=False, reason=reason)
     if target >= 1:
-        return Bound(**base, applies=True, vacuous=True,
-                     reason=f"vacuous: delta_total = {_fraction_text(target)} >= 1, so the bound says nothing")
+        return Bound(
+            **base,
+            applies=True,
+            vacuous=True,
+            reason=f"vacuous: delta_total = {_fraction_text(target)} >= 1, so the bound says nothing",
+        )
     if exact is not None:
         text = decimal_text(exact, EPSILON_DIGITS, up=True)
         interval = (decimal_text(exact, INTERVAL_DIGITS, up=False), decimal_text(exact, INTERVAL_DIGITS, up=True))
@@ -353,5 +388,10 @@ def _bound(name: str, title: str, citation: str, formula: str, conditions: str, 
     if mpmath.isinf(high) or mpmath.isnan(high):
         return Bound(**base, applies=True, vacuous=True, reason="vacuous: eps' is infinite")
     exact_value = mpf_fraction(low) if low == high and abs(low._mpf_[2]) <= EXACT_EXPONENT_BITS else None
-    return Bound(**base, applies=True, epsilon=decimal_up(high), epsilon_interval=interval_text(low, high),
-                 epsilon_exact=exact_value)
+    return Bound(
+        **base,
+        applies=True,
+        epsilon=decimal_up(high),
+        epsilon_interval=interval_text(low, high),
+        epsilon_exact=exact_value,
+    )

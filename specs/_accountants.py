@@ -80,8 +80,8 @@ from dpverify.specs._account_objects import (
     _mechanism,
     _required_rho,
     _Rho,
-    _setting,
     _Setting,
+    _setting,
 )
 from dpverify.specs._composition_math import (
     approx_log_inverse,
@@ -119,11 +119,15 @@ __all__ = [
 
 _CITE_BASIC = "Dwork–Roth, The Algorithmic Foundations of Differential Privacy, Theorem 3.16"
 _CITE_DRV = "Dwork, Rothblum, Vadhan 2010, Theorem III.3 (Dwork–Roth Theorem 3.20)"
-_CITE_ADVANCED = ("paper 003, 'Advanced Composition' (its Theorem 3.1 of the Privacybook); "
-                  "Dwork–Roth Corollary 3.21; justified here through Theorem 3.20 (DRV)")
+_CITE_ADVANCED = (
+    "paper 003, 'Advanced Composition' (its Theorem 3.1 of the Privacybook); "
+    "Dwork–Roth Corollary 3.21; justified here through Theorem 3.20 (DRV)"
+)
 _CITE_BS16 = "Bun–Steinke 2016, Proposition 1.3 (conversion), Lemma 2.3 (composition), Proposition 1.4 (pure DP)"
-_CITE_CKS20 = ("Canonne–Kamath–Steinke 2020, Proposition 12 / Corollary 13 (conversion); "
-               "Bun–Steinke 2016 Lemma 2.3 (composition); Bretagnolle–Huber (TV <= sqrt(1 - e^-KL))")
+_CITE_CKS20 = (
+    "Canonne–Kamath–Steinke 2020, Proposition 12 / Corollary 13 (conversion); "
+    "Bun–Steinke 2016 Lemma 2.3 (composition); Bretagnolle–Huber (TV <= sqrt(1 - e^-KL))"
+)
 _CITE_GAUSSIAN = "Dwork–Roth Theorem A.1 (classic calibration, eps in (0, 1)); rho = s^2/(2 sigma^2): Bun–Steinke 2016 Proposition 1.6"
 
 #: Preference among equally tight bounds (ties are rare): the sharper theorem first.
@@ -135,10 +139,17 @@ _ORDER = ("kov", "zcdp-cks20", "zcdp-bs16", "drv", "advanced", "basic")
 
 def _basic(s: _Setting) -> Bound:
     own = s.k * s.delta
-    return _bound("basic", "basic composition", _CITE_BASIC, "eps' = k*eps (at delta = k*delta)",
-                  "each step (eps, delta)-DP; holds already at delta = k*delta", s.target,
-                  reason=s.dp_reason, exact=s.k * s.epsilon,
-                  notes=(f"holds at delta = k*delta = {_fraction_text(own)} <= delta_total",))
+    return _bound(
+        "basic",
+        "basic composition",
+        _CITE_BASIC,
+        "eps' = k*eps (at delta = k*delta)",
+        "each step (eps, delta)-DP; holds already at delta = k*delta",
+        s.target,
+        reason=s.dp_reason,
+        exact=s.k * s.epsilon,
+        notes=(f"holds at delta = k*delta = {_fraction_text(own)} <= delta_total",),
+    )
 
 
 def _drv_interval(s: _Setting) -> iv.mpf:
@@ -152,8 +163,15 @@ def _drv(s: _Setting) -> Bound:
     conditions = "each step (eps, delta)-DP, any eps >= 0; delta_total = k*delta + delta'"
     if s.dp_reason is not None:
         return _bound("drv", "advanced composition (DRV)", _CITE_DRV, formula, conditions, s.target, reason=s.dp_reason)
-    return _bound("drv", "advanced composition (DRV)", _CITE_DRV, formula, conditions, s.target,
-                  value=None if s.target >= 1 else enclose(lambda: _drv_interval(s), DPS))
+    return _bound(
+        "drv",
+        "advanced composition (DRV)",
+        _CITE_DRV,
+        formula,
+        conditions,
+        s.target,
+        value=None if s.target >= 1 else enclose(lambda: _drv_interval(s), DPS),
+    )
 
 
 def _advanced_vs_drv(s: _Setting) -> bool | None:
@@ -174,8 +192,10 @@ def _advanced_vs_drv(s: _Setting) -> bool | None:
 
 def _advanced(s: _Setting) -> Bound:
     title, formula = "advanced composition, paper 003's form", "eps' = 2*eps*sqrt(2k ln(1/delta'))"
-    conditions = ("each step (eps, delta)-DP; proved only where it is >= the DRV bound, "
-                  "i.e. 2 ln(1/delta')/k >= (e^eps - 1)^2 (paper 003 states it for all eps: false for large eps)")
+    conditions = (
+        "each step (eps, delta)-DP; proved only where it is >= the DRV bound, "
+        "i.e. 2 ln(1/delta')/k >= (e^eps - 1)^2 (paper 003 states it for all eps: false for large eps)"
+    )
     if s.dp_reason is not None:
         return _bound("advanced", title, _CITE_ADVANCED, formula, conditions, s.target, reason=s.dp_reason)
 
@@ -187,32 +207,54 @@ def _advanced(s: _Setting) -> Bound:
         low, high = enclose(value, DPS)
         drv_low, _ = enclose(lambda: _drv_interval(s), DPS)
         how = "is below" if verdict is False else "could not be certified >="
-        return _bound("advanced", title, _CITE_ADVANCED, formula, conditions, s.target,
-                      reason=(f"not proved for eps={shown(s.epsilon)}: its value {decimal_up(high, 6)} {how} the DRV "
-                              f"bound {mpf_decimal(drv_low, 6, up=False)}, and paper 003's statement "
-                              "is false without a condition on eps (Dwork–Roth Corollary 3.21 assumes eps' < 1)"))
-    return _bound("advanced", title, _CITE_ADVANCED, formula, conditions, s.target,
-                  value=None if s.target >= 1 else enclose(value, DPS),
-                  notes=("certified >= the DRV bound, hence valid",))
+        return _bound(
+            "advanced",
+            title,
+            _CITE_ADVANCED,
+            formula,
+            conditions,
+            s.target,
+            reason=(
+                f"not proved for eps={shown(s.epsilon)}: its value {decimal_up(high, 6)} {how} the DRV "
+                f"bound {mpf_decimal(drv_low, 6, up=False)}, and paper 003's statement "
+                "is false without a condition on eps (Dwork–Roth Corollary 3.21 assumes eps' < 1)"
+            ),
+        )
+    return _bound(
+        "advanced",
+        title,
+        _CITE_ADVANCED,
+        formula,
+        conditions,
+        s.target,
+        value=None if s.target >= 1 else enclose(value, DPS),
+        notes=("certified >= the DRV bound, hence valid",),
+    )
 
 
 # --- zCDP -------------------------------------------------------------------------------------------------
 
 
-def _cks_enclosure(rho: _Rho, k: int, target: Fraction, dps: int = DPS) -> tuple[tuple[mpmath.mpf, mpmath.mpf], tuple[str, ...]]:
+def _cks_enclosure(
+    rho: _Rho, k: int, target: Fraction, dps: int = DPS
+) -> tuple[tuple[mpmath.mpf, mpmath.mpf], tuple[str, ...]]:
     """The CKS20 ``eps'`` of ``k*rho``-zCDP at ``target``: ``(low, high)`` and notes."""
     if rho.exact == 0:
         return (mpmath.mpf(0), mpmath.mpf(0)), ("rho = 0: the output distributions are equal",)
     with interval_precision(128):
         if bretagnolle_huber(k * rho.interval(), target):
-            return (mpmath.mpf(0), mpmath.mpf(0)), ("eps' = 0: delta_total >= sqrt(1 - e^(-k rho)) (Bretagnolle–Huber)",)
+            return (mpmath.mpf(0), mpmath.mpf(0)), (
+                "eps' = 0: delta_total >= sqrt(1 - e^(-k rho)) (Bretagnolle–Huber)",
+            )
     beta = cks_epsilon_order(k * rho.midpoint(), approx_log_inverse(target))
 
     def compute() -> iv.mpf:
         return clamp_nonnegative(cks_epsilon_interval(k * rho.interval(), target, beta))
 
     low, high = enclose(compute, dps, extra_bits=max(0, beta.denominator.bit_length() - beta.numerator.bit_length()))
-    return (low, high), (f"order a = 1 + {decimal_text(beta, 8, up=False)} (any a > 1 is valid; this one is near optimal)",)
+    return (low, high), (
+        f"order a = 1 + {decimal_text(beta, 8, up=False)} (any a > 1 is valid; this one is near optimal)",
+    )
 
 
 def _zcdp(s: _Setting, which: str, target: Fraction | None = None) -> Bound:
@@ -222,8 +264,10 @@ def _zcdp(s: _Setting, which: str, target: Fraction | None = None) -> Bound:
         formula = "eps' = k*rho + 2*sqrt(k*rho*ln(1/delta_total))"
     else:
         title, citation = "zCDP composition, Canonne–Kamath–Steinke conversion", _CITE_CKS20
-        formula = ("eps' = min over a > 1 of a*k*rho + (ln(1/delta_total) + (a-1) ln(1-1/a) - ln a)/(a-1); "
-                   "0 if delta_total >= sqrt(1 - e^(-k*rho))")
+        formula = (
+            "eps' = min over a > 1 of a*k*rho + (ln(1/delta_total) + (a-1) ln(1-1/a) - ln a)/(a-1); "
+            "0 if delta_total >= sqrt(1 - e^(-k*rho))"
+        )
     conditions = "each step rho-zCDP (given, or rho = eps^2/2 from pure eps-DP); any rho > 0"
     if s.rho is None:
         return _bound(which, title, citation, formula, conditions, target, reason=s.rho_reason)
@@ -326,32 +370,45 @@ def zcdp_cks20_composition(epsilon: object, delta: object, k: object, delta_prim
     return _zcdp(_setting(epsilon, delta, k, delta_prime, rho), "zcdp-cks20")
 
 
-def _mechanism_setting(mechanism: str, epsilon: object, delta: object, k: object, delta_prime: object,
-                       rho: object) -> tuple[_Setting, tuple[str, ...]]:
+def _mechanism_setting(
+    mechanism: str, epsilon: object, delta: object, k: object, delta_prime: object, rho: object
+) -> tuple[_Setting, tuple[str, ...]]:
     if mechanism != "gaussian":
         s = _setting(epsilon, delta, k, delta_prime, rho)
         if mechanism in ("pure", "laplace") and s.delta != 0:
-            raise InvalidArgument(f"delta must be 0 for mechanism={mechanism} (pure eps-DP); got delta={shown(s.delta)}.")
+            raise InvalidArgument(
+                f"delta must be 0 for mechanism={mechanism} (pure eps-DP); got delta={shown(s.delta)}."
+            )
         if mechanism == "laplace" and s.epsilon == 0:
             raise InvalidArgument("epsilon must be > 0 for mechanism=laplace (its scale is s/eps); got epsilon=0.")
         return s, ()
     if rho is not None:
-        raise InvalidArgument("rho must not be given for mechanism=gaussian: it follows from the calibration; "
-                              f"got rho={shown(rho)}.")
+        raise InvalidArgument(
+            f"rho must not be given for mechanism=gaussian: it follows from the calibration; got rho={shown(rho)}."
+        )
     s = _setting(epsilon, delta, k, delta_prime)
     if s.epsilon == 0 or s.delta == 0:
-        raise InvalidArgument(f"epsilon and delta must be > 0 for mechanism=gaussian (sigma^2 = 2 ln(1.25/delta) s^2/eps^2); "
-                              f"got epsilon={shown(s.epsilon)}, delta={shown(s.delta)}.")
+        raise InvalidArgument(
+            f"epsilon and delta must be > 0 for mechanism=gaussian (sigma^2 = 2 ln(1.25/delta) s^2/eps^2); "
+            f"got epsilon={shown(s.epsilon)}, delta={shown(s.delta)}."
+        )
     eps, slack = s.epsilon, s.delta
-    rho_value = _Rho(None, lambda: _gaussian_rho_interval(eps, slack),
-                     "eps^2/(4 ln(1.25/delta)) of the classic calibration (Bun–Steinke 2016 Proposition 1.6)")
+    rho_value = _Rho(
+        None,
+        lambda: _gaussian_rho_interval(eps, slack),
+        "eps^2/(4 ln(1.25/delta)) of the classic calibration (Bun–Steinke 2016 Proposition 1.6)",
+    )
     reason = None
     if eps >= 1:
-        reason = ("the classic Gaussian calibration is proved (eps, delta)-DP only for eps in (0, 1) "
-                  f"(Dwork–Roth Theorem A.1); got epsilon={shown(eps)}")
+        reason = (
+            "the classic Gaussian calibration is proved (eps, delta)-DP only for eps in (0, 1) "
+            f"(Dwork–Roth Theorem A.1); got epsilon={shown(eps)}"
+        )
     s = _Setting(eps, slack, s.k, s.delta_prime, rho_value, "", reason)
-    notes = ("per step: (eps, delta)-DP by Dwork–Roth Theorem A.1 (continuous Gaussian, eps < 1) and rho-zCDP "
-             "(the discrete Gaussian with the same sigma^2 is rho-zCDP too, CKS20 Theorem 4)",)
+    notes = (
+        "per step: (eps, delta)-DP by Dwork–Roth Theorem A.1 (continuous Gaussian, eps < 1) and rho-zCDP "
+        "(the discrete Gaussian with the same sigma^2 is rho-zCDP too, CKS20 Theorem 4)",
+    )
     return s, notes
 
 
@@ -361,14 +418,24 @@ def _noise(mechanism: str, s: _Setting, sensitivity: Fraction) -> dict[str, Any]
     if mechanism == "gaussian":
         ratio = sensitivity * sensitivity / (s.epsilon * s.epsilon)
         low, high = enclose(lambda: 2 * iv.log(iv_rational(Fraction(5, 4) / s.delta)) * iv_rational(ratio), DPS)
-        return {"sensitivity": _fraction_text(sensitivity), "gaussian_sigma2": decimal_up(high),
-                "gaussian_sigma2_interval": list(interval_text(low, high)),
-                "gaussian_sigma2_formula": "2 ln(1.25/delta) s^2 / eps^2"}
+        return {
+            "sensitivity": _fraction_text(sensitivity),
+            "gaussian_sigma2": decimal_up(high),
+            "gaussian_sigma2_interval": list(interval_text(low, high)),
+            "gaussian_sigma2_formula": "2 ln(1.25/delta) s^2 / eps^2",
+        }
     return {}
 
 
-def account(epsilon: object, delta: object, k: object, delta_prime: object, rho: object = None,
-            mechanism: object = "approx", sensitivity: object = 1) -> Account:
+def account(
+    epsilon: object,
+    delta: object,
+    k: object,
+    delta_prime: object,
+    rho: object = None,
+    mechanism: object = "approx",
+    sensitivity: object = 1,
+) -> Account:
     """Every bound for ``k`` compositions of a per-step ``(epsilon, delta)``-DP mechanism at
     ``delta_total = k*delta + delta_prime``, and the tightest that is a guarantee.
 
@@ -387,14 +454,18 @@ def account(epsilon: object, delta: object, k: object, delta_prime: object, rho:
     s, notes = _mechanism_setting(kind, epsilon, delta, k, delta_prime, rho)
     scale = as_fraction("sensitivity", sensitivity)
     if not 0 < scale <= 10**12:
-        raise InvalidArgument(f"sensitivity must be a rational with 0 < sensitivity <= 10^12; got sensitivity={shown(scale)}.")
+        raise InvalidArgument(
+            f"sensitivity must be a rational with 0 < sensitivity <= 10^12; got sensitivity={shown(scale)}."
+        )
     bounds = (_basic(s), _advanced(s), _drv(s), _zcdp(s, "zcdp-bs16"), _zcdp(s, "zcdp-cks20"), _kov(s))
     usable = [b for b in bounds if b.guarantee]
     chosen = min(usable, key=lambda b: (b.epsilon_value(), _ORDER.index(b.name))) if usable else None
     why: dict[str, str] = {}
     for bound in bounds:
         if bound is chosen:
-            why[bound.name] = f"chosen: the smallest eps' among the bounds that apply and are not vacuous ({bound.epsilon})"
+            why[bound.name] = (
+                f"chosen: the smallest eps' among the bounds that apply and are not vacuous ({bound.epsilon})"
+            )
         elif not bound.applies:
             why[bound.name] = f"not applicable: {bound.reason}"
         elif bound.vacuous:
@@ -412,8 +483,19 @@ def account(epsilon: object, delta: object, k: object, delta_prime: object, rho:
             low, high = enclose(s.rho.interval, DPS)
             rho_interval = interval_text(low, high)
     return Account(
-        mechanism=kind, epsilon=s.epsilon, delta=s.delta, k=s.k, delta_prime=s.delta_prime, delta_total=s.target,
-        rho=rho_text, rho_interval=rho_interval, rho_source=s.rho.source if s.rho is not None else s.rho_reason,
-        bounds=bounds, chosen=None if chosen is None else chosen.name, why=why, zcdp_at_delta_prime=extra,
-        noise=_noise(kind, s, scale), notes=notes,
+        mechanism=kind,
+        epsilon=s.epsilon,
+        delta=s.delta,
+        k=s.k,
+        delta_prime=s.delta_prime,
+        delta_total=s.target,
+        rho=rho_text,
+        rho_interval=rho_interval,
+        rho_source=s.rho.source if s.rho is not None else s.rho_reason,
+        bounds=bounds,
+        chosen=None if chosen is None else chosen.name,
+        why=why,
+        zcdp_at_delta_prime=extra,
+        noise=_noise(kind, s, scale),
+        notes=notes,
     )

@@ -172,15 +172,20 @@ def _fractions(enumeration: Bounded | Attempt) -> None:
         raise SpecError(f"{kind}: {error}") from None
     reason, tolerance = enumeration.tolerance_reason, enumeration.max_unexplored
     if reason is not None and not (isinstance(reason, str) and reason.strip()):
-        raise SpecError(f"{kind}: tolerance_reason must be None or a non-empty string saying why a proof within "
-                        f"max_unexplored is enough; got tolerance_reason={shown(reason)}.")
+        raise SpecError(
+            f"{kind}: tolerance_reason must be None or a non-empty string saying why a proof within "
+            f"max_unexplored is enough; got tolerance_reason={shown(reason)}."
+        )
     if tolerance is not None and not 0 <= tolerance <= 1:
-        raise SpecError(f"{kind}: max_unexplored must be a rational in [0, 1] or None; got "
-                        f"max_unexplored={shown(tolerance)}.")
+        raise SpecError(
+            f"{kind}: max_unexplored must be a rational in [0, 1] or None; got max_unexplored={shown(tolerance)}."
+        )
     if reason is None and (tolerance is None or tolerance > DEFAULT_MAX_UNEXPLORED):
-        raise SpecError(f"{kind}: max_unexplored must be in [0, {DEFAULT_MAX_UNEXPLORED}] (the default tolerance) "
-                        f"unless tolerance_reason says why a looser proof is enough; got "
-                        f"max_unexplored={'None' if tolerance is None else tolerance}.")
+        raise SpecError(
+            f"{kind}: max_unexplored must be in [0, {DEFAULT_MAX_UNEXPLORED}] (the default tolerance) "
+            f"unless tolerance_reason says why a looser proof is enough; got "
+            f"max_unexplored={'None' if tolerance is None else tolerance}."
+        )
 
 
 Enumeration = Exhaustive | Bisection | Bounded | Attempt
@@ -203,21 +208,26 @@ class Input:
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.isidentifier():
-            raise SpecError(f"Input: name must be the sampler's argument name (an identifier); got name={shown(self.name)}.")
+            raise SpecError(
+                f"Input: name must be the sampler's argument name (an identifier); got name={shown(self.name)}."
+            )
         if not callable(self.values):
             raise SpecError(f"Input: values must be callable as values(p); got values={shown(self.values)}.")
         neighbours = self.neighbours
         distance = isinstance(neighbours, int) and not isinstance(neighbours, bool) and neighbours >= 0
         if not (callable(neighbours) or distance or (isinstance(neighbours, str) and neighbours == "all")):
-            raise SpecError(f"Input: neighbours must be an int >= 0, 'all' or a callable neighbours(p); "
-                            f"got neighbours={shown(neighbours)}.")
+            raise SpecError(
+                f"Input: neighbours must be an int >= 0, 'all' or a callable neighbours(p); "
+                f"got neighbours={shown(neighbours)}."
+            )
 
     def pairs(self, p: Params, values: Sequence[Hashable]) -> tuple[tuple[Hashable, Hashable], ...]:
         """The neighbouring pairs among ``values`` (the inputs ``values(p)`` gave) at parameters ``p``."""
         p = _params(p)
         if not isinstance(values, (tuple, list)):
-            raise InvalidArgument(f"values must be a tuple or list of inputs; got values={shown(values)} "
-                                  f"({type(values).__name__}).")
+            raise InvalidArgument(
+                f"values must be a tuple or list of inputs; got values={shown(values)} ({type(values).__name__})."
+            )
         if callable(self.neighbours):
             return tuple(_pair(pair) for pair in self.neighbours(p))
         if self.neighbours == "all":
@@ -225,15 +235,19 @@ class Input:
         d = self.neighbours
         for value in values:
             if isinstance(value, bool) or not isinstance(value, (int, Fraction)):
-                raise InvalidArgument(f"values must be ints or Fractions for neighbours={d} (|q - q'| <= {d}); got "
-                                      f"{shown(value)} ({type(value).__name__}) in values.")
+                raise InvalidArgument(
+                    f"values must be ints or Fractions for neighbours={d} (|q - q'| <= {d}); got "
+                    f"{shown(value)} ({type(value).__name__}) in values."
+                )
         return tuple((a, b) for i, a in enumerate(values) for b in values[i + 1 :] if abs(a - b) <= d)  # type: ignore[operator]
 
 
 def _params(p: object) -> Params:
     """``p`` if it is a mapping from parameter names, else InvalidArgument."""
     if not isinstance(p, Mapping) or not all(isinstance(k, str) for k in p):
-        raise InvalidArgument(f"p must be a mapping of parameter names to values; got p={shown(p)} ({type(p).__name__}).")
+        raise InvalidArgument(
+            f"p must be a mapping of parameter names to values; got p={shown(p)} ({type(p).__name__})."
+        )
     return p
 
 
@@ -259,15 +273,20 @@ class Case:
 
     def __post_init__(self) -> None:
         if not isinstance(self.parameters, Mapping) or not all(isinstance(k, str) for k in self.parameters):
-            raise SpecError(f"Case: parameters must be a mapping of parameter names to values; "
-                            f"got parameters={shown(self.parameters)}.")
+            raise SpecError(
+                f"Case: parameters must be a mapping of parameter names to values; "
+                f"got parameters={shown(self.parameters)}."
+            )
         for name in ("expect", "why", "label"):
             value = getattr(self, name)
             if not (isinstance(value, str) or (name == "label" and value is None)):
-                raise SpecError(f"Case: {name} must be a str{' or None' if name == 'label' else ''}; "
-                                f"got {name}={shown(value)}.")
+                raise SpecError(
+                    f"Case: {name} must be a str{' or None' if name == 'label' else ''}; got {name}={shown(value)}."
+                )
         if self.sample_inputs is not None and not isinstance(self.sample_inputs, tuple):
-            raise SpecError(f"Case: sample_inputs must be a tuple of inputs or None; got sample_inputs={shown(self.sample_inputs)}.")
+            raise SpecError(
+                f"Case: sample_inputs must be a tuple of inputs or None; got sample_inputs={shown(self.sample_inputs)}."
+            )
 
     def describe(self) -> str:
         return self.label or ",".join(f"{k}={_value_text(v)}" for k, v in self.parameters.items())
@@ -388,8 +407,9 @@ class Spec:
                     try:
                         self.parameters[name].validate(name, value)
                     except DpverifyError as error:
-                        raise SpecError(f"spec {shown(self.name)}: accepts {shown(edge)} is outside the domain: "
-                                        f"{error}") from None
+                        raise SpecError(
+                            f"spec {shown(self.name)}: accepts {shown(edge)} is outside the domain: {error}"
+                        ) from None
 
     def _declaration_problem(self) -> str | None:
         """The first thing wrong with the declaration's shape, or None."""
@@ -404,22 +424,30 @@ class Spec:
         if not isinstance(self.cases, Sequence) or not self.cases or not all(isinstance(c, Case) for c in self.cases):
             return "cases must be a non-empty sequence of Case(...): the parameter sets the gate checks."
         if not (isinstance(self.claim, CLAIM_TYPES) or callable(self.claim)):
-            return (f"claim must be PureDp, ApproxDp, Zcdp, SamplesPmf or a callable returning one; "
-                    f"got claim={shown(self.claim)}.")
+            return (
+                f"claim must be PureDp, ApproxDp, Zcdp, SamplesPmf or a callable returning one; "
+                f"got claim={shown(self.claim)}."
+            )
         if self.input is not None and not isinstance(self.input, Input):
             return f"input must be an Input(...) or None; got input={shown(self.input)}."
         if self.enumeration is not None and not isinstance(self.enumeration, _ENUMERATIONS):
-            return ("enumeration must be Exhaustive(), Bisection(), Bounded(...), Attempt(...) or None; "
-                    f"got enumeration={shown(self.enumeration)}.")
+            return (
+                "enumeration must be Exhaustive(), Bisection(), Bounded(...), Attempt(...) or None; "
+                f"got enumeration={shown(self.enumeration)}."
+            )
         # a str first: a set cannot look up what does not hash (a list, a signalling NaN)
         if not (isinstance(self.randomness, str) and self.randomness in {r.value for r in Randomness}):
-            return ("randomness must be one of 'source', 'random', 'module', 'none'; "
-                    f"got randomness={shown(self.randomness)}.")
+            return (
+                "randomness must be one of 'source', 'random', 'module', 'none'; "
+                f"got randomness={shown(self.randomness)}."
+            )
         if isinstance(self.float_bits, bool) or not isinstance(self.float_bits, int) or not 1 <= self.float_bits <= 53:
             return f"float_bits must be an int in [1, 53]; got float_bits={shown(self.float_bits)}."
         if self.float_bits != 53 and Randomness(self.randomness) not in (Randomness.RANDOM, Randomness.MODULE):
-            return ("float_bits applies only to randomness='random' or 'module' (random() on a grid); "
-                    f"got float_bits={shown(self.float_bits)} with randomness={shown(Randomness(self.randomness).value)}.")
+            return (
+                "float_bits applies only to randomness='random' or 'module' (random() on a grid); "
+                f"got float_bits={shown(self.float_bits)} with randomness={shown(Randomness(self.randomness).value)}."
+            )
         for name in ("pmf", "ideal", "outputs"):
             value = getattr(self, name)
             if value is not None and not callable(value):
@@ -427,8 +455,13 @@ class Spec:
         for name, what in (("refuses", "invalid"), ("accepts", "valid")):
             overrides = getattr(self, name)
             if not isinstance(overrides, Sequence) or not all(
-                isinstance(o, Mapping) and o and all(k in self.parameters or k == "k" or (
-                    isinstance(self.input, Input) and k == self.input.name) for k in o) for o in overrides
+                isinstance(o, Mapping)
+                and o
+                and all(
+                    k in self.parameters or k == "k" or (isinstance(self.input, Input) and k == self.input.name)
+                    for k in o
+                )
+                for o in overrides
             ):
                 return f"{name} must be a sequence of non-empty dicts of declared parameters (the input, k) to {what} values."
             if any("k" in o for o in overrides) and self.batch is None:
@@ -470,8 +503,10 @@ class Spec:
         """The parameters of ``case`` validated against the domain, in declaration order."""
         given = case.parameters if isinstance(case, Case) else case
         if not isinstance(given, Mapping) or not all(isinstance(k, str) for k in given):
-            raise InvalidArgument(f"case must be a Case or a mapping of parameter names to values; got case={shown(case)} "
-                                  f"({type(case).__name__}).")
+            raise InvalidArgument(
+                f"case must be a Case or a mapping of parameter names to values; got case={shown(case)} "
+                f"({type(case).__name__})."
+            )
         if not isinstance(where, str):
             raise InvalidArgument(f"where must be a str naming what is bound; got where={shown(where)}.")
         where = _elided(where)
@@ -480,16 +515,23 @@ class Spec:
         if missing or unknown:
             raise SpecError(
                 f"spec {shown(self.name)}, {where}: "
-                + "; ".join(filter(None, (
-                    f"missing parameter(s) {_elided(', '.join(missing))}" if missing else "",
-                    f"undeclared parameter(s) {_elided(', '.join(unknown))}" if unknown else "",
-                )))
+                + "; ".join(
+                    filter(
+                        None,
+                        (
+                            f"missing parameter(s) {_elided(', '.join(missing))}" if missing else "",
+                            f"undeclared parameter(s) {_elided(', '.join(unknown))}" if unknown else "",
+                        ),
+                    )
+                )
                 + f"; the declared parameters are {_elided(', '.join(self.parameters)) or '(none)'}."
             )
         try:
             return {name: domain.validate(name, given[name]) for name, domain in self.parameters.items()}
         except InvalidArgument as error:
-            raise SpecError(f"spec {shown(self.name)}, {where}: parameter outside its declared domain: {error}") from None
+            raise SpecError(
+                f"spec {shown(self.name)}, {where}: parameter outside its declared domain: {error}"
+            ) from None
 
     def claim_for(self, p: Params, case: Case | None = None) -> Claim:
         """The claim at ``p`` (the case's override first); a wrong type is a :class:`SpecError`."""
@@ -511,8 +553,10 @@ class Spec:
         p = _params(p)
         missing = [name for name in self.parameters if name not in p]
         if missing:
-            raise InvalidArgument(f"p must give every declared parameter (as bind returns them); got p={shown(p)}, "
-                                  f"missing {shown(', '.join(missing))}.")
+            raise InvalidArgument(
+                f"p must give every declared parameter (as bind returns them); got p={shown(p)}, "
+                f"missing {shown(', '.join(missing))}."
+            )
         return p
 
     def enumeration_for(self) -> Enumeration | None:

@@ -23,7 +23,7 @@ class PureDpClaim:
     def __post_init__(self) -> None:
         alpha = as_fraction("claim alpha", self.alpha)
         if not 0 < alpha <= 1:
-            raise InvalidArgument(f'claim alpha must be a rational in (0, 1]; got claim alpha={_shown(alpha)}.')
+            raise InvalidArgument(f"claim alpha must be a rational in (0, 1]; got claim alpha={_shown(alpha)}.")
         object.__setattr__(self, "alpha", alpha)
 
 
@@ -81,7 +81,9 @@ class ApproxDp:
         object.__setattr__(self, "epsilon", _at_least_zero("epsilon", self.epsilon))
         delta = as_fraction("delta", self.delta)
         if not 0 <= delta < 1:
-            raise InvalidArgument(f'delta must be a rational in [0, 1); got delta={_shown(delta)}. Pass it as "num/den".')
+            raise InvalidArgument(
+                f'delta must be a rational in [0, 1); got delta={_shown(delta)}. Pass it as "num/den".'
+            )
         object.__setattr__(self, "delta", delta)
 
     def describe(self) -> str:

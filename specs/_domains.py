@@ -35,14 +35,17 @@ def _flag(name: str, value: object) -> bool:
 
 def _name(name: object) -> str:
     if not isinstance(name, str):
-        raise InvalidArgument(f"name must be a str naming the parameter; got name={_shown(name)} ({type(name).__name__}).")
+        raise InvalidArgument(
+            f"name must be a str naming the parameter; got name={_shown(name)} ({type(name).__name__})."
+        )
     return _shown(name, 40)[1:-1] if len(name) > 40 else name
 
 
 def _window(kind: str, search: object) -> tuple[object, object]:
     if not isinstance(search, (tuple, list)) or len(search) != 2:
-        raise InvalidArgument(f"{kind} search must be a pair (low, high); got search={_shown(search)} "
-                              f"({type(search).__name__}).")
+        raise InvalidArgument(
+            f"{kind} search must be a pair (low, high); got search={_shown(search)} ({type(search).__name__})."
+        )
     return search[0], search[1]
 
 
@@ -80,7 +83,9 @@ class Rational:
                 raise InvalidArgument(f"Rational search window is empty: {_shown(window[0])} > {_shown(window[1])}.")
             object.__setattr__(self, "search", window)
         if isinstance(self.max_denominator, bool):
-            raise InvalidArgument(f"max_denominator must be an integer >= 1; got max_denominator={self.max_denominator}.")
+            raise InvalidArgument(
+                f"max_denominator must be an integer >= 1; got max_denominator={self.max_denominator}."
+            )
         object.__setattr__(self, "max_denominator", as_int("max_denominator", self.max_denominator, low=1))
 
     def describe(self) -> str:

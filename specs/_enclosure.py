@@ -136,9 +136,7 @@ def _outward(value: iv.mpf, bits: int) -> tuple[mpmath.mpf, mpmath.mpf]:
     )
 
 
-def enclose(
-    compute: Callable[[], iv.mpf], dps: int, *, extra_bits: int = 0
-) -> tuple[mpmath.mpf, mpmath.mpf]:
+def enclose(compute: Callable[[], iv.mpf], dps: int, *, extra_bits: int = 0) -> tuple[mpmath.mpf, mpmath.mpf]:
     """A rigorous enclosure ``(low, high)`` of the value ``compute()`` encloses, with relative
     width at most ``10**-dps``.
 

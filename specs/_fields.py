@@ -33,7 +33,7 @@ import sys
 import types
 import typing
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from dpverify.samplers import InvalidArgument
@@ -52,10 +52,12 @@ def check_fields(record: object) -> None:
     for name, hint in _hints(type(record)):
         value = getattr(record, name)
         if not _matches(value, hint):
-            raise InvalidArgument(f"{name} must be {_describe(hint)}; got {name}={shown(value)} ({type(value).__name__}).")
+            raise InvalidArgument(
+                f"{name} must be {_describe(hint)}; got {name}={shown(value)} ({type(value).__name__})."
+            )
 
 
-@lru_cache(maxsize=None)
+@cache
 def _hints(cls: type) -> tuple[tuple[str, Any], ...]:
     """The init fields of ``cls`` and their resolved annotations (Any where one cannot be
     resolved, such as a name imported only for type checkers)."""

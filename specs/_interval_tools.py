@@ -134,7 +134,7 @@ def _format_decimal(mantissa: int, e: int, digits: int) -> str:
         if e >= len(text) - 1:
             return text + "0" * (e - len(text) + 1)
         if e >= 0:
-            return f"{text[: e + 1]}.{text[e + 1:]}"
+            return f"{text[: e + 1]}.{text[e + 1 :]}"
         return "0." + "0" * (-e - 1) + text
     return f"{text[0]}.{text[1:]}e{e}" if len(text) > 1 else f"{text}e{e}"
 

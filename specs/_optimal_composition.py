@@ -22,8 +22,8 @@ from dpverify.specs._account_objects import (
     _dps,
     _epsilon,
     _k,
-    _setting,
     _Setting,
+    _setting,
 )
 from dpverify.specs._composition_math import kov_epsilon_interval, kov_extra_bits, kov_target_interval
 from dpverify.specs._enclosure import enclose, iv_rational, one_minus_exp_neg
@@ -38,8 +38,10 @@ _CITE_KOV = "Kairouz, Oh, Viswanath 2017, The Composition Theorem for Differenti
 
 
 def _kov(s: _Setting) -> Bound:
-    formula = ("eps' = the root of 1 - (1-delta)^k (1 - delta_RR(eps')) = delta_total, "
-               "delta_RR(eps') = sum_i C(k,i) max(0, e^((k-i)eps) - e^eps' e^(i eps)) / (1+e^eps)^k")
+    formula = (
+        "eps' = the root of 1 - (1-delta)^k (1 - delta_RR(eps')) = delta_total, "
+        "delta_RR(eps') = sum_i C(k,i) max(0, e^((k-i)eps) - e^eps' e^(i eps)) / (1+e^eps)^k"
+    )
     conditions = "each step (eps, delta)-DP; the optimal bound over all such mechanisms (exact for randomized response)"
     if s.dp_reason is not None:
         return _bound("kov", "optimal composition (KOV)", _CITE_KOV, formula, conditions, s.target, reason=s.dp_reason)
@@ -53,7 +55,9 @@ def _kov(s: _Setting) -> Bound:
     return _bound("kov", "optimal composition (KOV)", _CITE_KOV, formula, conditions, s.target, value=value)
 
 
-def kov_delta(epsilon: object, delta: object, k: object, epsilon_prime: object, dps: object = DPS) -> tuple[mpmath.mpf, mpmath.mpf]:
+def kov_delta(
+    epsilon: object, delta: object, k: object, epsilon_prime: object, dps: object = DPS
+) -> tuple[mpmath.mpf, mpmath.mpf]:
     """An enclosure of the exact ``delta(eps')`` of the optimal k-fold composition of
     ``(eps, delta)``-DP mechanisms (KOV 2017 Theorem 3.3):
     ``1 - (1-delta)^k (1 - delta_RR(eps'))`` with

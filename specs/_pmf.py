@@ -58,26 +58,29 @@ class ExactPmf:
             elif not isinstance(value, tuple):
                 raise InvalidArgument(f"{name} must be a tuple; got {name}={_shown(value)} ({type(value).__name__}).")
         if len(self.outputs) != len(self.weights):
-            raise InvalidArgument(f"outputs and weights must have the same length; got {len(self.outputs)} outputs "
-                                  f"and {len(self.weights)} weights.")
+            raise InvalidArgument(
+                f"outputs and weights must have the same length; got {len(self.outputs)} outputs "
+                f"and {len(self.weights)} weights."
+            )
         for weight in self.weights:
             if isinstance(weight, bool) or not isinstance(weight, int):
                 raise InvalidArgument(f"weights must be ints; got weight={_shown(weight)} ({type(weight).__name__}).")
         if isinstance(self.denominator, bool) or not isinstance(self.denominator, int) or self.denominator < 1:
-            raise InvalidArgument(f"denominator must be an int >= 1; got denominator={_shown(self.denominator)} "
-                                  f"({type(self.denominator).__name__}).")
+            raise InvalidArgument(
+                f"denominator must be an int >= 1; got denominator={_shown(self.denominator)} "
+                f"({type(self.denominator).__name__})."
+            )
 
     @classmethod
     def from_fractions(cls, masses: Mapping[Hashable, Fraction | int]) -> ExactPmf:
         """Build from ``{output: probability}``; outputs keep the mapping's order."""
         if not isinstance(masses, Mapping):
-            raise InvalidArgument(f"masses must be a mapping {{output: Fraction}}; got masses={_shown(masses)} "
-                                  f"({type(masses).__name__}).")
+            raise InvalidArgument(
+                f"masses must be a mapping {{output: Fraction}}; got masses={_shown(masses)} ({type(masses).__name__})."
+            )
         masses = {output: as_fraction(f"masses[{_shown(output)}]", mass) for output, mass in masses.items()}
         denominator = lcm(*(Fraction(m).denominator for m in masses.values())) if masses else 1
-        weights = tuple(
-            Fraction(m).numerator * (denominator // Fraction(m).denominator) for m in masses.values()
-        )
+        weights = tuple(Fraction(m).numerator * (denominator // Fraction(m).denominator) for m in masses.values())
         return cls(tuple(masses), weights, denominator)
 
     def probability(self, output: Hashable) -> Fraction:

@@ -58,7 +58,9 @@ class GridLaplaceSpec(NoiseSpec):
             object.__setattr__(self, name, _positive(name, getattr(self, name)))
 
     @classmethod
-    def create(cls, q: RationalLike, scale: RationalLike, step: RationalLike, sensitivity: RationalLike = 1) -> GridLaplaceSpec:
+    def create(
+        cls, q: RationalLike, scale: RationalLike, step: RationalLike, sensitivity: RationalLike = 1
+    ) -> GridLaplaceSpec:
         """Validate like the sampler: ``q`` an exact rational, ``scale`` and ``step`` rationals
         ``> 0`` (floats refused); ``sensitivity`` is a rational ``> 0``."""
         return cls(q, scale, step, sensitivity)  # type: ignore[arg-type]

@@ -49,9 +49,8 @@ except ImportError:  # pragma: no cover - depends on the installation (optional 
 from dpverify.samplers import InvalidArgument, RandomSource, SamplerContractError, gtm
 from dpverify.samplers._rational import RationalLike, as_int, as_open_unit_interval
 from dpverify.specs._claims import PureDpClaim
-from dpverify.specs._pmf import ExactPmf
+from dpverify.specs._pmf import ExactPmf, exact_text
 from dpverify.specs._pmf import _shown as shown
-from dpverify.specs._pmf import exact_text
 from dpverify.specs._spec import MechanismSpec
 
 #: The largest ``n`` the spec takes (the sampler's own limit is its business).
@@ -78,9 +77,7 @@ IDEAL_CDF = sympy.Piecewise(
 
 #: The implementation's PMF with a uniform of size ``T`` (paper §3).
 T_SYMBOL = sympy.Symbol("T", integer=True, positive=True)
-FINITE_PMF = (
-    sympy.floor(T_SYMBOL * IDEAL_CDF) - sympy.floor(T_SYMBOL * IDEAL_CDF.subs(X, X - 1))
-) / T_SYMBOL
+FINITE_PMF = (sympy.floor(T_SYMBOL * IDEAL_CDF) - sympy.floor(T_SYMBOL * IDEAL_CDF.subs(X, X - 1))) / T_SYMBOL
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,8 +102,10 @@ class _OffsetCdf:
         checked to sum to ``total`` (so every PMF built from a row sums to exactly 1)."""
         row = (self.cdf[n - q], *self.steps[n - q + 1 : 2 * n - q], self.total - self.cdf[2 * n - 1 - q])
         if sum(row) != self.total:
-            raise SamplerContractError(f"GTM row q={q} of n={n} sums to {sum(row)}/{self.total}, not 1; "
-                                       "this is a bug in dpverify.specs.gtm, please report it.")
+            raise SamplerContractError(
+                f"GTM row q={q} of n={n} sums to {sum(row)}/{self.total}, not 1; "
+                "this is a bug in dpverify.specs.gtm, please report it."
+            )
         return row
 
 
@@ -181,8 +180,9 @@ class GtmSpec(MechanismSpec):
 
     def run(self, q: object, rng: RandomSource) -> int:
         if not isinstance(rng, RandomSource):
-            raise InvalidArgument(f"rng must be a dpverify.samplers.RandomSource; got rng={shown(rng)} "
-                                  f"({type(rng).__name__}).")
+            raise InvalidArgument(
+                f"rng must be a dpverify.samplers.RandomSource; got rng={shown(rng)} ({type(rng).__name__})."
+            )
         return gtm.sample(self.alpha, self.n, self.check_input(q), self.T, rng)
 
     def claim(self) -> PureDpClaim:

@@ -72,15 +72,20 @@ def _pmf(name: str, value: object) -> ExactPmf:
     elif isinstance(value, Mapping):
         pmf = ExactPmf.from_fractions(value)
     else:
-        raise InvalidArgument(f"{name} must be an ExactPmf or a mapping {{output: Fraction}}; got {name}={shown(value)} "
-                              f"({type(value).__name__}).")
+        raise InvalidArgument(
+            f"{name} must be an ExactPmf or a mapping {{output: Fraction}}; got {name}={shown(value)} "
+            f"({type(value).__name__})."
+        )
     for output, weight in zip(pmf.outputs, pmf.weights):
         if not 0 <= weight <= pmf.denominator:
-            raise InvalidArgument(f"{name}'s masses must be in [0, 1]; got {name}[{shown(output, 30)}]="
-                                  f"{shown(Fraction(weight, pmf.denominator), 30)}.")
+            raise InvalidArgument(
+                f"{name}'s masses must be in [0, 1]; got {name}[{shown(output, 30)}]="
+                f"{shown(Fraction(weight, pmf.denominator), 30)}."
+            )
     if sum(pmf.weights) != pmf.denominator:
-        raise InvalidArgument(f"{name} must sum to exactly 1 (a distribution); got a total of "
-                              f"{shown(pmf.total(), 40)}.")
+        raise InvalidArgument(
+            f"{name} must sum to exactly 1 (a distribution); got a total of {shown(pmf.total(), 40)}."
+        )
     return pmf
 
 
@@ -99,9 +104,11 @@ def product_pmf(*pmfs: ExactPmf | Mapping[Hashable, Fraction]) -> ExactPmf:
     for part in parts:
         count *= len(part.outputs)
         if count > MAX_OUTPUTS:
-            raise InvalidArgument(f"pmfs must have at most {MAX_OUTPUTS} output tuples together (the product of their "
-                                  f"output counts); got {' * '.join(str(len(p.outputs)) for p in parts[:8])}"
-                                  f"{' * ...' if len(parts) > 8 else ''}.")
+            raise InvalidArgument(
+                f"pmfs must have at most {MAX_OUTPUTS} output tuples together (the product of their "
+                f"output counts); got {' * '.join(str(len(p.outputs)) for p in parts[:8])}"
+                f"{' * ...' if len(parts) > 8 else ''}."
+            )
     outputs, weights = [], []
     for combination in itertools.product(*(tuple(zip(p.outputs, p.weights)) for p in parts)):
         outputs.append(tuple(o for o, _ in combination))
@@ -121,8 +128,10 @@ def pushforward(pmf: ExactPmf | Mapping[Hashable, Fraction], f: Callable[[Any], 
         try:
             hash(image)
         except TypeError:
-            raise InvalidArgument(f"f must return hashable values; got f({shown(output, 30)})={shown(image, 40)} "
-                                  f"({type(image).__name__}).") from None
+            raise InvalidArgument(
+                f"f must return hashable values; got f({shown(output, 30)})={shown(image, 40)} "
+                f"({type(image).__name__})."
+            ) from None
         masses[image] = masses.get(image, 0) + weight
     return ExactPmf(tuple(masses), tuple(masses.values()), source.denominator)
 
@@ -161,15 +170,20 @@ class _VectorNoise:
     def index(self, values: Sequence[RationalLike]) -> tuple[int, ...]:
         """The grid indices ``v_i / L`` of an input, which must lie on the grid."""
         if not isinstance(values, (tuple, list)) or not 1 <= len(values) <= MAX_DIMS:
-            raise InvalidArgument(f"values must be a tuple or list of 1 to {MAX_DIMS} rationals; got values={shown(values)} "
-                                  f"({type(values).__name__}).")
+            raise InvalidArgument(
+                f"values must be a tuple or list of 1 to {MAX_DIMS} rationals; got values={shown(values)} "
+                f"({type(values).__name__})."
+            )
         indices = _grid(tuple(as_fraction(f"values[{i}]", v) for i, v in enumerate(values)), self.step)
         if indices is None:
-            raise InvalidArgument(f"values must lie on the grid step*Z with step={shown(self.step)}; "
-                                  f"got values={shown(values)}.")
+            raise InvalidArgument(
+                f"values must lie on the grid step*Z with step={shown(self.step)}; got values={shown(values)}."
+            )
         return indices
 
-    def ideal_probability(self, values: Sequence[RationalLike], output: Hashable, dps: int = 50) -> tuple[Fraction, Fraction]:
+    def ideal_probability(
+        self, values: Sequence[RationalLike], output: Hashable, dps: int = 50
+    ) -> tuple[Fraction, Fraction]:
         """An exact enclosure of ``P(output | values) = prod_i P_noise((y_i - v_i)/L)``; ``(0, 0)``
         for anything that is not a release of this input (wrong length, off the grid)."""
         centre = self.index(values)
@@ -189,10 +203,14 @@ class _VectorNoise:
         centre = self.index(values)
         shifts = [z for z in self.noise().outputs_for_check() if abs(z) <= WINDOW]
         if len(shifts) ** min(len(centre), 64) > MAX_OUTPUTS:
-            raise InvalidArgument(f"values must have few enough coordinates for {len(shifts)}^len(values) <= {MAX_OUTPUTS} "
-                                  f"outputs to check; got {len(centre)} coordinates.")
-        return tuple(tuple(self.step * (m + z) for m, z in zip(centre, offsets))
-                     for offsets in itertools.product(shifts, repeat=len(centre)))
+            raise InvalidArgument(
+                f"values must have few enough coordinates for {len(shifts)}^len(values) <= {MAX_OUTPUTS} "
+                f"outputs to check; got {len(centre)} coordinates."
+            )
+        return tuple(
+            tuple(self.step * (m + z) for m, z in zip(centre, offsets))
+            for offsets in itertools.product(shifts, repeat=len(centre))
+        )
 
 
 @lru_cache(maxsize=4096)
@@ -260,12 +278,15 @@ class VectorGaussianSpec(_VectorNoise):
             object.__setattr__(self, "sensitivity", _positive("sensitivity", self.sensitivity))
 
     @classmethod
-    def create(cls, sigma2: RationalLike, step: RationalLike = 1, sensitivity: RationalLike | None = None) -> VectorGaussianSpec:
+    def create(
+        cls, sigma2: RationalLike, step: RationalLike = 1, sensitivity: RationalLike | None = None
+    ) -> VectorGaussianSpec:
         return cls(sigma2, step, sensitivity)  # type: ignore[arg-type]
 
     @classmethod
-    def classic(cls, sensitivity: RationalLike, epsilon: RationalLike, delta: RationalLike,
-                step: RationalLike = 1) -> VectorGaussianSpec:
+    def classic(
+        cls, sensitivity: RationalLike, epsilon: RationalLike, delta: RationalLike, step: RationalLike = 1
+    ) -> VectorGaussianSpec:
         """With Dwork–Roth's classic variance (:func:`certified_classic_sigma2`)."""
         return cls.create(certified_classic_sigma2(sensitivity, epsilon, delta), step, sensitivity)
 
@@ -303,8 +324,10 @@ def certified_classic_sigma2(sensitivity: RationalLike, epsilon: RationalLike, d
         if math.floor(low) == math.floor(high):
             return (math.floor(low) + 1) * SIGMA2_GRID
         bits *= 2
-    raise InvalidArgument(f"sigma2 could not be decided within {MAX_BITS} bits for sensitivity={shown(s)}, "
-                          f"epsilon={shown(eps)}, delta={shown(d)}.")
+    raise InvalidArgument(
+        f"sigma2 could not be decided within {MAX_BITS} bits for sensitivity={shown(s)}, "
+        f"epsilon={shown(eps)}, delta={shown(d)}."
+    )
 
 
 # --- guarantees as claims -------------------------------------------------------------------------
@@ -336,12 +359,19 @@ def guarantee_claims(guarantee: Any) -> tuple[Claim, ...]:
     try:
         epsilon, alpha, delta, rho = (guarantee.epsilon, guarantee.alpha, guarantee.delta, guarantee.rho)
     except AttributeError:
-        raise InvalidArgument(f"guarantee must have epsilon, alpha, delta and rho (a dpverify.samplers.Guarantee); "
-                              f"got guarantee={shown(guarantee)} ({type(guarantee).__name__}).") from None
-    if not all(isinstance(v, Fraction) for v in (epsilon, alpha, delta)) or not (rho is None or isinstance(rho, Fraction)) \
-            or not (epsilon >= 0 and 0 < alpha <= 1 and 0 <= delta <= 1 and (rho is None or rho >= 0)):
-        raise InvalidArgument(f"guarantee must hold epsilon >= 0, alpha in (0, 1], delta in [0, 1] and rho >= 0 or None "
-                              f"as Fractions; got guarantee={shown(guarantee)}.")
+        raise InvalidArgument(
+            f"guarantee must have epsilon, alpha, delta and rho (a dpverify.samplers.Guarantee); "
+            f"got guarantee={shown(guarantee)} ({type(guarantee).__name__})."
+        ) from None
+    if (
+        not all(isinstance(v, Fraction) for v in (epsilon, alpha, delta))
+        or not (rho is None or isinstance(rho, Fraction))
+        or not (epsilon >= 0 and 0 < alpha <= 1 and 0 <= delta <= 1 and (rho is None or rho >= 0))
+    ):
+        raise InvalidArgument(
+            f"guarantee must hold epsilon >= 0, alpha in (0, 1], delta in [0, 1] and rho >= 0 or None "
+            f"as Fractions; got guarantee={shown(guarantee)}."
+        )
     claims: list[Claim] = []
     if delta == 0:
         claims.append(PureDp(alpha=alpha) if epsilon == 0 else PureDp(epsilon=_epsilon(epsilon, alpha)))

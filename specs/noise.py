@@ -74,15 +74,19 @@ def _integer_output(output: Hashable) -> int:
     if isinstance(output, bool) or not isinstance(output, int):
         raise InvalidArgument(f"output must be an integer; got output={_shown(output)} ({type(output).__name__}).")
     if output.bit_length() > MAX_OUTPUT_BITS:
-        raise InvalidArgument(f"output must have at most {MAX_OUTPUT_BITS} bits (|output| < 2^{MAX_OUTPUT_BITS}); "
-                              f"got output={_shown(output)}. Ask about a smaller output.")
+        raise InvalidArgument(
+            f"output must have at most {MAX_OUTPUT_BITS} bits (|output| < 2^{MAX_OUTPUT_BITS}); "
+            f"got output={_shown(output)}. Ask about a smaller output."
+        )
     return output
 
 
 def _rng(rng: object) -> RandomSource:
     """``rng`` if it is a RandomSource (the only way a sampler may draw), else InvalidArgument."""
     if not isinstance(rng, RandomSource):
-        raise InvalidArgument(f"rng must be a dpverify.samplers.RandomSource; got rng={_shown(rng)} ({type(rng).__name__}).")
+        raise InvalidArgument(
+            f"rng must be a dpverify.samplers.RandomSource; got rng={_shown(rng)} ({type(rng).__name__})."
+        )
     return rng
 
 
@@ -249,7 +253,9 @@ class BernoulliExpSpec(NoiseSpec):
         """``exp(-gamma)`` for True; ``1 - exp(-gamma)`` for False by :func:`one_minus_exp_neg`
         (no cancellation for small gamma).  Exact ``(1, 1)``/``(0, 0)`` at ``gamma = 0``."""
         if not isinstance(output, bool):
-            raise InvalidArgument(f"output must be True or False; got output={_shown(output)} ({type(output).__name__}).")
+            raise InvalidArgument(
+                f"output must be True or False; got output={_shown(output)} ({type(output).__name__})."
+            )
         gamma = self.gamma
         if output:
             return enclose(lambda: iv.exp(-iv_rational(gamma)), _dps(dps), extra_bits=math.ceil(gamma).bit_length())

@@ -45,8 +45,9 @@ def load_action() -> dict[str, Any]:
     return yaml.safe_load(ACTION.read_text(encoding="utf-8"))
 
 
-def run_action(workspace: Path, inputs: dict[str, str], *, tmp: Path, env: dict[str, str] | None = None,
-               timeout: float = 600) -> ActionRun:
+def run_action(
+    workspace: Path, inputs: dict[str, str], *, tmp: Path, env: dict[str, str] | None = None, timeout: float = 600
+) -> ActionRun:
     """Run the action's steps in ``workspace`` with ``inputs`` laid over the declared defaults."""
     action = load_action()
     declared = action["inputs"]
@@ -57,8 +58,11 @@ def run_action(workspace: Path, inputs: dict[str, str], *, tmp: Path, env: dict[
     failed = False
     for index, step in enumerate(action["runs"]["steps"]):
         name = step.get("id") or f"step{index}"
-        context = {"inputs": values, "github": {"action_path": str(ROOT), "workspace": str(workspace)},
-                   "steps": run.outputs}
+        context = {
+            "inputs": values,
+            "github": {"action_path": str(ROOT), "workspace": str(workspace)},
+            "steps": run.outputs,
+        }
         condition = step.get("if")
         if failed and "always()" not in str(condition):
             continue  # success() is implied unless the condition names a status function
@@ -71,15 +75,28 @@ def run_action(workspace: Path, inputs: dict[str, str], *, tmp: Path, env: dict[
         directory = workspace / _evaluate(step.get("working-directory", "."), context)
         output = tmp / f"output-{index}"
         output.write_text("", encoding="utf-8")
-        step_env = {**os.environ, **(env or {}), "GITHUB_OUTPUT": str(output), "GITHUB_WORKSPACE": str(workspace),
-                    **{k: _evaluate(str(v), context) for k, v in step.get("env", {}).items()}}
+        step_env = {
+            **os.environ,
+            **(env or {}),
+            "GITHUB_OUTPUT": str(output),
+            "GITHUB_WORKSPACE": str(workspace),
+            **{k: _evaluate(str(v), context) for k, v in step.get("env", {}).items()},
+        }
         step_env.pop("GITHUB_STEP_SUMMARY", None)
-        done = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=directory, env=step_env, capture_output=True,
-                              text=True, timeout=timeout, check=False)
+        done = subprocess.run(
+            ["bash", "-e", "-c", step["run"]],
+            cwd=directory,
+            env=step_env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
         run.statuses[name] = done.returncode
         run.logs[name] = done.stdout + done.stderr
-        run.outputs[name] = dict(line.split("=", 1) for line in output.read_text(encoding="utf-8").splitlines()
-                                 if "=" in line)
+        run.outputs[name] = dict(
+            line.split("=", 1) for line in output.read_text(encoding="utf-8").splitlines() if "=" in line
+        )
         failed = failed or done.returncode != 0
     return run
 

@@ -83,10 +83,22 @@ def uniform_pmf(p: dict[str, int]) -> dict[int, Fraction]:
     return {i: Fraction(1, p["n"]) for i in range(p["n"])}
 
 
-UNIFORM = Spec(name="uniform", sampler=uniform_one_draw, parameters={"n": Integer(1, search=(1, 12))},
-               cases=[Case({"n": 4}), Case({"n": 8})], claim=SamplesPmf(), pmf=uniform_pmf)
-UNIFORM_BITS = Spec(name="uniform", sampler=uniform_bits, parameters={"n": Integer(1, search=(1, 12))},
-                    cases=[Case({"n": 4}), Case({"n": 8})], claim=SamplesPmf(), pmf=uniform_pmf)
+UNIFORM = Spec(
+    name="uniform",
+    sampler=uniform_one_draw,
+    parameters={"n": Integer(1, search=(1, 12))},
+    cases=[Case({"n": 4}), Case({"n": 8})],
+    claim=SamplesPmf(),
+    pmf=uniform_pmf,
+)
+UNIFORM_BITS = Spec(
+    name="uniform",
+    sampler=uniform_bits,
+    parameters={"n": Integer(1, search=(1, 12))},
+    cases=[Case({"n": 4}), Case({"n": 8})],
+    claim=SamplesPmf(),
+    pmf=uniform_pmf,
+)
 
 
 def _attempt_sign_first(s: int, t: int, rng: RandomSource) -> int | None:

@@ -166,11 +166,55 @@ BROKEN_SOURCES = (BadRange, Negative, FloatDraw)
 
 #: Valid-looking and hostile values for any option.
 GENERIC_VALUES = (
-    "0", "1", "2", "3", "5", "-1", "-3", "1/3", "2/9", "-1/3", "1/2", "3/2", "1/0", "0/0", "7/3",
-    "10^100", "-10^100", "10^5000", "1/10^5000", "1e309", "-1e309", "1e-309", "1e99999999999",
-    "999999^999999", "10**100", "2^-1", "0.5", "1.0", "-0.0", "1.5", "4.0", "nan", "inf", "-inf",
-    "", " ", "--", "-", "abc", "1/3/4", "½", "1_000", "0x10", "(1)", "1/ 3", "٣",
-    "9" * 50, "9" * 5000, "x" * 400,
+    "0",
+    "1",
+    "2",
+    "3",
+    "5",
+    "-1",
+    "-3",
+    "1/3",
+    "2/9",
+    "-1/3",
+    "1/2",
+    "3/2",
+    "1/0",
+    "0/0",
+    "7/3",
+    "10^100",
+    "-10^100",
+    "10^5000",
+    "1/10^5000",
+    "1e309",
+    "-1e309",
+    "1e-309",
+    "1e99999999999",
+    "999999^999999",
+    "10**100",
+    "2^-1",
+    "0.5",
+    "1.0",
+    "-0.0",
+    "1.5",
+    "4.0",
+    "nan",
+    "inf",
+    "-inf",
+    "",
+    " ",
+    "--",
+    "-",
+    "abc",
+    "1/3/4",
+    "½",
+    "1_000",
+    "0x10",
+    "(1)",
+    "1/ 3",
+    "٣",
+    "9" * 50,
+    "9" * 5000,
+    "x" * 400,
 )
 #: Small values an expensive count may take (a huge valid count is an honest long run, not a bug).
 COUNT_VALUES = ("0", "1", "2", "3", "4", "8", "-1", "1.5", "", "--", "abc", "10^5000", "9" * 5000, "1e309", "x" * 400)
@@ -179,7 +223,7 @@ TINY_MODULE = "dpverify_fuzz_tiny_specs"
 MODULE_VALUES = (TINY_MODULE, TINY_MODULE, "dpverify_fuzz_no_such_module", "", ".", "..x", "-", "os", "x" * 400)
 SPEC_VALUES = ("fuzz-flip", "fuzz-flip", "nope", "", "-", "x" * 400)
 
-TINY_SPEC_MODULE = '''
+TINY_SPEC_MODULE = """
 from fractions import Fraction
 from dpverify.specs import Case, Input, PureDp, Rational, Spec
 
@@ -193,7 +237,7 @@ def pmf(p, q):
 
 SPECS = (Spec("fuzz-flip", flip, {"alpha": Rational(0, 1, low_open=True)}, (Case({"alpha": "1/3"}),),
               lambda p: PureDp(alpha=p["alpha"]), input=Input("bit", lambda p: (0, 1)), pmf=pmf),)
-'''
+"""
 
 
 def write_tiny_spec_module(directory: Path) -> None:
@@ -363,16 +407,24 @@ def judge_cli(run: CliRun) -> list[tuple[str, str]]:
             problems.append(("error-format", f"a bare command must print its usage; stderr: {run.err[:300]!r}"))
         return problems
     if code == 2:
-        lines = run.err.rstrip("\n").split("\n")  # only a newline ends a line (splitlines also splits at \x1c, \x85, ...)
+        lines = run.err.rstrip("\n").split(
+            "\n"
+        )  # only a newline ends a line (splitlines also splits at \x1c, \x85, ...)
         if len(lines) != 1 or not lines[0].startswith("dpverify: error:"):
             category = "cli-error-prefix" if isinstance(run.code, tuple) else "error-format"
             if len(lines) == 1 and ("/dev/full" in lines[0] or "Errno" in lines[0]):
                 category = "cli-output-path"
             problems.append((category, f"stderr is not one 'dpverify: error:' line: {run.err[:300]!r}"))
         if any(len(line) > MAX_LINE for line in lines):
-            argparse_error = lines[0].startswith(("dpverify: error: argument ", "dpverify: error: unrecognized arguments"))
-            problems.append(("cli-long-argparse" if argparse_error else "long-message",
-                             f"an error line of {max(map(len, lines))} characters"))
+            argparse_error = lines[0].startswith(
+                ("dpverify: error: argument ", "dpverify: error: unrecognized arguments")
+            )
+            problems.append(
+                (
+                    "cli-long-argparse" if argparse_error else "long-message",
+                    f"an error line of {max(map(len, lines))} characters",
+                )
+            )
         if "[]" in run.err and any(a.endswith("=--") for a in run.argv):
             problems.append(("cli-seed-dashdash", f"option value '--' reached the code: {run.err[:200]!r}"))
     return problems
@@ -444,22 +496,82 @@ def value_pool() -> tuple[Value, ...]:
         return {q: spec.pmf(q) for q in spec.inputs()}
 
     plain = [
-        0, 1, 2, 3, 7, -1, -7, True, False, 10**100, -(10**100), 2**70000,
-        0.5, 1.0, -0.0, 1e308, math.nan, math.inf, -math.inf,
-        Fraction(1, 3), Fraction(-1, 3), Fraction(7, 2), Fraction(0), Fraction(1, 10**50),
-        -(10**5000), Fraction(1, 10**5000), 2**64,
-        "1/3", "2/9", "3", "0", "-1", "1/0", "10^100", "10^5000", "999999^999999", "1e99999999999",
-        "abc", "", "x" * 500, "9" * 5000, "nan",
-        None, [], [1, 2], (), (0, 1), (0,) * 6, {}, {"alpha": "1/3"}, {0: Fraction(1)}, {0: Fraction(1, 2)},
-        {0: 2, 1: -1}, b"1/3", decimal.Decimal("0.5"), decimal.Decimal("NaN"), decimal.Decimal("sNaN"), complex(1, 1), 1j,
+        0,
+        1,
+        2,
+        3,
+        7,
+        -1,
+        -7,
+        True,
+        False,
+        10**100,
+        -(10**100),
+        2**70000,
+        0.5,
+        1.0,
+        -0.0,
+        1e308,
+        math.nan,
+        math.inf,
+        -math.inf,
+        Fraction(1, 3),
+        Fraction(-1, 3),
+        Fraction(7, 2),
+        Fraction(0),
+        Fraction(1, 10**50),
+        -(10**5000),
+        Fraction(1, 10**5000),
+        2**64,
+        "1/3",
+        "2/9",
+        "3",
+        "0",
+        "-1",
+        "1/0",
+        "10^100",
+        "10^5000",
+        "999999^999999",
+        "1e99999999999",
+        "abc",
+        "",
+        "x" * 500,
+        "9" * 5000,
+        "nan",
+        None,
+        [],
+        [1, 2],
+        (),
+        (0, 1),
+        (0,) * 6,
+        {},
+        {"alpha": "1/3"},
+        {0: Fraction(1)},
+        {0: Fraction(1, 2)},
+        {0: 2, 1: -1},
+        b"1/3",
+        decimal.Decimal("0.5"),
+        decimal.Decimal("NaN"),
+        decimal.Decimal("sNaN"),
+        complex(1, 1),
+        1j,
     ]
     pool = [_const(v, _short(v)) for v in plain]
     pool += [
-        _v("Opaque()", Opaque), _v("Hostile()", Hostile), _v("object()", object),
-        _v("SeededRandomSource(1)", lambda: SeededRandomSource(1)), _v("SeededRandomSource(7)", lambda: SeededRandomSource(7)),
-        _v("BadRange()", BadRange), _v("Negative()", Negative), _v("FloatDraw()", FloatDraw), _v("Raising()", Raising),
-        _const(_user_sampler, "user_sampler"), _const(_raising_sampler, "raising_sampler"), _const(len, "len"),
-        _v("GtmSpec(1/3,3,100)", gtm), _v("gtm_table", table),
+        _v("Opaque()", Opaque),
+        _v("Hostile()", Hostile),
+        _v("object()", object),
+        _v("SeededRandomSource(1)", lambda: SeededRandomSource(1)),
+        _v("SeededRandomSource(7)", lambda: SeededRandomSource(7)),
+        _v("BadRange()", BadRange),
+        _v("Negative()", Negative),
+        _v("FloatDraw()", FloatDraw),
+        _v("Raising()", Raising),
+        _const(_user_sampler, "user_sampler"),
+        _const(_raising_sampler, "raising_sampler"),
+        _const(len, "len"),
+        _v("GtmSpec(1/3,3,100)", gtm),
+        _v("gtm_table", table),
         _v("[(0,1),(1,2)]", lambda: [(0, 1), (1, 2)]),
         _v("PureDpClaim(1/3)", lambda: PureDpClaim(Fraction(1, 3))),
         _v("PureDp(alpha=1/3)", lambda: specs.PureDp(alpha="1/3")),
@@ -470,8 +582,12 @@ def value_pool() -> tuple[Value, ...]:
         _v("BernoulliExpSpec(1/2)", lambda: specs.BernoulliExpSpec.create("1/2")),
         _v("GridLaplaceSpec(0,1,1)", lambda: specs.GridLaplaceSpec.create(0, 1, 1)),
         _v("ExactPmf(1/2,1/2)", lambda: specs.ExactPmf((0, 1), (1, 1), 2)),
-        _v("Enumeration", lambda: verify.Enumeration({0: Fraction(1, 2), 1: Fraction(1, 2)}, Fraction(0), 2, 2, "exhaustive")),
-        _v("Rational(0,1)", lambda: specs.Rational(0, 1)), _v("Integer(1)", lambda: specs.Integer(1)),
+        _v(
+            "Enumeration",
+            lambda: verify.Enumeration({0: Fraction(1, 2), 1: Fraction(1, 2)}, Fraction(0), 2, 2, "exhaustive"),
+        ),
+        _v("Rational(0,1)", lambda: specs.Rational(0, 1)),
+        _v("Integer(1)", lambda: specs.Integer(1)),
         # built directly, past create()'s checks: each must be refused where it is built
         _v("GtmSpec(2,0,1)", lambda: GtmSpec(Fraction(2), 0, 1)),
         _v("GridLaplaceSpec(0,1,0,1)", lambda: specs.GridLaplaceSpec(0, 1, 0, 1)),
@@ -491,14 +607,47 @@ def _short(value: Any) -> str:
 
 #: Parameter names whose huge *valid* values are honest long runs (samples=10^100 is a request for
 #: 10^100 draws), so they draw from a pool without huge valid counts.
-COUNT_NAMES = frozenset({
-    "samples", "max_paths", "max_depth", "max_examples", "k", "bits", "width", "timeout_ms", "dps",
-    "n", "T", "noise_shift", "seed", "guard",
-})
+COUNT_NAMES = frozenset(
+    {
+        "samples",
+        "max_paths",
+        "max_depth",
+        "max_examples",
+        "k",
+        "bits",
+        "width",
+        "timeout_ms",
+        "dps",
+        "n",
+        "T",
+        "noise_shift",
+        "seed",
+        "guard",
+    }
+)
 
 
 def count_pool() -> tuple[Value, ...]:
-    values = [0, 1, 2, 3, 8, 53, -1, True, 0.5, math.nan, Fraction(1, 2), "3", "1/2", "10^5000", "abc", None, [], Opaque()]
+    values = [
+        0,
+        1,
+        2,
+        3,
+        8,
+        53,
+        -1,
+        True,
+        0.5,
+        math.nan,
+        Fraction(1, 2),
+        "3",
+        "1/2",
+        "10^5000",
+        "abc",
+        None,
+        [],
+        Opaque(),
+    ]
     return tuple(_const(v, _short(v)) for v in values)
 
 
@@ -629,12 +778,14 @@ SPEC_INSTANCES: dict[str, Callable[[], Any]] = {
 
 
 #: The public names of specs/_api.py, which another change owns.
-SPEC_API = frozenset(f"dpverify.specs.{name}" for name in ("Attempt", "Bisection", "Bounded", "Case", "Exhaustive",
-                                                           "Input", "Spec"))
+SPEC_API = frozenset(
+    f"dpverify.specs.{name}" for name in ("Attempt", "Bisection", "Bounded", "Case", "Exhaustive", "Input", "Spec")
+)
 
 #: Constructors of the ExactPmf container: what they return sums to what the caller gave.
-CONTAINERS = frozenset({"dpverify.specs.ExactPmf", "ExactPmf((0,1,2),(1,2,1),4).from_fractions", "ExactPmf",
-                        "product_pmf.from_fractions"})
+CONTAINERS = frozenset(
+    {"dpverify.specs.ExactPmf", "ExactPmf((0,1,2),(1,2,1),4).from_fractions", "ExactPmf", "product_pmf.from_fractions"}
+)
 
 
 @dataclass
@@ -701,33 +852,44 @@ def _only_with_broken_sources(call: ApiCall, bound: float) -> bool:
     if not any(v.label in broken for v in [*call.args, *call.kwargs.values()]):
         return False
     zero = Value("SeededRandomSource(1)", lambda: SeededRandomSource(1))
-    fixed = ApiCall(call.target, [zero if v.label in broken else v for v in call.args],
-                    {k: zero if v.label in broken else v for k, v in call.kwargs.items()})
+    fixed = ApiCall(
+        call.target,
+        [zero if v.label in broken else v for v in call.args],
+        {k: zero if v.label in broken else v for k, v in call.kwargs.items()},
+    )
     _, error, _ = run_api(fixed, bound)
     return error is None or not foreign(error)
 
 
-def judge_api(call: ApiCall, result: Any, error: BaseException | None, seconds: float,
-              bound: float = QUICK_BOUND_S) -> list[tuple[str, str]]:
+def judge_api(
+    call: ApiCall, result: Any, error: BaseException | None, seconds: float, bound: float = QUICK_BOUND_S
+) -> list[tuple[str, str]]:
     """The problems of one API call as ``(category, message)``."""
     labels = [v.label for v in [*call.args, *call.kwargs.values()]]
     return _judge_api(call, labels, result, error, seconds, bound)
 
 
-def _judge_api(call: ApiCall, labels: list[str], result: Any, error: BaseException | None, seconds: float,
-               bound: float) -> list[tuple[str, str]]:
+def _judge_api(
+    call: ApiCall, labels: list[str], result: Any, error: BaseException | None, seconds: float, bound: float
+) -> list[tuple[str, str]]:
     from dpverify.specs import ExactPmf
 
     if isinstance(error, CaseTimeout):
-        category = "huge-number" if any("^" in label or "e9" in label or "bits>" in label for label in labels) else "hang"
+        category = (
+            "huge-number" if any("^" in label or "e9" in label or "bits>" in label for label in labels) else "hang"
+        )
         return [(category, f"no answer within the bound ({seconds:.1f} s)")]
     if error is not None:
         if not foreign(error):
             if isinstance(error, DpverifyError) and len(str(error).splitlines()[0] if str(error) else "") > MAX_LINE:
                 return [("long-message", f"message of {len(str(error))} characters")]
             return []
-        return [("rng-contract" if _only_with_broken_sources(call, bound) else "foreign-exception",
-                 f"raised {describe_error(error)}")]
+        return [
+            (
+                "rng-contract" if _only_with_broken_sources(call, bound) else "foreign-exception",
+                f"raised {describe_error(error)}",
+            )
+        ]
     problems = []
     if call.target.name in CONTAINERS or call.target.name.endswith(".from_fractions"):
         return problems  # an ExactPmf built by the caller is a container: its total is the caller's
@@ -829,7 +991,7 @@ RAW_SKIP = {
 METHOD_SKIP = {
     "RandomCompat.seed": "random.Random's own: seeding the OS source is a no-op",
     "SeededRandomSource.from_blocks": "a known gap: width is not bounded (10^100 gives OverflowError) and a blocks "
-                                      "callable's own TypeError passes through",
+    "callable's own TypeError passes through",
 }
 
 
@@ -872,8 +1034,9 @@ def public_dataclasses() -> tuple[type, ...]:
     return tuple(found)
 
 
-def _keyword_arguments(draw: st.DrawFn, signature: inspect.Signature, pool: Sequence[Value], counts: Sequence[Value],
-                       keep_default: int = 3) -> tuple[list[Value], dict[str, Value]]:
+def _keyword_arguments(
+    draw: st.DrawFn, signature: inspect.Signature, pool: Sequence[Value], counts: Sequence[Value], keep_default: int = 3
+) -> tuple[list[Value], dict[str, Value]]:
     """Every parameter by keyword (positional-only ones by position), optional ones sometimes
     left out; ``*args`` get zero to three values."""
     args: list[Value] = []
@@ -897,7 +1060,9 @@ def _keyword_arguments(draw: st.DrawFn, signature: inspect.Signature, pool: Sequ
 
 
 @st.composite
-def method_call(draw: st.DrawFn, all_targets: Sequence[Target], pool: Sequence[Value], counts: Sequence[Value]) -> ApiCall:
+def method_call(
+    draw: st.DrawFn, all_targets: Sequence[Target], pool: Sequence[Value], counts: Sequence[Value]
+) -> ApiCall:
     """Keyword calls: a public method of a returned object, a public dataclass built directly
     from drawn fields, or a public method of such a directly built instance (which must be as
     checked as one from ``create``); ``all_targets`` is unused (the signature matches

@@ -20,7 +20,7 @@ import pytest
 #: The module's name, importable once :func:`spec_module` has written it.
 MODULE = "dpverify_report_specs"
 
-SOURCE = '''
+SOURCE = """
 from dpverify.specs import Case, Input, PureDp, Rational, Spec
 
 
@@ -53,7 +53,7 @@ FLIP = _spec("flip", flip, "1/3", "2/5")
 OFF_BY_ONE = _spec("flip-off-by-one", flip_off_by_one, "2/5")
 BROKEN = _spec("flip-broken", flip, "2/5", pmf=pmf_without_the_flip)
 SPECS = (FLIP, OFF_BY_ONE, BROKEN)
-'''
+"""
 
 
 @contextlib.contextmanager

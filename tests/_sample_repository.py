@@ -15,8 +15,7 @@ _IDENTITY = ("-c", "user.name=ci", "-c", "user.email=ci@example.invalid")
 
 
 def git(directory: Path, *words: str) -> str:
-    return subprocess.run(["git", *_IDENTITY, *words], cwd=directory, check=True, capture_output=True,
-                          text=True).stdout
+    return subprocess.run(["git", *_IDENTITY, *words], cwd=directory, check=True, capture_output=True, text=True).stdout
 
 
 def commit_all(directory: Path) -> str:
@@ -39,4 +38,4 @@ def edit_sampler(workspace: Path, old: str, new: str) -> int:
     text = sampler.read_text(encoding="utf-8")
     assert text.count(old) == 1
     sampler.write_text(text.replace(old, new), encoding="utf-8")
-    return text[:text.index(old)].count("\n") + 1
+    return text[: text.index(old)].count("\n") + 1

@@ -21,8 +21,9 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
 
 
 def test_text_output_lists_every_bound_and_the_choice(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = _run(capsys, "--mechanism", "gaussian", "--epsilon", "0.1", "--delta", "1e-6", "--k", "5",
-                          "--delta-prime", "1e-6")
+    code, out, err = _run(
+        capsys, "--mechanism", "gaussian", "--epsilon", "0.1", "--delta", "1e-6", "--k", "5", "--delta-prime", "1e-6"
+    )
     assert code == 0 and err == ""
     for name in ("basic", "advanced", "drv", "zcdp-bs16", "zcdp-cks20", "kov", "chosen", "target", "noise"):
         assert f"  {name}" in out, name
@@ -31,8 +32,20 @@ def test_text_output_lists_every_bound_and_the_choice(capsys: pytest.CaptureFixt
 
 
 def test_json_document(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = _run(capsys, "--mechanism", "approx", "--epsilon", "0.5", "--delta", "1e-7", "--k", "10^2",
-                        "--delta-prime", "1e-6", "--json")
+    code, out, _ = _run(
+        capsys,
+        "--mechanism",
+        "approx",
+        "--epsilon",
+        "0.5",
+        "--delta",
+        "1e-7",
+        "--k",
+        "10^2",
+        "--delta-prime",
+        "1e-6",
+        "--json",
+    )
     document = json.loads(out)
     assert code == 0 and document["schema"] == "dpverify.account/1"
     assert document["parameters"] == {"epsilon": "1/2", "delta": "1/10000000", "k": 100, "delta_prime": "1/1000000"}
@@ -47,29 +60,56 @@ def test_json_document(capsys: pytest.CaptureFixture[str]) -> None:
     assert not zcdp["applies"] and zcdp["epsilon"] is None and "rho" in zcdp["reason"]
     assert set(document["why"]) == set(names)
     for bound in document["bounds"]:
-        assert set(bound) >= {"name", "citation", "formula", "conditions", "applies", "reason", "vacuous",
-                              "guarantee", "epsilon", "epsilon_exact", "epsilon_interval", "delta_total", "notes"}
+        assert set(bound) >= {
+            "name",
+            "citation",
+            "formula",
+            "conditions",
+            "applies",
+            "reason",
+            "vacuous",
+            "guarantee",
+            "epsilon",
+            "epsilon_exact",
+            "epsilon_interval",
+            "delta_total",
+            "notes",
+        }
         if bound["epsilon_interval"] is not None:
             low, high = map(Fraction, bound["epsilon_interval"])
             assert low <= high <= Fraction(bound["epsilon"])
 
 
 def test_paper_003_example_is_vacuous(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = _run(capsys, "--mechanism", "gaussian", "--epsilon", "0.1", "--delta", "0.2", "--k", "5",
-                        "--delta-prime", "1e-6")
+    code, out, _ = _run(
+        capsys, "--mechanism", "gaussian", "--epsilon", "0.1", "--delta", "0.2", "--k", "5", "--delta-prime", "1e-6"
+    )
     assert code == 0
     assert "VACUOUS (>= 1)" in out and "chosen          none" in out
     assert out.count("VACUOUS, no guarantee") == 6 and "eps' <=" not in out
-    code, out, _ = _run(capsys, "--mechanism", "gaussian", "--epsilon", "0.1", "--delta", "0.2", "--k", "5",
-                        "--delta-prime", "1e-6", "--json")
+    code, out, _ = _run(
+        capsys,
+        "--mechanism",
+        "gaussian",
+        "--epsilon",
+        "0.1",
+        "--delta",
+        "0.2",
+        "--k",
+        "5",
+        "--delta-prime",
+        "1e-6",
+        "--json",
+    )
     document = json.loads(out)
     assert document["vacuous"] and document["chosen"] is None
     assert all(bound["vacuous"] and bound["epsilon"] is None for bound in document["bounds"])
 
 
 def test_laplace_reports_its_scale(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = _run(capsys, "--mechanism", "laplace", "--epsilon", "0.25", "--k", "3", "--delta-prime", "1e-6",
-                        "--sensitivity", "2")
+    code, out, _ = _run(
+        capsys, "--mechanism", "laplace", "--epsilon", "0.25", "--k", "3", "--delta-prime", "1e-6", "--sensitivity", "2"
+    )
     assert code == 0 and "Laplace scale b = s/eps = 8 (s = 2)" in out
 
 
@@ -79,20 +119,46 @@ def test_laplace_reports_its_scale(capsys: pytest.CaptureFixture[str]) -> None:
         (["--mechanism", "pure", "--epsilon", "1", "--k", "0", "--delta-prime", "1e-6"], "k must be an integer"),
         (["--mechanism", "pure", "--epsilon", "1", "--delta-prime", "1e-6"], "required: --k"),
         (["--mechanism", "exp", "--epsilon", "1", "--k", "2", "--delta-prime", "1e-6"], "invalid choice"),
-        (["--mechanism", "pure", "--epsilon", "0.1.5", "--k", "2", "--delta-prime", "1e-6"], "epsilon must be a rational"),
+        (
+            ["--mechanism", "pure", "--epsilon", "0.1.5", "--k", "2", "--delta-prime", "1e-6"],
+            "epsilon must be a rational",
+        ),
         (["--mechanism", "pure", "--epsilon", "nan", "--k", "2", "--delta-prime", "1e-6"], "epsilon must be"),
-        (["--mechanism", "approx", "--epsilon", "1", "--delta", "1", "--k", "2", "--delta-prime", "1e-6"],
-         "delta must be a rational in [0, 1)"),
-        (["--mechanism", "pure", "--epsilon", "1", "--delta", "1e-6", "--k", "2", "--delta-prime", "1e-6"],
-         "delta must be 0 for mechanism=pure"),
-        (["--mechanism", "gaussian", "--epsilon", "1", "--delta", "1e-6", "--k", "2", "--delta-prime", "1e-6",
-          "--rho", "1"], "rho must not be given"),
-        (["--mechanism", "gaussian", "--epsilon", "0.1", "--k", "2", "--delta-prime", "1e-6"],
-         "must be > 0 for mechanism=gaussian"),
+        (
+            ["--mechanism", "approx", "--epsilon", "1", "--delta", "1", "--k", "2", "--delta-prime", "1e-6"],
+            "delta must be a rational in [0, 1)",
+        ),
+        (
+            ["--mechanism", "pure", "--epsilon", "1", "--delta", "1e-6", "--k", "2", "--delta-prime", "1e-6"],
+            "delta must be 0 for mechanism=pure",
+        ),
+        (
+            [
+                "--mechanism",
+                "gaussian",
+                "--epsilon",
+                "1",
+                "--delta",
+                "1e-6",
+                "--k",
+                "2",
+                "--delta-prime",
+                "1e-6",
+                "--rho",
+                "1",
+            ],
+            "rho must not be given",
+        ),
+        (
+            ["--mechanism", "gaussian", "--epsilon", "0.1", "--k", "2", "--delta-prime", "1e-6"],
+            "must be > 0 for mechanism=gaussian",
+        ),
         (["--mechanism", "pure", "--epsilon", "1", "--k", "2", "--delta-prime", "0"], "delta_prime must be"),
         (["--mechanism", "pure", "--epsilon", "10^5", "--k", "2", "--delta-prime", "1e-6"], "epsilon <= 10^4"),
-        (["--mechanism", "pure", "--epsilon", "1", "--k", "2", "--delta-prime", "1e-6", "--sensitivity", "0"],
-         "sensitivity must be"),
+        (
+            ["--mechanism", "pure", "--epsilon", "1", "--k", "2", "--delta-prime", "1e-6", "--sensitivity", "0"],
+            "sensitivity must be",
+        ),
     ],
 )
 def test_bad_usage_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
@@ -106,15 +172,20 @@ def test_bad_usage_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], ar
 @pytest.mark.parametrize(
     ("option", "value", "limit"),
     [
-        ("--delta-prime", "1e-1000", "denominator has 1001 digits and the limit is 1000 digits for a numerator or a "
-                                     "denominator, so 1e-999 is the smallest power of ten allowed"),
+        (
+            "--delta-prime",
+            "1e-1000",
+            "denominator has 1001 digits and the limit is 1000 digits for a numerator or a "
+            "denominator, so 1e-999 is the smallest power of ten allowed",
+        ),
         ("--delta-prime", "1/10^1000", "denominator has 1001 digits and the limit is 1000 digits"),
         ("--delta", "1e-99999", "exponent -99999 is outside -1000..1000"),
         ("--epsilon", "10^1000", "numerator has 1001 digits and the limit is 1000 digits"),
     ],
 )
-def test_a_number_past_the_limits_names_the_limit_it_passes(capsys: pytest.CaptureFixture[str], option: str,
-                                                            value: str, limit: str) -> None:
+def test_a_number_past_the_limits_names_the_limit_it_passes(
+    capsys: pytest.CaptureFixture[str], option: str, value: str, limit: str
+) -> None:
     given = {"--mechanism": "approx", "--epsilon": "1", "--delta": "1e-9", "--k": "2", "--delta-prime": "1e-6"}
     code, out, err = _run(capsys, *(word for name, v in {**given, option: value}.items() for word in (name, v)))
     assert code == 2 and out == "" and err.count("\n") == 1 and len(err) < 300
@@ -124,4 +195,3 @@ def test_a_number_past_the_limits_names_the_limit_it_passes(capsys: pytest.Captu
     inside = {"1e-1000": "1e-999", "1/10^1000": "1/10^999", "1e-99999": "1e-999", "10^1000": "10^3"}[value]
     code, _, err = _run(capsys, *(word for name, v in {**given, option: inside}.items() for word in (name, v)))
     assert code == 0, err
-

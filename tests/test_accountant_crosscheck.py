@@ -27,8 +27,9 @@ from typing import Any
 
 import mpmath
 import pytest
-from dpverify.specs._enclosure import enclose, iv_rational
 from mpmath import iv
+
+from dpverify.specs._enclosure import enclose, iv_rational
 
 _PATH = Path(__file__).resolve().parents[1] / "bench" / "bench_accountants_crosscheck.py"
 _SPEC = importlib.util.spec_from_file_location("bench_accountants_crosscheck", _PATH)
@@ -103,8 +104,10 @@ def test_laplace_epsilon_bracket_ends_have_certified_deltas(instance: Any) -> No
     assert below.delta(low - low / 10**12).low > instance.at
 
 
-@pytest.mark.parametrize(("s", "m", "r", "eps"), [(Fraction(101, 100), 100, 10, "1/2"), (Fraction(51, 50), 25, 5, "0"),
-                                                 (Fraction(1001, 1000), 500, 20, "0.3")])
+@pytest.mark.parametrize(
+    ("s", "m", "r", "eps"),
+    [(Fraction(101, 100), 100, 10, "1/2"), (Fraction(51, 50), 25, 5, "0"), (Fraction(1001, 1000), 500, 20, "0.3")],
+)
 def test_laplace_one_step_bracket_holds_the_closed_form(s: Fraction, m: int, r: int, eps: str) -> None:
     """One Laplace step of ``1/b = e`` has ``delta(eps') = 1 - e^((eps' - e)/2)`` for ``eps' <= e``."""
     low, high = bench.laplace_bracket(s, m, r, 1, "delta", Fraction(eps))
@@ -173,16 +176,21 @@ def test_library_value_is_consistent_with_the_certified_interval(library: str, i
     low, high = _certified(instance)
     known = []
     for value in _values(library, instance):
-        print(f"{instance.query} {instance.name}: {value.library} {value.method} {value.text()}; "
-              f"dpverify [{float(low)}, {float(high)}]")
-        message = (f"{value.library} {value.method} ({value.kind}) gives {value.text()}, outside dpverify's "
-                   f"certified [{float(low)}, {float(high)}] for {instance.query} at {instance.name}")
+        print(
+            f"{instance.query} {instance.name}: {value.library} {value.method} {value.text()}; "
+            f"dpverify [{float(low)}, {float(high)}]"
+        )
+        message = (
+            f"{value.library} {value.method} ({value.kind}) gives {value.text()}, outside dpverify's "
+            f"certified [{float(low)}, {float(high)}] for {instance.query} at {instance.name}"
+        )
         finding = bench.KNOWN_FINDINGS.get((value.library, value.method, instance.query, instance.mechanism))
         if finding is None:
             assert value.consistent(low, high, relative=instance.query == "delta"), message
         else:
             assert not value.consistent(low, high, relative=instance.query == "delta"), (
-                f"a known finding no longer reproduces; update KNOWN_FINDINGS: {finding}")
+                f"a known finding no longer reproduces; update KNOWN_FINDINGS: {finding}"
+            )
             known.append(f"{message}. {finding}")
     if known:
         pytest.xfail("; ".join(known))
@@ -226,4 +234,5 @@ def test_library_rdp_curve_matches_the_certified_curve(library: str, curve: Any)
         low, high = bench.certified_rdp(curve, order)
         assert math.isfinite(value)
         assert float(low) * (1 - bench.FLOAT) <= value <= float(high) * (1 + bench.FLOAT), (
-            f"{library}: RDP of order {order} is {value}, certified [{float(low)}, {float(high)}]")
+            f"{library}: RDP of order {order} is {value}, certified [{float(low)}, {float(high)}]"
+        )

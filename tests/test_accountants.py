@@ -44,8 +44,8 @@ from dpverify.specs import (
     zcdp_delta,
     zcdp_epsilon,
 )
-from dpverify.specs._interval_tools import decimal_text, mpf_compare, mpf_decimal, mpf_fraction
 from dpverify.specs._enclosure import interval_precision, iv_rational
+from dpverify.specs._interval_tools import decimal_text, mpf_compare, mpf_decimal, mpf_fraction
 
 # --- oracles ----------------------------------------------------------------------------------------------
 
@@ -107,8 +107,17 @@ def _kov_interval(eps: object, delta: object, k: int, delta_prime: object) -> tu
 
 @pytest.mark.parametrize(
     ("eps", "k", "delta_prime"),
-    [("1/10", 1, "1/10"), ("1", 1, "1/10"), ("1/2", 3, "1/100"), ("0.3", 5, "1e-3"), ("1", 8, "1e-4"),
-     ("2", 10, "1e-6"), ("1/7", 12, "1/3"), ("3/2", 9, "1e-9"), ("0.05", 11, "0.02")],
+    [
+        ("1/10", 1, "1/10"),
+        ("1", 1, "1/10"),
+        ("1/2", 3, "1/100"),
+        ("0.3", 5, "1e-3"),
+        ("1", 8, "1e-4"),
+        ("2", 10, "1e-6"),
+        ("1/7", 12, "1/3"),
+        ("3/2", 9, "1e-9"),
+        ("0.05", 11, "0.02"),
+    ],
 )
 def test_kov_is_the_exact_epsilon_of_randomized_response(eps: str, k: int, delta_prime: str) -> None:
     """At the reported (rounded-up) eps' the brute-force delta is certainly <= delta'; just below
@@ -135,8 +144,10 @@ def test_kov_with_delta_is_exact_for_the_dominating_pair(eps: str, delta: str, k
         assert _lower(_brute_dominating_delta(e, d, k, low - low / 10**15)) > target
 
 
-@pytest.mark.parametrize(("eps", "delta", "k", "u"), [("1/2", 0, 6, "1/3"), ("1", 0, 9, "2"), ("0.3", "0.01", 4, "0.2"),
-                                                     ("2", 0, 7, 0), ("1/3", "1/50", 3, "1/2")])
+@pytest.mark.parametrize(
+    ("eps", "delta", "k", "u"),
+    [("1/2", 0, 6, "1/3"), ("1", 0, 9, "2"), ("0.3", "0.01", 4, "0.2"), ("2", 0, 7, 0), ("1/3", "1/50", 3, "1/2")],
+)
 def test_kov_delta_encloses_the_brute_force_sum(eps: str, delta: object, k: int, u: object) -> None:
     low, high = kov_delta(eps, delta, k, u)
     e, d, point = Fraction(eps), Fraction(delta), Fraction(u)
@@ -165,14 +176,27 @@ def _assert_sound(eps: object, delta: object, k: int, delta_prime: object) -> di
 
 @pytest.mark.parametrize(
     ("eps", "k", "delta_prime"),
-    [("0.01", 100, "1e-6"), ("0.1", 10, "1e-6"), ("0.1", 100, "1e-6"), ("0.1", 1000, "1e-9"), ("0.5", 50, "1e-5"),
-     ("1", 20, "1e-5"), ("1", 200, "1e-8"), ("2", 1000, "1e-6"), ("1/3", 7, "1/3"), ("0.001", 10000, "1e-6"),
-     ("5", 30, "1e-3"), ("0.2", 1, "1e-12")],
+    [
+        ("0.01", 100, "1e-6"),
+        ("0.1", 10, "1e-6"),
+        ("0.1", 100, "1e-6"),
+        ("0.1", 1000, "1e-9"),
+        ("0.5", 50, "1e-5"),
+        ("1", 20, "1e-5"),
+        ("1", 200, "1e-8"),
+        ("2", 1000, "1e-6"),
+        ("1/3", 7, "1/3"),
+        ("0.001", 10000, "1e-6"),
+        ("5", 30, "1e-3"),
+        ("0.2", 1, "1e-12"),
+    ],
 )
 def test_every_bound_is_at_least_the_exact_epsilon(eps: str, k: int, delta_prime: str) -> None:
     ratios = _assert_sound(eps, 0, k, delta_prime)
-    print(f"eps={eps} k={k} delta'={delta_prime}: bound / exact = "
-          + ", ".join(f"{name} {ratio:.4f}" for name, ratio in ratios.items()))
+    print(
+        f"eps={eps} k={k} delta'={delta_prime}: bound / exact = "
+        + ", ".join(f"{name} {ratio:.4f}" for name, ratio in ratios.items())
+    )
     assert ratios["kov"] == pytest.approx(1, rel=1e-9)
 
 
@@ -185,8 +209,10 @@ def test_every_bound_is_at_least_the_exact_epsilon(eps: str, k: int, delta_prime
 )
 def test_every_bound_is_sound_hypothesis(eps: Fraction, k: int, exponent: int, delta: Fraction) -> None:
     ratios = _assert_sound(eps, delta, k, Fraction(1, 10**exponent))
-    print(f"eps={eps} delta={delta} k={k} delta'=1e-{exponent}: "
-          + ", ".join(f"{name} {ratio:.3f}" for name, ratio in ratios.items()))
+    print(
+        f"eps={eps} delta={delta} k={k} delta'=1e-{exponent}: "
+        + ", ".join(f"{name} {ratio:.3f}" for name, ratio in ratios.items())
+    )
 
 
 # --- paper 003 ---------------------------------------------------------------------------------------------
@@ -248,8 +274,10 @@ def _cks_grid_minimum(rho: float, delta: float) -> mpmath.mpf:
         return max(best, mpmath.mpf(0))
 
 
-@pytest.mark.parametrize(("rho", "delta"), [("1/2", "1e-6"), ("1/200", "1e-5"), ("3", "1e-9"), ("0.01", "0.1"),
-                                            ("1/10000", "1e-12"), ("40", "1e-3")])
+@pytest.mark.parametrize(
+    ("rho", "delta"),
+    [("1/2", "1e-6"), ("1/200", "1e-5"), ("3", "1e-9"), ("0.01", "0.1"), ("1/10000", "1e-12"), ("40", "1e-3")],
+)
 def test_cks20_conversion_is_near_optimal_and_below_bs16(rho: str, delta: str) -> None:
     low, high = zcdp_epsilon(rho, delta)
     grid = _cks_grid_minimum(float(Fraction(rho)), float(Fraction(delta)))
@@ -263,8 +291,11 @@ def test_cks20_conversion_is_near_optimal_and_below_bs16(rho: str, delta: str) -
 
 
 @settings(max_examples=40)
-@given(rho=st.fractions(min_value=Fraction(1, 10**6), max_value=100, max_denominator=10**6),
-       exponent=st.integers(1, 30), k=st.integers(1, 1000))
+@given(
+    rho=st.fractions(min_value=Fraction(1, 10**6), max_value=100, max_denominator=10**6),
+    exponent=st.integers(1, 30),
+    k=st.integers(1, 1000),
+)
 def test_cks20_is_never_above_bs16(rho: Fraction, exponent: int, k: int) -> None:
     delta = Fraction(1, 10**exponent)
     bs, cks = zcdp_bs16_composition(10**4, 0, k, delta, rho=rho), zcdp_cks20_composition(10**4, 0, k, delta, rho=rho)
@@ -410,15 +441,17 @@ def _rr_pld_epsilons(eps: float, k: int, delta: float) -> tuple[float, float]:
     noise = 2 / (1 + math.exp(eps))  # keeps the input with 1 - p/2 = e^eps / (1 + e^eps)
     values = []
     for pessimistic in (False, True):
-        distribution = pld.from_randomized_response(noise, 2, pessimistic_estimate=pessimistic,
-                                                    value_discretization_interval=_H)
+        distribution = pld.from_randomized_response(
+            noise, 2, pessimistic_estimate=pessimistic, value_discretization_interval=_H
+        )
         values.append(distribution.self_compose(k).get_epsilon_for_delta(delta))
     return values[0], values[1]
 
 
-@pytest.mark.parametrize(("eps", "k", "delta_prime"),
-                         [("0.1", 100, "1e-6"), ("1", 20, "1e-5"), ("0.5", 3, "0.3"), ("0.3", 60, "1e-8"),
-                          ("0.05", 400, "1e-6")])
+@pytest.mark.parametrize(
+    ("eps", "k", "delta_prime"),
+    [("0.1", 100, "1e-6"), ("1", 20, "1e-5"), ("0.5", 3, "0.3"), ("0.3", 60, "1e-8"), ("0.05", 400, "1e-6")],
+)
 def test_kov_agrees_with_dp_accounting_pld_for_randomized_response(eps: str, k: int, delta_prime: str) -> None:
     optimistic, pessimistic = _rr_pld_epsilons(float(Fraction(eps)), k, float(Fraction(delta_prime)))
     low, high = _kov_interval(eps, 0, k, delta_prime)
@@ -431,10 +464,13 @@ def test_kov_agrees_with_dp_accounting_pld_for_randomized_response(eps: str, k: 
             assert float(Fraction(bound.epsilon)) >= optimistic - _FLOAT, bound.name
 
 
-@pytest.mark.parametrize(("eps", "delta", "k", "delta_prime"),
-                         [("0.1", "1e-7", 100, "1e-6"), ("0.5", "1e-4", 30, "1e-3"), ("1", "0.01", 10, "0.05")])
-def test_kov_with_delta_agrees_with_dp_accounting_privacy_parameters_pld(eps: str, delta: str, k: int,
-                                                                         delta_prime: str) -> None:
+@pytest.mark.parametrize(
+    ("eps", "delta", "k", "delta_prime"),
+    [("0.1", "1e-7", 100, "1e-6"), ("0.5", "1e-4", 30, "1e-3"), ("1", "0.01", 10, "0.05")],
+)
+def test_kov_with_delta_agrees_with_dp_accounting_privacy_parameters_pld(
+    eps: str, delta: str, k: int, delta_prime: str
+) -> None:
     pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
     common = pytest.importorskip("dp_accounting.pld.common")
     parameters = common.DifferentialPrivacyParameters(float(Fraction(eps)), float(Fraction(delta)))
@@ -445,10 +481,13 @@ def test_kov_with_delta_agrees_with_dp_accounting_privacy_parameters_pld(eps: st
     assert float(low) <= theirs + _FLOAT and theirs <= float(high) + k * _H + _FLOAT
 
 
-@pytest.mark.parametrize(("eps", "delta", "k", "delta_prime"),
-                         [("0.1", "1e-6", 5, "1e-6"), ("0.5", "1e-5", 20, "1e-6"), ("0.9", "1e-3", 3, "1e-4")])
-def test_gaussian_bounds_are_above_dp_accounting_pld_and_match_its_rdp(eps: str, delta: str, k: int,
-                                                                       delta_prime: str) -> None:
+@pytest.mark.parametrize(
+    ("eps", "delta", "k", "delta_prime"),
+    [("0.1", "1e-6", 5, "1e-6"), ("0.5", "1e-5", 20, "1e-6"), ("0.9", "1e-3", 3, "1e-4")],
+)
+def test_gaussian_bounds_are_above_dp_accounting_pld_and_match_its_rdp(
+    eps: str, delta: str, k: int, delta_prime: str
+) -> None:
     """The classic calibration's sigma: none of our bounds is below the PLD's optimistic epsilon of
     the composed Gaussian; our CKS20 value is <= the RDP accountant's (same conversion, which
     optimises over a finite list of orders; ours over all of them, see
@@ -459,8 +498,9 @@ def test_gaussian_bounds_are_above_dp_accounting_pld_and_match_its_rdp(eps: str,
     e, d = float(Fraction(eps)), float(Fraction(delta))
     sigma = math.sqrt(2 * math.log(1.25 / d)) / e
     target = float(k * Fraction(delta) + Fraction(delta_prime))
-    optimistic = pld.from_gaussian_mechanism(sigma, pessimistic_estimate=False, value_discretization_interval=_H,
-                                            use_connect_dots=False)
+    optimistic = pld.from_gaussian_mechanism(
+        sigma, pessimistic_estimate=False, value_discretization_interval=_H, use_connect_dots=False
+    )
     floor = optimistic.self_compose(k).get_epsilon_for_delta(target)
     result = account(eps, delta, k, delta_prime, mechanism="gaussian")
     for bound in result.bounds:
@@ -477,8 +517,9 @@ def test_gaussian_bounds_are_above_dp_accounting_pld_and_match_its_rdp(eps: str,
 @pytest.mark.parametrize(("eps", "k", "delta_prime"), [("0.1", 50, "1e-6"), ("1", 10, "1e-5")])
 def test_laplace_bounds_are_above_dp_accounting_pld(eps: str, k: int, delta_prime: str) -> None:
     pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
-    optimistic = pld.from_laplace_mechanism(1 / float(Fraction(eps)), pessimistic_estimate=False,
-                                            value_discretization_interval=_H, use_connect_dots=False)
+    optimistic = pld.from_laplace_mechanism(
+        1 / float(Fraction(eps)), pessimistic_estimate=False, value_discretization_interval=_H, use_connect_dots=False
+    )
     floor = optimistic.self_compose(k).get_epsilon_for_delta(float(Fraction(delta_prime)))
     result = account(eps, 0, k, delta_prime, mechanism="laplace")
     assert result.noise["laplace_scale"] == str(Fraction(1) / Fraction(eps))

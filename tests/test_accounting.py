@@ -62,7 +62,10 @@ def test_known_value_sigma2_1_epsilon_1_sensitivity_1() -> None:
     enclosure = dgauss_delta(1, 1, 1, dps=50)
     with mpmath.workdps(70):
         oracle = _hockey_stick_oracle(Fraction(1), Fraction(1), 1)
-        assert abs(oracle - mpmath.mpf("0.14135133940562190809954167711568782282614576897994735700104")) < mpmath.mpf(10) ** -58
+        assert (
+            abs(oracle - mpmath.mpf("0.14135133940562190809954167711568782282614576897994735700104"))
+            < mpmath.mpf(10) ** -58
+        )
         assert enclosure[0] <= oracle <= enclosure[1]
     assert _relative_width(enclosure) <= mpmath.mpf(10) ** -50
     report = dgauss_privacy(1, 1, 1)
@@ -136,7 +139,7 @@ def test_sigma2_10_to_the_100_epsilon_1_matches_the_positive_term_sum() -> None:
         s = mpmath.mpf(sigma2)
         m1 = sigma2  # floor(eps*sigma2/D - D/2) + 1 with eps = D = 1
         terms = (
-            mpmath.exp(-mpmath.mpf(y) ** 2 / (2 * s)) * -mpmath.expm1(-((2 * mpmath.mpf(y) + 1) / (2 * s) - 1))
+            mpmath.exp(-(mpmath.mpf(y) ** 2) / (2 * s)) * -mpmath.expm1(-((2 * mpmath.mpf(y) + 1) / (2 * s) - 1))
             for y in range(m1, m1 + 600)
         )
         oracle = mpmath.fsum(terms) / mpmath.sqrt(2 * mpmath.pi * s)
@@ -160,8 +163,10 @@ def test_sigma2_10_to_the_100_small_epsilon_matches_erfc(epsilon: Fraction, D: i
         m2 = int(mpmath.floor(eps * s / D + mpmath.mpf(D) / 2)) + 1
 
         def tail(m: int) -> mpmath.mpf:
-            f = mpmath.exp(-mpmath.mpf(m) ** 2 / (2 * s))
-            return sigma * mpmath.sqrt(mpmath.pi / 2) * mpmath.erfc(m / (sigma * mpmath.sqrt(2))) + f / 2 + m / s * f / 12
+            f = mpmath.exp(-(mpmath.mpf(m) ** 2) / (2 * s))
+            return (
+                sigma * mpmath.sqrt(mpmath.pi / 2) * mpmath.erfc(m / (sigma * mpmath.sqrt(2))) + f / 2 + m / s * f / 12
+            )
 
         oracle = (tail(m1) - mpmath.exp(eps) * tail(m2)) / mpmath.sqrt(2 * mpmath.pi * s)
         assert abs(oracle - low) <= mpmath.mpf(10) ** -39 * oracle
@@ -186,7 +191,11 @@ def test_sigma2_10_to_the_100_privacy_report_is_finite_and_decreasing() -> None:
 
 def test_euler_maclaurin_tails_agree_with_direct_tails(monkeypatch: pytest.MonkeyPatch) -> None:
     """Force Euler–Maclaurin where the direct sum also works: the enclosures must overlap."""
-    cases = [(Fraction(50), Fraction(1, 5), 2), (Fraction(10**4), Fraction(1, 50), 1), (Fraction(10**4), Fraction(2), 3)]
+    cases = [
+        (Fraction(50), Fraction(1, 5), 2),
+        (Fraction(10**4), Fraction(1, 50), 1),
+        (Fraction(10**4), Fraction(2), 3),
+    ]
     direct = [dgauss_delta(*case, dps=40) for case in cases]
     monkeypatch.setattr(_accounting, "DIRECT_MAX_TERMS", 0)
     for case, expected in zip(cases, direct):
@@ -267,8 +276,18 @@ def test_bad_input_is_refused_with_one_line(call: object, message: str) -> None:
     assert "\n" not in str(raised.value)
 
 
-@pytest.mark.parametrize("x", [Fraction(0), Fraction(1, 3), Fraction(700), Fraction(5 * 10**8), Fraction(2**4096),
-                               Fraction(2**4096 + 1), Fraction(3 * 2**16607 + 1, 3)])
+@pytest.mark.parametrize(
+    "x",
+    [
+        Fraction(0),
+        Fraction(1, 3),
+        Fraction(700),
+        Fraction(5 * 10**8),
+        Fraction(2**4096),
+        Fraction(2**4096 + 1),
+        Fraction(3 * 2**16607 + 1, 3),
+    ],
+)
 def test_exp_neg_encloses_e_to_the_minus_x(x: Fraction) -> None:
     from mpmath import iv
 

@@ -13,7 +13,6 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
-
 from _action_runner import ROOT, load_action, run_action
 from _sample_repository import CORRECT, PLANTED, SAMPLE, edit_sampler, sample_repository
 
@@ -23,8 +22,15 @@ SARIF_SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-2.1.0-rtm.5.json").r
 def _inputs(**extra: str) -> dict[str, str]:
     # dpverify is this checkout, already importable by this interpreter: the install step runs
     # without reinstalling it (the slow test below runs the install too).
-    return {"spec-modules": "warner.specs", "install": "", "install-dpverify": "false", "python": sys.executable,
-            "time-limit": "60", "seed": "1", **extra}
+    return {
+        "spec-modules": "warner.specs",
+        "install": "",
+        "install-dpverify": "false",
+        "python": sys.executable,
+        "time-limit": "60",
+        "seed": "1",
+        **extra,
+    }
 
 
 def _sarif(path: Path) -> list[dict]:
@@ -67,8 +73,11 @@ def test_a_planted_one_unit_bug_fails_the_action_on_its_line(tmp_path: Path) -> 
         assert location["artifactLocation"] == {"uri": "warner/sampler.py", "uriBaseId": "%SRCROOT%"}
         assert location["region"]["startLine"] <= line <= location["region"]["endLine"]
         first = result["message"]["text"].splitlines()[0]  # the counterexample: input, output, both probabilities
-        assert re.fullmatch(r"warner/alpha=\S+: exactness violated: code and spec differ at q=0, output=0: "
-                            r"code \d+(/\d+)? vs spec \d+(/\d+)?", first), first
+        assert re.fullmatch(
+            r"warner/alpha=\S+: exactness violated: code and spec differ at q=0, output=0: "
+            r"code \d+(/\d+)? vs spec \d+(/\d+)?",
+            first,
+        ), first
 
     [changed] = _sarif(report / "sarif" / "check-base.sarif")
     assert changed["ruleId"] == "law-changed"
@@ -88,12 +97,14 @@ def test_every_input_is_documented_in_the_readme() -> None:
         assert f"`{name}`" in readme, f"action input {name} is not in the README"
 
 
-@pytest.mark.parametrize("workflow", [ROOT / ".github" / "workflows" / "dpverify.yml",
-                                      SAMPLE / ".github" / "workflows" / "dpverify.yml"])
+@pytest.mark.parametrize(
+    "workflow", [ROOT / ".github" / "workflows" / "dpverify.yml", SAMPLE / ".github" / "workflows" / "dpverify.yml"]
+)
 def test_the_example_workflows_use_the_action_with_inputs_it_declares(workflow: Path) -> None:
     declared = set(load_action()["inputs"])
-    steps = [step for job in yaml.safe_load(workflow.read_text(encoding="utf-8"))["jobs"].values()
-             for step in job["steps"]]
+    steps = [
+        step for job in yaml.safe_load(workflow.read_text(encoding="utf-8"))["jobs"].values() for step in job["steps"]
+    ]
     gates = [step for step in steps if step.get("uses", "").split("@")[0].endswith(("dpverify", "./"))]
     assert gates, f"{workflow} does not use the dpverify action"
     for step in gates:
@@ -110,13 +121,26 @@ def test_the_action_installs_dpverify_and_the_package_into_a_fresh_python(tmp_pa
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
-    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          check=True, capture_output=True, text=True).stdout.strip()
-    here = subprocess.run([sys.executable, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          check=True, capture_output=True, text=True).stdout.strip()
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    here = subprocess.run(
+        [sys.executable, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     (Path(site) / "test-environment.pth").write_text(here + "\n", encoding="utf-8")
-    run = run_action(workspace, _inputs(**{"install-dpverify": "true", "install": ".", "python": str(python),
-                                           "spec-modules": "", "specs": "warner"}), tmp=tmp_path)
+    run = run_action(
+        workspace,
+        _inputs(
+            **{"install-dpverify": "true", "install": ".", "python": str(python), "spec-modules": "", "specs": "warner"}
+        ),
+        tmp=tmp_path,
+    )
     assert not run.failed, run.logs
     assert re.search(r"dpverify \d+\.\d+", run.logs["step0"])
     check = json.loads((workspace / "dpverify-report" / "check.json").read_text())

@@ -18,9 +18,20 @@ import pytest
 
 from dpverify.samplers import DpverifyError, RandomSource
 from dpverify.specs import Case, GridLaplaceSpec, GtmSpec, PureDp, Spec
-from dpverify.verify import (Enumeration, Verdict, check_empirical, check_grid_laplace_claim, check_timing,
-                             code_distribution, enumerate_outputs, grid_claim_smtlib, laplace_float_attack, reproduce,
-                             resolve_papers, timing_channel)
+from dpverify.verify import (
+    Enumeration,
+    Verdict,
+    check_empirical,
+    check_grid_laplace_claim,
+    check_timing,
+    code_distribution,
+    enumerate_outputs,
+    grid_claim_smtlib,
+    laplace_float_attack,
+    reproduce,
+    resolve_papers,
+    timing_channel,
+)
 from dpverify.verify.cli import main
 from dpverify.verify.engine._arguments import MAX_SEED, MIN_MASS
 
@@ -44,8 +55,15 @@ def _geometric(rng: RandomSource) -> int:
 
 
 def _spec(**fields: Any) -> Spec:
-    return Spec("coin", lambda rng: rng.randbelow(2), {}, (Case({}),), PureDp(alpha=1),
-                pmf=lambda p: {0: Fraction(1, 2), 1: Fraction(1, 2)}, **fields)
+    return Spec(
+        "coin",
+        lambda rng: rng.randbelow(2),
+        {},
+        (Case({}),),
+        PureDp(alpha=1),
+        pmf=lambda p: {0: Fraction(1, 2), 1: Fraction(1, 2)},
+        **fields,
+    )
 
 
 def _enumeration() -> Enumeration:
@@ -65,8 +83,11 @@ REFUSED: list[tuple[str, Callable[[], object], str]] = [
     ("timing_channel outputs", lambda: timing_channel(_enumeration(), outputs=[[1]]), "outputs"),
     ("check_timing outputs", lambda: check_timing(_coin, outputs=[Decimal("sNaN")]), "outputs"),
     ("enumerate_outputs min_mass", lambda: enumerate_outputs(_geometric, min_mass=Fraction(1, HUGE)), "min_mass"),
-    ("enumerate_outputs min_mass below the limit", lambda: enumerate_outputs(_geometric, min_mass=MIN_MASS / 2),
-     "min_mass"),
+    (
+        "enumerate_outputs min_mass below the limit",
+        lambda: enumerate_outputs(_geometric, min_mass=MIN_MASS / 2),
+        "min_mass",
+    ),
     ("check_timing min_mass", lambda: check_timing(_geometric, min_mass=Fraction(0)), "min_mass"),
     ("full-width digit", lambda: code_distribution(_gtm(), 0, max_paths="５"), "max_paths"),
     ("full-width digit in a rational", lambda: GtmSpec.create("1/３", 3, 100), "alpha"),
@@ -74,8 +95,9 @@ REFUSED: list[tuple[str, Callable[[], object], str]] = [
 ]
 
 
-@pytest.mark.parametrize("call, name", [(call, name) for _, call, name in REFUSED],
-                         ids=[label for label, _, _ in REFUSED])
+@pytest.mark.parametrize(
+    "call, name", [(call, name) for _, call, name in REFUSED], ids=[label for label, _, _ in REFUSED]
+)
 def test_bad_input_is_one_short_line_naming_the_parameter(call: Callable[[], object], name: str) -> None:
     with pytest.raises(DpverifyError) as refused:
         call()
@@ -110,23 +132,30 @@ def _usage_error(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
     return captured.err
 
 
-@pytest.mark.parametrize("argv", [
-    ["attack", "laplace-float", "--scale", "1", "--q", "0", "--q-prime", "1", "--bits", "５"],
-    ["attack", "laplace-float", "--scale", "1", "--q", "0", "--q-prime", "1", "--bits", "4", "--seed", "1٣"],
-    ["account", "--mechanism", "pure", "--epsilon", "1", "--k", "２", "--delta-prime", "1/10^6"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["attack", "laplace-float", "--scale", "1", "--q", "0", "--q-prime", "1", "--bits", "５"],
+        ["attack", "laplace-float", "--scale", "1", "--q", "0", "--q-prime", "1", "--bits", "4", "--seed", "1٣"],
+        ["account", "--mechanism", "pure", "--epsilon", "1", "--k", "２", "--delta-prime", "1/10^6"],
+    ],
+)
 def test_a_count_option_takes_ascii_digits_only(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
     err = _usage_error(capsys, argv)
     assert err.count("\n") == 1 and err.startswith("dpverify: error: argument --") and "Traceback" not in err
 
 
-@pytest.mark.parametrize("argv, name", [
-    (["pmf", "gtm", "--alpha", "1/3", "--n", "５", "--T", "1000", "--q", "2"], "n"),
-    (["pmf", "gtm", "--alpha", "1/３", "--n", "5", "--T", "1000", "--q", "2"], "alpha"),
-    (["attack", "laplace-float", "--scale", "1", "--q", "０", "--q-prime", "1", "--bits", "4"], "q"),
-])
-def test_a_number_read_by_the_api_takes_ascii_digits_only(capsys: pytest.CaptureFixture[str], argv: list[str],
-                                                           name: str) -> None:
+@pytest.mark.parametrize(
+    "argv, name",
+    [
+        (["pmf", "gtm", "--alpha", "1/3", "--n", "５", "--T", "1000", "--q", "2"], "n"),
+        (["pmf", "gtm", "--alpha", "1/３", "--n", "5", "--T", "1000", "--q", "2"], "alpha"),
+        (["attack", "laplace-float", "--scale", "1", "--q", "０", "--q-prime", "1", "--bits", "4"], "q"),
+    ],
+)
+def test_a_number_read_by_the_api_takes_ascii_digits_only(
+    capsys: pytest.CaptureFixture[str], argv: list[str], name: str
+) -> None:
     assert main(argv) == 2  # read past argparse, by the API's own parsers, which refuse it the same way
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.count("\n") == 1 and "Traceback" not in captured.err

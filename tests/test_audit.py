@@ -52,11 +52,23 @@ def audits(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, Pat
         code, stdout, stderr = _run("audit", *argv, "--out", str(out), "--seed", "1", "--samples", SAMPLES)
         done[name] = (code, out, stdout, stderr)
     with _example_importable():
-        for name, argv in {"own": ("randomized-response", "--k", "4", "--alpha", "999999/1000000"),
-                           "own-broken": ("randomized-response-off-by-one", "--k", "3", "--alpha", "2/5")}.items():
+        for name, argv in {
+            "own": ("randomized-response", "--k", "4", "--alpha", "999999/1000000"),
+            "own-broken": ("randomized-response-off-by-one", "--k", "3", "--alpha", "2/5"),
+        }.items():
             out = tmp_path_factory.mktemp(name) / "report"
-            code, stdout, stderr = _run("audit", *argv, "--spec-module", "own_sampler.specs", "--out", str(out),
-                                        "--seed", "1", "--samples", SAMPLES)
+            code, stdout, stderr = _run(
+                "audit",
+                *argv,
+                "--spec-module",
+                "own_sampler.specs",
+                "--out",
+                str(out),
+                "--seed",
+                "1",
+                "--samples",
+                SAMPLES,
+            )
             done[name] = (code, out, stdout, stderr)
     return done
 
@@ -170,8 +182,14 @@ def test_a_violated_gtm_exits_1_with_the_witness_and_the_papers_bounds(audits: d
     assert case["outcome"] == "violated" and not case["met"]
     privacy = case["privacy"]
     assert privacy["code"]["alpha"] == "9/28" and privacy["closed_form"]["alpha"] == "9/28"
-    assert privacy["code"]["witness"] == {"q": 0, "q_prime": 1, "output": 3, "p": "9/500", "p_prime": "7/125",
-                                          "ratio": "9/28"}
+    assert privacy["code"]["witness"] == {
+        "q": 0,
+        "q_prime": 1,
+        "output": 3,
+        "p": "9/500",
+        "p_prime": "7/125",
+        "ratio": "9/28",
+    }
     paper = {row["name"]: row for row in privacy["paper"]}
     assert paper["ideal GTM (gtpmf)"]["value"] == "1/3" and paper["ideal GTM (gtpmf)"]["holds"] is False
     # Theorem 6.2's alpha' is met by the code's exact alpha, although the claim alpha is not
@@ -182,7 +200,10 @@ def test_a_violated_gtm_exits_1_with_the_witness_and_the_papers_bounds(audits: d
     assert case["proofs"]["checks"][0]["check"] == "z3"
     # the instance certificates of these parameters, found by the functions the code runs
     certificates = {c["name"]: c for c in document["certificates"]["certificates"]}
-    assert certificates["gtm/arbitrary-T/T=1000"]["this_case"] and certificates["gtm/arbitrary-T/T=1000"]["verdict"] == "violated"
+    assert (
+        certificates["gtm/arbitrary-T/T=1000"]["this_case"]
+        and certificates["gtm/arbitrary-T/T=1000"]["verdict"] == "violated"
+    )
     assert "theorem_6_2" in certificates and certificates["theorem_6_2"]["kind"] == "parametric"
     assert all(not c["stale"] for c in certificates.values())
     assert any(name.startswith("dpverify.samplers.gtm.") for c in certificates.values() for name in c["covers_run"])
@@ -252,7 +273,9 @@ def test_the_broken_example_names_the_entry_the_code_gets_wrong(audits: dict) ->
     # b + 1 = 6 of N = 9 draws give q = 0 itself, one draw too many
     assert (rows[0]["code"], rows[0]["spec"], rows[0]["equal"]) == ("2/3", "5/9", False)
     # the code's own tightest alpha is worse than the claim, the spec's closed form is not
-    assert Fraction(case["privacy"]["code"]["alpha"]) < Fraction(2, 5) == Fraction(case["privacy"]["closed_form"]["alpha"])
+    assert (
+        Fraction(case["privacy"]["code"]["alpha"]) < Fraction(2, 5) == Fraction(case["privacy"]["closed_form"]["alpha"])
+    )
     assert {c["check"] for c in case["proofs"]["checks"]} == {"z3", "code_z3"}
     page = (out / "report.html").read_text(encoding="utf-8")
     assert "2/3 (spec 5/9)" in page and "entries differ from the spec (marked)" in page
@@ -262,19 +285,73 @@ def test_the_broken_example_names_the_entry_the_code_gets_wrong(audits: dict) ->
 
 
 def test_mutation_rows_are_those_of_the_spec_s_modules(tmp_path: Path) -> None:
-    mutants = {"schema": "dpverify.mutate/1", "passed": False, "gate": {"command": "dpverify check --seed 0"},
-               "modules": [{"module": "dpverify.samplers.gtm", "mutants": 10, "killed": 8, "equivalent": 1,
-                            "survived": 1, "broken": 0, "crashed": 0, "timeout": 0},
-                           {"module": "dpverify.samplers.discrete_gaussian", "mutants": 5, "killed": 5,
-                            "equivalent": 0, "survived": 0, "broken": 0, "crashed": 0, "timeout": 0}],
-               "mutants": [{"id": "gtm-1", "module": "dpverify.samplers.gtm", "function": "sample", "line": 3,
-                            "description": "line 3: compare", "status": "survived", "detail": None},
-                           {"id": "gtm-2", "module": "dpverify.samplers.gtm", "function": "sample", "line": 4,
-                            "description": "line 4: constant", "status": "killed", "detail": None}]}
+    mutants = {
+        "schema": "dpverify.mutate/1",
+        "passed": False,
+        "gate": {"command": "dpverify check --seed 0"},
+        "modules": [
+            {
+                "module": "dpverify.samplers.gtm",
+                "mutants": 10,
+                "killed": 8,
+                "equivalent": 1,
+                "survived": 1,
+                "broken": 0,
+                "crashed": 0,
+                "timeout": 0,
+            },
+            {
+                "module": "dpverify.samplers.discrete_gaussian",
+                "mutants": 5,
+                "killed": 5,
+                "equivalent": 0,
+                "survived": 0,
+                "broken": 0,
+                "crashed": 0,
+                "timeout": 0,
+            },
+        ],
+        "mutants": [
+            {
+                "id": "gtm-1",
+                "module": "dpverify.samplers.gtm",
+                "function": "sample",
+                "line": 3,
+                "description": "line 3: compare",
+                "status": "survived",
+                "detail": None,
+            },
+            {
+                "id": "gtm-2",
+                "module": "dpverify.samplers.gtm",
+                "function": "sample",
+                "line": 4,
+                "description": "line 4: constant",
+                "status": "killed",
+                "detail": None,
+            },
+        ],
+    }
     path = tmp_path / "mutants.json"
     path.write_text(json.dumps(mutants))
-    code, out, err = _run("audit", "gtm", "--alpha", "1/2", "--n", "1", "--T", "6", "--out", str(tmp_path / "r"),
-                          "--seed", "1", "--samples", SAMPLES, "--mutants", str(path))
+    code, out, err = _run(
+        "audit",
+        "gtm",
+        "--alpha",
+        "1/2",
+        "--n",
+        "1",
+        "--T",
+        "6",
+        "--out",
+        str(tmp_path / "r"),
+        "--seed",
+        "1",
+        "--samples",
+        SAMPLES,
+        "--mutants",
+        str(path),
+    )
     assert code == 0, out + err
     mutation = _document((code, tmp_path / "r", out, err))["mutation"]
     assert mutation["applicable"] and [m["module"] for m in mutation["modules"]] == ["dpverify.samplers.gtm"]
@@ -284,8 +361,9 @@ def test_mutation_rows_are_those_of_the_spec_s_modules(tmp_path: Path) -> None:
 
 
 def test_without_parameters_every_case_is_audited_and_json_alone_goes_to_stdout(tmp_path: Path) -> None:
-    code, out, err = _run("audit", "bernoulli", "--out", str(tmp_path / "r"), "--seed", "3", "--samples", SAMPLES,
-                          "--json")
+    code, out, err = _run(
+        "audit", "bernoulli", "--out", str(tmp_path / "r"), "--seed", "3", "--samples", SAMPLES, "--json"
+    )
     assert code == 0
     document = json.loads(out)
     assert document == json.loads((tmp_path / "r" / "report.json").read_text(encoding="utf-8"))
@@ -300,10 +378,26 @@ def test_without_parameters_every_case_is_audited_and_json_alone_goes_to_stdout(
 def test_the_report_renders_without_matplotlib(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from dpverify.verify.reports import _audit_report
 
-    monkeypatch.setattr(_audit_report, "matplotlib_missing", lambda: "the plots need matplotlib, which is not installed")
+    monkeypatch.setattr(
+        _audit_report, "matplotlib_missing", lambda: "the plots need matplotlib, which is not installed"
+    )
     monkeypatch.setattr(_audit_report, "draw_case", lambda series, salt, failed=None: [])
-    code, out, err = _run("audit", "gtm", "--alpha", "1/2", "--n", "1", "--T", "6", "--out", str(tmp_path / "r"),
-                          "--seed", "1", "--samples", SAMPLES)
+    code, out, err = _run(
+        "audit",
+        "gtm",
+        "--alpha",
+        "1/2",
+        "--n",
+        "1",
+        "--T",
+        "6",
+        "--out",
+        str(tmp_path / "r"),
+        "--seed",
+        "1",
+        "--samples",
+        SAMPLES,
+    )
     assert code == 0, out + err
     document = _document((code, tmp_path / "r", out, err))
     assert document["plots"] == [] and "need matplotlib" in document["plots_note"]
@@ -316,8 +410,10 @@ def test_the_report_renders_without_matplotlib(tmp_path: Path, monkeypatch: pyte
 
 BAD = [
     (("gtm", "--alpha", "1/3", "--n", "5"), "spec 'gtm' needs --T; its parameters are --alpha, --n, --T."),
-    (("gtm", "--alpha", "1/3", "--n", "5", "--T", "9", "--beta", "2"), "spec 'gtm' has no parameter --beta; its "
-                                                                         "parameters are --alpha, --n, --T."),
+    (
+        ("gtm", "--alpha", "1/3", "--n", "5", "--T", "9", "--beta", "2"),
+        "spec 'gtm' has no parameter --beta; its parameters are --alpha, --n, --T.",
+    ),
     (("gtm", "--alpha", "3/2", "--n", "5", "--T", "9"), "alpha"),
     (("gtm", "--alpha", "1/3", "--n", "5", "--T"), "--T needs a value"),
     (("gtm", "--alpha", "1/3", "--alpha", "1/2", "--n", "5", "--T", "9"), "--alpha is given twice"),
@@ -359,7 +455,7 @@ def test_other_commands_still_refuse_unknown_options() -> None:
     assert code == 2 and "unrecognized arguments: --alpha 1" in err
 
 
-_MODULE = '''
+_MODULE = """
 from fractions import Fraction
 from dpverify.specs import Case, Input, Integer, PureDp, Spec
 
@@ -380,7 +476,7 @@ COMMON = dict(parameters={"n": Integer(1, 3)}, input=Input("q", values=lambda p:
 SPECS = (Spec(name="raises", sampler=raises, pmf=PMF, **COMMON),
          Spec(name="hangs", sampler=hangs, pmf=PMF, **COMMON),
          Spec(name="half", sampler=coin, pmf=HALF, **COMMON))
-'''
+"""
 
 
 @pytest.fixture
@@ -392,13 +488,28 @@ def odd_specs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-@pytest.mark.parametrize(("name", "limit", "exit_code", "outcome"),
-                         [("raises", "60", 1, "violated"), ("hangs", "1", 1, "inconclusive"), ("half", "60", 2, "error")])
+@pytest.mark.parametrize(
+    ("name", "limit", "exit_code", "outcome"),
+    [("raises", "60", 1, "violated"), ("hangs", "1", 1, "inconclusive"), ("half", "60", 2, "error")],
+)
 def test_a_sampler_that_raises_or_hangs_is_a_verdict_and_a_broken_spec_exits_2(
-        odd_specs: Path, name: str, limit: str, exit_code: int, outcome: str) -> None:
+    odd_specs: Path, name: str, limit: str, exit_code: int, outcome: str
+) -> None:
     out_dir = odd_specs / f"report-{name}"
-    code, out, err = _run("audit", name, "--spec-module", "odd_audit_specs", "--out", str(out_dir), "--seed", "1",
-                          "--samples", "100", "--time-limit", limit)
+    code, out, err = _run(
+        "audit",
+        name,
+        "--spec-module",
+        "odd_audit_specs",
+        "--out",
+        str(out_dir),
+        "--seed",
+        "1",
+        "--samples",
+        "100",
+        "--time-limit",
+        limit,
+    )
     assert code == exit_code, out + err
     assert "Traceback" not in out + err
     document = json.loads((out_dir / "report.json").read_text(encoding="utf-8"))
@@ -416,8 +527,20 @@ def test_a_sampler_that_raises_or_hangs_is_a_verdict_and_a_broken_spec_exits_2(
 
 def test_the_time_limit_bounds_the_whole_case_the_trace_of_its_code_included(odd_specs: Path) -> None:
     out_dir = odd_specs / "report-hangs"
-    code, out, err = _run("audit", "hangs", "--spec-module", "odd_audit_specs", "--out", str(out_dir), "--seed", "1",
-                          "--samples", "100", "--time-limit", "2")
+    code, out, err = _run(
+        "audit",
+        "hangs",
+        "--spec-module",
+        "odd_audit_specs",
+        "--out",
+        str(out_dir),
+        "--seed",
+        "1",
+        "--samples",
+        "100",
+        "--time-limit",
+        "2",
+    )
     assert code == 1, out + err
     document = json.loads((out_dir / "report.json").read_text(encoding="utf-8"))
     # the case ends early (its code loops before any draw), and the certificates' trace of its code (up to
@@ -432,8 +555,22 @@ def test_the_time_limit_bounds_the_whole_case_the_trace_of_its_code_included(odd
 
 def test_vector_outputs_are_matched_to_their_enclosures(tmp_path: Path) -> None:
     # outputs are tuples of Fractions, listed in the evidence as JSON lists of "num/den" strings
-    code, out, err = _run("audit", "vector-laplace", "--sensitivity", "1", "--epsilon", "2", "--step", "1",
-                          "--out", str(tmp_path / "r"), "--seed", "1", "--samples", "100")
+    code, out, err = _run(
+        "audit",
+        "vector-laplace",
+        "--sensitivity",
+        "1",
+        "--epsilon",
+        "2",
+        "--step",
+        "1",
+        "--out",
+        str(tmp_path / "r"),
+        "--seed",
+        "1",
+        "--samples",
+        "100",
+    )
     assert code == 0, out + err
     (case,) = _document((code, tmp_path / "r", out, err))["cases"]
     assert [c["verdict"] for c in _checks(case)["intervals"]] == ["proved"]

@@ -21,8 +21,15 @@ import pytest
 from dpverify.verify.cli import main
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 @pytest.fixture(scope="module")
@@ -30,8 +37,24 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pytest.importorskip("matplotlib", reason="the plots need matplotlib (the plot extra)")
     out = tmp_path_factory.mktemp("audit") / "report"
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        code = main(["audit", "gtm", "--alpha", "1/3", "--n", "5", "--T", "1000", "--out", str(out),
-                     "--seed", "1", "--samples", "2000"])
+        code = main(
+            [
+                "audit",
+                "gtm",
+                "--alpha",
+                "1/3",
+                "--n",
+                "5",
+                "--T",
+                "1000",
+                "--out",
+                str(out),
+                "--seed",
+                "1",
+                "--samples",
+                "2000",
+            ]
+        )
     assert code == 1  # a violated instance: every section has something to show
     return out
 
@@ -40,7 +63,9 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def browser() -> object:
     if not os.access(CHROMIUM, os.X_OK):
         pytest.skip(f"no browser at {CHROMIUM}: install Debian's chromium (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install 'dpverify[browser]')")
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (pip install 'dpverify[browser]')"
+    )
     with sync_api.sync_playwright() as playwright:
         try:
             chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
@@ -57,8 +82,14 @@ def test_the_report_renders_in_chromium(report: Path, browser: object, tmp_path:
     problems: list[str] = []
     page.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
     page.on("pageerror", lambda error: problems.append(str(error)))
-    page.on("request", lambda request: problems.append(f"request {request.url}")
-            if not request.url.startswith(("file:", "data:", "about:")) else None)
+    page.on(
+        "request",
+        lambda request: (
+            problems.append(f"request {request.url}")
+            if not request.url.startswith(("file:", "data:", "about:"))
+            else None
+        ),
+    )
     page.goto((report / "report.html").resolve().as_uri())
     page.wait_for_load_state("load")
     screenshot = tmp_path / "report.png"

@@ -16,9 +16,11 @@ from dpverify.verify.engine._bisect import _bisect_outputs_one_by_one
 
 def _steps(T: int, ends: list[int], outputs: list[object]) -> Callable[[RandomSource], object]:
     """A step function of the draw: ``outputs[i]`` on the draws up to ``ends[i]``."""
+
     def sampler(rng: RandomSource) -> object:
         j = rng.randbelow(T)
         return next(y for end, y in zip(ends, outputs) if j <= end)
+
     return sampler
 
 
@@ -26,11 +28,23 @@ def _gtm(alpha: str, n: int, q: int, T: int) -> Callable[[RandomSource], int]:
     return lambda rng: gtm.sample(alpha, n, q, T, rng)
 
 
-@pytest.mark.parametrize(("alpha", "n", "q", "T"), [
-    ("1/3", 5, 2, 10**100), ("1/3", 40, 0, 10**100), ("1/3", 40, 40, 10**100), ("1/2", 60, 17, 10**30),
-    ("2/5", 30, 15, 2**64 + 1), ("9/10", 50, 25, 10**40), ("1/100", 20, 10, 10**60), ("99/100", 80, 3, 10**9),
-    ("1/7", 12, 6, 7**13 * 8), ("1/3", 200, 100, 10**100), ("1/3", 8, 4, 3), ("1/2", 3, 1, 1),
-])
+@pytest.mark.parametrize(
+    ("alpha", "n", "q", "T"),
+    [
+        ("1/3", 5, 2, 10**100),
+        ("1/3", 40, 0, 10**100),
+        ("1/3", 40, 40, 10**100),
+        ("1/2", 60, 17, 10**30),
+        ("2/5", 30, 15, 2**64 + 1),
+        ("9/10", 50, 25, 10**40),
+        ("1/100", 20, 10, 10**60),
+        ("99/100", 80, 3, 10**9),
+        ("1/7", 12, 6, 7**13 * 8),
+        ("1/3", 200, 100, 10**100),
+        ("1/3", 8, 4, 3),
+        ("1/2", 3, 1, 1),
+    ],
+)
 def test_gtm_search_equals_the_plain_bisection(alpha: str, n: int, q: int, T: int) -> None:
     new, old = bisect_outputs(_gtm(alpha, n, q, T), T), _bisect_outputs_one_by_one(_gtm(alpha, n, q, T), T)
     assert new.masses == old.masses and sum(new.masses.values()) == 1

@@ -22,14 +22,14 @@ from dpverify.samplers import InvalidArgument
 from dpverify.specs import Rational
 from dpverify.specs._api import Case, Input, Spec
 from dpverify.specs._claims import PureDp, Zcdp
+from dpverify.verify.cli import main
+from dpverify.verify.engine._clopper_pearson import clopper_pearson_lower, clopper_pearson_upper
+from dpverify.verify.engine._results import Verdict
 from dpverify.verify.published._blackbox import BLACKBOX_SCHEMA, audit_case
 from dpverify.verify.published._blackbox_distribution import check_black_box_distribution
 from dpverify.verify.published._blackbox_draw import Garbage, Raised, draw, normalise
 from dpverify.verify.published._blackbox_privacy import check_black_box_privacy
 from dpverify.verify.published._blackbox_search import Event, _lowest_bit
-from dpverify.verify.engine._clopper_pearson import clopper_pearson_lower, clopper_pearson_upper
-from dpverify.verify.engine._results import Verdict
-from dpverify.verify.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -44,7 +44,9 @@ def _tail_at_least(k: int, n: int, p: Fraction) -> Fraction:
 
 @settings(max_examples=40, deadline=None)
 @given(n=st.integers(1, 25), data=st.data(), alpha=st.sampled_from(["1/20", "1/40", "1/1000"]))
-def test_clopper_pearson_bounds_are_outward_and_tight_against_exact_tails(n: int, data: st.DataObject, alpha: str) -> None:
+def test_clopper_pearson_bounds_are_outward_and_tight_against_exact_tails(
+    n: int, data: st.DataObject, alpha: str
+) -> None:
     k = data.draw(st.integers(0, n))
     a = Fraction(alpha)
     low, high = clopper_pearson_lower(k, n, a), clopper_pearson_upper(k, n, a)
@@ -159,12 +161,15 @@ def test_distribution_test_passes_a_fair_coin_and_states_its_power() -> None:
     assert 0 < result.evidence["detectable_distance"] < 0.1
 
 
-@pytest.mark.parametrize(("outputs", "needle"), [
-    ([0, 1] * 50 + [Raised("ValueError", "bad")], "raised ValueError"),
-    ([0, 1] * 50 + [Garbage("NoneType", "None")], "not a finite number"),
-    ([0, 1] * 50 + [0.5], "not an integer"),
-    ([0, 1] * 50 + [2], "probability 0"),
-])
+@pytest.mark.parametrize(
+    ("outputs", "needle"),
+    [
+        ([0, 1] * 50 + [Raised("ValueError", "bad")], "raised ValueError"),
+        ([0, 1] * 50 + [Garbage("NoneType", "None")], "not a finite number"),
+        ([0, 1] * 50 + [0.5], "not an integer"),
+        ([0, 1] * 50 + [2], "probability 0"),
+    ],
+)
 def test_distribution_test_certain_violations(outputs: list[object], needle: str) -> None:
     result = check_black_box_distribution(outputs, _coin_law, [0, 1], exact=True)
     assert result.verdict is Verdict.VIOLATED and needle in result.summary
@@ -208,10 +213,16 @@ def test_draw_reports_a_process_that_dies() -> None:
 
 
 def _spec(name: str, sampler: object) -> Spec:
-    return Spec(name=name, sampler=sampler, parameters={"epsilon": Rational(0, low_open=True)},  # type: ignore[arg-type]
-                input=Input("x", values=lambda p: (0, 1)), claim=lambda p: PureDp(epsilon=p["epsilon"]),
-                pmf=lambda p, q: {q: Fraction(1)}, randomness="none",
-                cases=(Case({"epsilon": 1}, "violated"),))
+    return Spec(
+        name=name,
+        sampler=sampler,
+        parameters={"epsilon": Rational(0, low_open=True)},  # type: ignore[arg-type]
+        input=Input("x", values=lambda p: (0, 1)),
+        claim=lambda p: PureDp(epsilon=p["epsilon"]),
+        pmf=lambda p, q: {q: Fraction(1)},
+        randomness="none",
+        cases=(Case({"epsilon": 1}, "violated"),),
+    )
 
 
 def _raising_sampler(x: int, epsilon: Fraction) -> int:
@@ -227,11 +238,14 @@ def _hanging_sampler(x: int, epsilon: Fraction) -> int:
     return x
 
 
-@pytest.mark.parametrize(("sampler", "outcome", "needle"), [
-    (_raising_sampler, "violated", "raised ValueError"),
-    (_garbage_sampler, "violated", "not a finite number"),
-    (_hanging_sampler, "inconclusive", "hangs"),
-])
+@pytest.mark.parametrize(
+    ("sampler", "outcome", "needle"),
+    [
+        (_raising_sampler, "violated", "raised ValueError"),
+        (_garbage_sampler, "violated", "not a finite number"),
+        (_hanging_sampler, "inconclusive", "hangs"),
+    ],
+)
 def test_a_misbehaving_black_box_ends_in_a_verdict(sampler: object, outcome: str, needle: str) -> None:
     spec = _spec("misbehaving", sampler)
     result = audit_case(spec, spec.cases[0], seed=1, samples=40, time_limit=2)
@@ -281,12 +295,29 @@ def test_opendp_i32_gaussian_saturates_and_fails_the_distribution_test() -> None
 # --- the command line ---------------------------------------------------------------------------------
 
 
-def test_cli_black_box_writes_a_valid_document_and_fails_the_float_laplace(tmp_path: Path,
-                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_black_box_writes_a_valid_document_and_fails_the_float_laplace(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     pytest.importorskip("numpy")
     jsonschema = pytest.importorskip("jsonschema")
-    code = main(["audit", "--black-box", "dpverify.verify.published._blackbox_specs:NUMPY_LAPLACE", "--epsilon", "0.1",
-                 "--seed", "4", "--samples", "10000", "--confidence", "0.9", "--out", str(tmp_path), "--json"])
+    code = main(
+        [
+            "audit",
+            "--black-box",
+            "dpverify.verify.published._blackbox_specs:NUMPY_LAPLACE",
+            "--epsilon",
+            "0.1",
+            "--seed",
+            "4",
+            "--samples",
+            "10000",
+            "--confidence",
+            "0.9",
+            "--out",
+            str(tmp_path),
+            "--json",
+        ]
+    )
     out, err = capsys.readouterr()
     assert code == 1, err
     document = json.loads(out)
@@ -306,7 +337,7 @@ def test_cli_black_box_refuses_what_is_not_a_spec(tmp_path: Path, capsys: pytest
     assert "--confidence applies only" in capsys.readouterr().err
 
 
-_BUSY_MODULE = '''
+_BUSY_MODULE = """
 import os
 import time
 from fractions import Fraction
@@ -325,7 +356,7 @@ def busy(x, epsilon):
 BUSY = Spec(name="busy", sampler=busy, parameters={"epsilon": Rational(0, low_open=True)},
             input=Input("x", values=lambda p: (0, 1)), claim=lambda p: PureDp(epsilon=p["epsilon"]),
             pmf=lambda p, q: {q: Fraction(1)}, randomness="none", cases=(Case({"epsilon": 1}, "proved"),))
-'''
+"""
 
 
 def test_ctrl_c_during_a_black_box_audit_stops_it_without_a_worker_traceback(tmp_path: Path) -> None:
@@ -337,10 +368,30 @@ def test_ctrl_c_during_a_black_box_audit_stops_it_without_a_worker_traceback(tmp
     (tmp_path / "busy_box.py").write_text(_BUSY_MODULE)
     marker = tmp_path / "drawing-"
     process = subprocess.Popen(
-        [sys.executable, "-m", "dpverify", "audit", "--black-box", "busy_box:BUSY", "--epsilon", "1", "--seed", "1",
-         "--samples", "10^6", "--time-limit", "600", "--out", str(tmp_path / "out")],
-        cwd=tmp_path, env={**os.environ, "BUSY_MARKER": str(marker)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, start_new_session=True,  # its own process group, which Ctrl-C signals as a whole
+        [
+            sys.executable,
+            "-m",
+            "dpverify",
+            "audit",
+            "--black-box",
+            "busy_box:BUSY",
+            "--epsilon",
+            "1",
+            "--seed",
+            "1",
+            "--samples",
+            "10^6",
+            "--time-limit",
+            "600",
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        cwd=tmp_path,
+        env={**os.environ, "BUSY_MARKER": str(marker)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, which Ctrl-C signals as a whole
     )
     try:
         deadline = time.monotonic() + 120

@@ -108,11 +108,15 @@ def _second_pair_leak(x: int, epsilon: Fraction) -> int:
     return random.randrange(4)
 
 
-_LEAK_SPEC = Spec(name="second-pair-leak", sampler=_second_pair_leak,
-                  parameters={"epsilon": Rational(0, low_open=True)},
-                  input=Input("x", values=lambda p: (0, 1, 2), neighbours=1),
-                  claim=lambda p: PureDp(epsilon=p["epsilon"]), randomness="none",
-                  cases=(Case({"epsilon": Fraction(1, 10)}, "violated", "input 2 piles mass on 3"),))
+_LEAK_SPEC = Spec(
+    name="second-pair-leak",
+    sampler=_second_pair_leak,
+    parameters={"epsilon": Rational(0, low_open=True)},
+    input=Input("x", values=lambda p: (0, 1, 2), neighbours=1),
+    claim=lambda p: PureDp(epsilon=p["epsilon"]),
+    randomness="none",
+    cases=(Case({"epsilon": Fraction(1, 10)}, "violated", "input 2 piles mass on 3"),),
+)
 
 
 def test_a_leak_only_at_the_second_pair_is_found() -> None:
@@ -167,9 +171,15 @@ def _vector_rr(x: int, epsilon: Fraction) -> tuple[int, int]:
 
 
 def _vector_spec(name: str, sampler: object, claim: PureDp) -> Spec:
-    return Spec(name=name, sampler=sampler, parameters={"epsilon": Rational(0, low_open=True)},  # type: ignore[arg-type]
-                input=Input("x", values=lambda p: (0, 1)), claim=lambda p: claim, randomness="none",
-                cases=(Case({"epsilon": Fraction(1, 10)}, "violated"),))
+    return Spec(
+        name=name,
+        sampler=sampler,
+        parameters={"epsilon": Rational(0, low_open=True)},  # type: ignore[arg-type]
+        input=Input("x", values=lambda p: (0, 1)),
+        claim=lambda p: claim,
+        randomness="none",
+        cases=(Case({"epsilon": Fraction(1, 10)}, "violated"),),
+    )
 
 
 def test_a_vector_leaking_in_one_coordinates_low_bits_is_found() -> None:
@@ -207,9 +217,16 @@ def _law_over_numbers(x: int, epsilon: Fraction) -> tuple[int, int]:
 
 
 def test_vectors_where_the_law_is_over_numbers_are_a_certain_violation() -> None:
-    spec = Spec(name="wrong-shape", sampler=_law_over_numbers, parameters={"epsilon": Rational(0, low_open=True)},
-                input=Input("x", values=lambda p: (0, 1)), claim=lambda p: PureDp(epsilon=p["epsilon"]),
-                pmf=lambda p, q: {q: Fraction(1)}, randomness="none", cases=(Case({"epsilon": 1}, "violated"),))
+    spec = Spec(
+        name="wrong-shape",
+        sampler=_law_over_numbers,
+        parameters={"epsilon": Rational(0, low_open=True)},
+        input=Input("x", values=lambda p: (0, 1)),
+        claim=lambda p: PureDp(epsilon=p["epsilon"]),
+        pmf=lambda p, q: {q: Fraction(1)},
+        randomness="none",
+        cases=(Case({"epsilon": 1}, "violated"),),
+    )
     result = audit_case(spec, spec.cases[0], seed=1, samples=40)
     distribution = next(c for c in result.checks if c.check == "blackbox_distribution")
     assert distribution.verdict is Verdict.VIOLATED
@@ -259,14 +276,18 @@ def test_the_search_counts_candidates_by_family_and_tests_one_event() -> None:
 # --- bad input: one line naming the parameter ---------------------------------------------------------
 
 
-@pytest.mark.parametrize(("pairs", "inputs", "draws", "needle"), [
-    ([], [0, 1], 2, "pairs must name at least one neighbouring pair; got pairs=()"),
-    ([(0, 0)], [0, 1], 2, "got pairs[0]=(0, 0)"),
-    ([(0, 1), (1, 5)], [0, 1], 2, "got pairs[1]=(1, 5)"),
-    ([(0, 1)], [0, 1, 2], 2, "one entry per input"),
-])
-def test_bad_arguments_get_one_line_naming_the_parameter(pairs: list[tuple[int, int]], inputs: list[int], draws: int,
-                                                         needle: str) -> None:
+@pytest.mark.parametrize(
+    ("pairs", "inputs", "draws", "needle"),
+    [
+        ([], [0, 1], 2, "pairs must name at least one neighbouring pair; got pairs=()"),
+        ([(0, 0)], [0, 1], 2, "got pairs[0]=(0, 0)"),
+        ([(0, 1), (1, 5)], [0, 1], 2, "got pairs[1]=(1, 5)"),
+        ([(0, 1)], [0, 1, 2], 2, "one entry per input"),
+    ],
+)
+def test_bad_arguments_get_one_line_naming_the_parameter(
+    pairs: list[tuple[int, int]], inputs: list[int], draws: int, needle: str
+) -> None:
     with pytest.raises(InvalidArgument) as raised:
         check_black_box_privacy_search([[0] * 10] * draws, inputs, pairs, PureDp(epsilon=1))
     assert needle in str(raised.value) and "\n" not in str(raised.value)

@@ -13,6 +13,7 @@ import pytest
 import z3
 
 from dpverify.proofs._certificates import GTM_COVERS, MANIFEST_PATH, instance_obligations, theorem_obligation
+from dpverify.proofs._fingerprint import FingerprintError, fingerprint, normalised_dump, resolve
 from dpverify.proofs._manifest import (
     MANIFEST_SCHEMA,
     check_recorded_verdicts,
@@ -22,10 +23,9 @@ from dpverify.proofs._manifest import (
 )
 from dpverify.proofs._recheck import recheck_certificates
 from dpverify.proofs._stale import check_manifest
-from dpverify.proofs._fingerprint import FingerprintError, fingerprint, normalised_dump, resolve
 from dpverify.proofs._theorem import Theorem
-from dpverify.verify.gate._catalogue import GTM
 from dpverify.verify.engine._results import Verdict
+from dpverify.verify.gate._catalogue import GTM
 
 REPO = Path(__file__).resolve().parents[1]
 FIND = "if u_numerator * c.denominator <= T * c.numerator:  # [GTM-find]  u <= CDF_q(x)"
@@ -77,12 +77,22 @@ def tree(tmp_path: Path) -> Path:
 
 
 def test_resolve_finds_module_functions_and_methods() -> None:
-    assert resolve("dpverify.samplers.gtm.inverse_transform", REPO) == (REPO / "samplers" / "gtm.py", "inverse_transform")
+    assert resolve("dpverify.samplers.gtm.inverse_transform", REPO) == (
+        REPO / "samplers" / "gtm.py",
+        "inverse_transform",
+    )
     assert resolve("dpverify.specs.gtm.GtmSpec.pmf", REPO) == (REPO / "specs" / "gtm.py", "GtmSpec.pmf")
 
 
-@pytest.mark.parametrize("name", ["dpverify.samplers.gtm.no_such_function", "dpverify.specs.gtm.GtmSpec.no_such_method",
-                                  "nowhere.module.f", "dpverify.samplers.gtm.inverse_transform.inner"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "dpverify.samplers.gtm.no_such_function",
+        "dpverify.specs.gtm.GtmSpec.no_such_method",
+        "nowhere.module.f",
+        "dpverify.samplers.gtm.inverse_transform.inner",
+    ],
+)
 def test_an_unknown_name_is_refused(name: str) -> None:
     with pytest.raises(FingerprintError, match="no module|not defined"):
         fingerprint(name, REPO)
@@ -142,7 +152,9 @@ def test_certificates_and_manifest_are_written(tree: Path) -> None:
     records = {c["name"]: c for c in data["certificates"]}
     square = records["toy.square-nonnegative"]
     assert square["verdict"] == "proved" and square["expect"] == "proved"
-    assert square["covers"] == {"dpverify.samplers.gtm.inverse_transform": fingerprint("dpverify.samplers.gtm.inverse_transform", tree)}
+    assert square["covers"] == {
+        "dpverify.samplers.gtm.inverse_transform": fingerprint("dpverify.samplers.gtm.inverse_transform", tree)
+    }
     assert set(square) >= {"name", "file", "sha256", "verdict", "covers", "source", "bounded"}
     assert records["toy.false"]["verdict"] == "violated"
     text = (tree / square["file"]).read_text(encoding="utf-8")
@@ -224,25 +236,33 @@ def test_changing_a_covered_sampler_makes_its_proof_stale(tree: Path) -> None:
     assert "toy.square-nonnegative" in result.summary and "dpverify.samplers.gtm.inverse_transform" in result.summary
     findings = result.evidence["findings"]
     assert [(f["certificate"], f["function"], f["problem"]) for f in findings] == [
-        ("toy.square-nonnegative", "dpverify.samplers.gtm.inverse_transform", "function-changed")]
+        ("toy.square-nonnegative", "dpverify.samplers.gtm.inverse_transform", "function-changed")
+    ]
     write_certificates(tree, [SQUARE, FALSE])  # dpverify prove
     assert check_manifest(tree).verdict is Verdict.PROVED
 
 
 def test_changing_a_covered_spec_method_names_it(tree: Path) -> None:
-    _edit(tree / "specs" / "gtm.py", "return ExactPmf(self.outputs(), floored.row(self.n, q), self.T)",
-          "return ExactPmf(self.outputs(), floored.row(self.n, q), self.T + 0)")
+    _edit(
+        tree / "specs" / "gtm.py",
+        "return ExactPmf(self.outputs(), floored.row(self.n, q), self.T)",
+        "return ExactPmf(self.outputs(), floored.row(self.n, q), self.T + 0)",
+    )
     result = check_manifest(tree)
     assert result.verdict is Verdict.VIOLATED
     assert [(f["certificate"], f["function"]) for f in result.evidence["findings"]] == [
-        ("toy.false", "dpverify.specs.gtm.GtmSpec.pmf")]
+        ("toy.false", "dpverify.specs.gtm.GtmSpec.pmf")
+    ]
 
 
 def test_docstring_comment_and_layout_changes_keep_the_proof(tree: Path) -> None:
     gtm = tree / "samplers" / "gtm.py"
-    _edit(gtm, '"""The first ``x`` with ``u_numerator/T <= cdf[x]`` (paper §5, ``find (fun x => u <= x)``),\n'
-               '    for ints ``1 <= u_numerator <= T`` and a CDF of Fractions that ends at 1."""',
-          '"""Return the first x with u <= CDF_q(x).\n\n    Reworded, and longer.\n    """\n    # a new comment')
+    _edit(
+        gtm,
+        '"""The first ``x`` with ``u_numerator/T <= cdf[x]`` (paper §5, ``find (fun x => u <= x)``),\n'
+        '    for ints ``1 <= u_numerator <= T`` and a CDF of Fractions that ends at 1."""',
+        '"""Return the first x with u <= CDF_q(x).\n\n    Reworded, and longer.\n    """\n    # a new comment',
+    )
     _edit(gtm, FIND, "if (u_numerator * c.denominator\n                <= T * c.numerator):  # reflowed")
     result = check_manifest(tree)
     assert result.verdict is Verdict.PROVED, result.summary
@@ -258,8 +278,9 @@ def test_a_removed_function_makes_its_proof_stale(tree: Path) -> None:
 
 def test_an_edited_certificate_file_is_caught(tree: Path) -> None:
     path = tree / "proofs" / "certificates" / "toy.false.smt2"
-    path.write_text(path.read_text(encoding="utf-8").replace("(check-sat)", "(assert false)\n(check-sat)"),
-                    encoding="utf-8")
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("(check-sat)", "(assert false)\n(check-sat)"), encoding="utf-8"
+    )
     result = check_manifest(tree)
     assert result.verdict is Verdict.VIOLATED
     assert result.evidence["findings"][0]["problem"] == "certificate-modified"
@@ -274,11 +295,13 @@ def test_a_certificate_outside_the_manifest_is_caught(tree: Path) -> None:
 
 
 def test_a_changed_or_new_obligation_is_caught_given_the_current_ones(tree: Path) -> None:
-    changed = Theorem(SQUARE.name, SQUARE.statement, SQUARE.source, SQUARE.covers,
-                      lambda: [_x * _x < -1], logic="QF_NIA")
+    changed = Theorem(
+        SQUARE.name, SQUARE.statement, SQUARE.source, SQUARE.covers, lambda: [_x * _x < -1], logic="QF_NIA"
+    )
     new = Theorem("toy.new", "x = x", "none", ("dpverify.samplers.gtm.gtpmf",), lambda: [_x != _x])
-    result = check_manifest(tree, current=[theorem_obligation(changed), theorem_obligation(FALSE),
-                                           theorem_obligation(new)])
+    result = check_manifest(
+        tree, current=[theorem_obligation(changed), theorem_obligation(FALSE), theorem_obligation(new)]
+    )
     assert result.verdict is Verdict.VIOLATED
     problems = {(f["certificate"], f["problem"]) for f in result.evidence["findings"]}
     assert problems == {("toy.square-nonnegative", "obligation-changed"), ("toy.new", "certificate-absent")}
@@ -387,7 +410,9 @@ def test_prove_without_cvc5_keeps_the_recorded_cvc5_version(tree: Path, monkeypa
     assert rewritten.solvers.get("cvc5") == manifest.solvers.get("cvc5")
 
 
-def test_recheck_without_cvc5_is_a_usage_error(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_recheck_without_cvc5_is_a_usage_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     import dpverify.proofs._solvers as certificates
     from dpverify.verify.cli import main
 

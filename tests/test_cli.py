@@ -67,13 +67,17 @@ def test_privacy_says_a_non_positive_theorem_6_2_bound_is_vacuous(capsys: pytest
 
 def test_privacy_of_a_theorem_7_1_instance_with_huge_T(capsys: pytest.CaptureFixture[str]) -> None:
     D, n = 7, 60
-    code, out, _ = run_cli(capsys, "privacy", "gtm", "--alpha", f"1/{D}", "--n", str(n), "--T", f"{D + 1}*{D}^{n}", "--json")
+    code, out, _ = run_cli(
+        capsys, "privacy", "gtm", "--alpha", f"1/{D}", "--n", str(n), "--T", f"{D + 1}*{D}^{n}", "--json"
+    )
     report = json.loads(out)
     assert code == 0 and report["alpha_exact"] == "1/7" and report["thm71_instance"]
 
 
 def test_unbounded_loss_is_spelled_out(capsys: pytest.CaptureFixture[str]) -> None:
-    _, out, _ = run_cli(capsys, "privacy", "gtm", "--alpha", "1/2", "--n", "5", "--T", "10", "--json", "--claim-alpha", "1/1000")
+    _, out, _ = run_cli(
+        capsys, "privacy", "gtm", "--alpha", "1/2", "--n", "5", "--T", "10", "--json", "--claim-alpha", "1/1000"
+    )
     report = json.loads(out)
     assert report["alpha_exact"] == "0" and report["epsilon"] == "Infinity" and report["full_support"] is False
 
@@ -101,11 +105,14 @@ def test_bad_input_is_one_line_exit_2(capsys: pytest.CaptureFixture[str], argv: 
 def test_bad_input_in_a_real_process_prints_no_traceback() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "dpverify", "pmf", "gtm", "--alpha", "0.5", "--n", "3", "--T", "1/2", "--q", "0"],
-        capture_output=True, text=True, cwd=ROOT, check=False,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
     )
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.strip() == (
-        "dpverify: error: T must be an integer with T >= 1, such as \"1000\" or \"10^100\"; got T='1/2'."
+        'dpverify: error: T must be an integer with T >= 1, such as "1000" or "10^100"; got T=\'1/2\'.'
     )
 
 
@@ -113,7 +120,10 @@ def test_check_runs_the_catalogue_and_writes_json(tmp_path: Path) -> None:
     target = tmp_path / "check.json"
     done = subprocess.run(
         [sys.executable, "-m", "dpverify", "check", "--seed", "12345", "--samples", "5000", "--json", str(target)],
-        capture_output=True, text=True, cwd=ROOT, check=False,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "seed 12345" in done.stdout
@@ -136,8 +146,9 @@ def test_check_runs_the_catalogue_and_writes_json(tmp_path: Path) -> None:
     assert outcomes["grid-laplace/q=7/10,b=2,L=1/2"]["outcome"] == "proved"
 
 
-def test_fail_fast_runs_no_source_tree_check_after_a_miss(monkeypatch: pytest.MonkeyPatch,
-                                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_fail_fast_runs_no_source_tree_check_after_a_miss(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from dataclasses import replace
 
     from dpverify.verify.gate import _gate
@@ -160,7 +171,9 @@ def test_parameters_in_specs_match_the_cli() -> None:
 
 
 def test_privacy_dgauss_json_fields(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run_cli(capsys, "privacy", "dgauss", "--sigma2", "1", "--epsilon", "1", "--sensitivity", "1", "--json")
+    code, out, _ = run_cli(
+        capsys, "privacy", "dgauss", "--sigma2", "1", "--epsilon", "1", "--sensitivity", "1", "--json"
+    )
     report = json.loads(out)
     assert code == 0 and report["rho"] == "1/2"
     # 15+ significant digits, certified; the value is also the hockey-stick sum's.
@@ -192,16 +205,42 @@ def test_privacy_dgauss_bad_input(capsys: pytest.CaptureFixture[str], argv: list
 
 def test_privacy_dgauss_refuses_a_sigma2_past_its_limit_at_once_naming_it() -> None:
     # 10^900 is a valid exact number, but certifying delta there ran for minutes: refused up front
-    done = subprocess.run([sys.executable, "-m", "dpverify", "privacy", "dgauss", "--sigma2", "10^900", "--epsilon", "1"],
-                          capture_output=True, text=True, cwd=ROOT, check=False, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "dpverify", "privacy", "dgauss", "--sigma2", "10^900", "--epsilon", "1"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+        timeout=120,
+    )
     assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1, done.stderr
-    assert done.stderr.startswith("dpverify: error: sigma2 must be in (0, 10^300] to certify delta(epsilon); "
-                                  "got sigma2='10^900'") and len(done.stderr) < 300
+    assert (
+        done.stderr.startswith(
+            "dpverify: error: sigma2 must be in (0, 10^300] to certify delta(epsilon); got sigma2='10^900'"
+        )
+        and len(done.stderr) < 300
+    )
 
 
 def test_attack_laplace_float_json(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run_cli(capsys, "attack", "laplace-float", "--scale", "1", "--q", "0", "--q-prime", "1",
-                           "--bits", "12", "--samples", "20", "--seed", "3", "--json")
+    code, out, _ = run_cli(
+        capsys,
+        "attack",
+        "laplace-float",
+        "--scale",
+        "1",
+        "--q",
+        "0",
+        "--q-prime",
+        "1",
+        "--bits",
+        "12",
+        "--samples",
+        "20",
+        "--seed",
+        "3",
+        "--json",
+    )
     report = json.loads(out)
     assert code == 0 and report["epsilon"] == "Infinity" and isinstance(report["witness"]["j"], int)
     assert float.fromhex(report["witness"]["output_hex"]) == report["witness"]["output"]
@@ -209,13 +248,32 @@ def test_attack_laplace_float_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_attack_refuses_bits_beyond_exhaustive_range(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run_cli(capsys, "attack", "laplace-float", "--scale", "1", "--q", "0", "--q-prime", "1", "--bits", "40")
+    code, out, err = run_cli(
+        capsys, "attack", "laplace-float", "--scale", "1", "--q", "0", "--q-prime", "1", "--bits", "40"
+    )
     assert code == 2 and out == "" and err.count("\n") == 1 and "bits" in err
 
 
 def test_privacy_gazeau_reports_exact_epsilon_beside_both_bounds(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run_cli(capsys, "privacy", "gazeau", "--scale", "1", "--q", "0", "--q-prime", "1", "--bits", "14",
-                           "--lower=-2", "--upper", "2", "--step", "0.25", "--json")
+    code, out, _ = run_cli(
+        capsys,
+        "privacy",
+        "gazeau",
+        "--scale",
+        "1",
+        "--q",
+        "0",
+        "--q-prime",
+        "1",
+        "--bits",
+        "14",
+        "--lower=-2",
+        "--upper",
+        "2",
+        "--step",
+        "0.25",
+        "--json",
+    )
     report = json.loads(out)
     assert code == 0 and report["exact_ratio"] == "520/191"
     exact = report["exact_epsilon"]
@@ -229,7 +287,9 @@ def test_privacy_gazeau_reports_exact_epsilon_beside_both_bounds(capsys: pytest.
 def test_a_bare_command_prints_its_usage_and_subcommands(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
     code, out, err = run_cli(capsys, *argv)
     assert code == 2 and out == ""
-    assert err.startswith("usage: dpverify") and ("check" in err if not argv else "gtm" in err or "laplace-float" in err)
+    assert err.startswith("usage: dpverify") and (
+        "check" in err if not argv else "gtm" in err or "laplace-float" in err
+    )
 
 
 @pytest.mark.parametrize(
@@ -242,8 +302,10 @@ def test_a_bare_command_prints_its_usage_and_subcommands(capsys: pytest.CaptureF
         (["privacy", "dgauss", "--sigma2", "1/" + "9" * 5000, "--epsilon", "1"], "sigma2 is too large"),
         (["privacy", "gtm", "--alpha", "1e99999999999999999999", "--n", "3", "--T", "9"], "alpha is too large"),
         (["privacy", "gtm", "--alpha", "999/1000", "--n", "5000", "--T", "9"], "limit is 3600"),
-        (["privacy", "gtm", "--alpha", "1/3", "--n", "3", "--T", "100", "--smtlib", "/no/such/dir/x.smt2"],
-         "--smtlib must be in an existing directory"),
+        (
+            ["privacy", "gtm", "--alpha", "1/3", "--n", "3", "--T", "100", "--smtlib", "/no/such/dir/x.smt2"],
+            "--smtlib must be in an existing directory",
+        ),
         (["privacy", "gtm", "--alpha", "1/3", "--n", "3", "--T", "100", "--smtlib", "/"], "which is a directory"),
         (["check", "--json", "/no/such/dir/x.json"], "--json must be in an existing directory"),
         (["check", "--json="], "--json must name a file; got an empty path"),
@@ -267,12 +329,17 @@ def test_each_bad_input_is_one_short_line_with_one_prefix(
 def test_a_write_that_fails_at_the_end_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     if not Path("/dev/full").exists():
         pytest.skip("no /dev/full on this system")
-    code, out, err = run_cli(capsys, "privacy", "gtm", "--alpha", "1/3", "--n", "3", "--T", "100", "--smtlib", "/dev/full")
-    assert code == 2 and err.strip() == "dpverify: error: could not write --smtlib='/dev/full': No space left on device."
+    code, out, err = run_cli(
+        capsys, "privacy", "gtm", "--alpha", "1/3", "--n", "3", "--T", "100", "--smtlib", "/dev/full"
+    )
+    assert (
+        code == 2 and err.strip() == "dpverify: error: could not write --smtlib='/dev/full': No space left on device."
+    )
 
 
 def test_a_package_that_does_not_import_fails_check_with_a_verdict(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from dpverify import _launch
 
     monkeypatch.setitem(sys.modules, "dpverify.verify.cli", None)  # its import now raises ImportError
@@ -291,7 +358,8 @@ def test_a_package_that_does_not_import_fails_check_with_a_verdict(
 
 
 def test_a_catalogue_that_does_not_load_fails_check_with_a_verdict(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from dpverify.verify.gate import _discovery
 
     def unloadable(*args: object, **kwargs: object) -> None:
@@ -305,8 +373,9 @@ def test_a_catalogue_that_does_not_load_fails_check_with_a_verdict(
     assert "FAIL catalogue: violated: the built-in catalogue does not load" in capsys.readouterr().out
 
 
-def test_an_output_that_cannot_be_written_is_refused_before_the_work(capsys: pytest.CaptureFixture[str],
-                                                                     tmp_path: Path) -> None:
+def test_an_output_that_cannot_be_written_is_refused_before_the_work(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     if not Path("/proc/version").is_file():
         pytest.skip("no /proc pseudo-filesystem here")
     code, out, err = run_cli(capsys, "check", "--spec", "gtm", "--json", "/proc/version")

@@ -14,6 +14,7 @@ import pytest
 from dpverify.samplers import InvalidArgument
 from dpverify.specs import GtmSpec
 from dpverify.verify import gtm_table
+from dpverify.verify.engine._results import Verdict
 from dpverify.verify.privacy._looseness import (
     LoosenessRow,
     check_accountants_sound,
@@ -21,7 +22,6 @@ from dpverify.verify.privacy._looseness import (
     epsilon_upper_bound,
 )
 from dpverify.verify.privacy._pld_enclosure import Enclosure
-from dpverify.verify.engine._results import Verdict
 
 DELTA = Fraction(1, 10**6)
 
@@ -31,15 +31,19 @@ def _table(rows: list[LoosenessRow]) -> str:
     lines = ["k    exact eps_k            " + "  ".join(f"{n:>10}" for n in names)]
     for row in rows:
         ratios = ("-" if row.ratio(n) is None else f"{row.ratio(n):.4f}" for n in names)
-        lines.append(f"{row.k:<4} [{float(row.exact.low):.6f}, {float(row.exact.high):.6f}]  "
-                     + "  ".join(f"{r:>10}" for r in ratios))
+        lines.append(
+            f"{row.k:<4} [{float(row.exact.low):.6f}, {float(row.exact.high):.6f}]  "
+            + "  ".join(f"{r:>10}" for r in ratios)
+        )
     return "\n".join(lines)
 
 
 def _sound(spec: GtmSpec, ks: list[int]) -> list[LoosenessRow]:
     eps_bar, rows = composition_looseness(gtm_table(spec), spec.neighbours(), ks, DELTA)
-    print(f"\nGTM alpha={spec.alpha}, n={spec.n}, T={spec.T}; per-step eps_bar={float(eps_bar)}; "
-          f"bound / exact eps_k(1e-6):\n{_table(rows)}")
+    print(
+        f"\nGTM alpha={spec.alpha}, n={spec.n}, T={spec.T}; per-step eps_bar={float(eps_bar)}; "
+        f"bound / exact eps_k(1e-6):\n{_table(rows)}"
+    )
     result = check_accountants_sound(rows, eps_bar=eps_bar)
     assert result.verdict is Verdict.PROVED, f"{result.summary}\n{_table(rows)}"
     return rows

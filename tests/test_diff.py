@@ -19,15 +19,18 @@ from dpverify.verify.changes._base_revision import BaseRevision
 from dpverify.verify.changes._diff import DiffOptions, diff_sides
 from dpverify.verify.changes._diff_versions import parse_parameter_set, resolve_reference
 from dpverify.verify.changes._law_comparison import compare_draws, compare_outputs
+from dpverify.verify.cli import main
 from dpverify.verify.engine._enumeration import Enumeration
 from dpverify.verify.engine._results import Verdict
-from dpverify.verify.cli import main
 
 FAST = DiffOptions(search_examples=0, min_mass=Fraction(1, 10**6), seed=1)
 
 
-def _law(masses: dict[object, Fraction], unexplored: Fraction = Fraction(0),
-         joint: dict[tuple[object, int], Fraction] | None = None) -> Enumeration:
+def _law(
+    masses: dict[object, Fraction],
+    unexplored: Fraction = Fraction(0),
+    joint: dict[tuple[object, int], Fraction] | None = None,
+) -> Enumeration:
     return Enumeration(masses, unexplored, 1, 1, "test", joint or {(o, 1): m for o, m in masses.items()})
 
 
@@ -77,15 +80,19 @@ def test_a_shift_of_many_light_paths_by_one_draw_shows_in_the_distribution_funct
     assert compare_outputs(old, new).verdict is Verdict.INCONCLUSIVE
     timing = compare_draws(old, new)
     assert timing.verdict is Verdict.VIOLATED and timing.evidence["at"] == {"draws_at_most": 1}
-    assert (timing.evidence["old"], timing.evidence["new"]) == ({"low": "9/10", "high": "1"}, {"low": "0", "high": "1/10"})
+    assert (timing.evidence["old"], timing.evidence["new"]) == (
+        {"low": "9/10", "high": "1"},
+        {"low": "0", "high": "1/10"},
+    )
 
 
 # --- versions in a module ----------------------------------------------------------------------------
 
 
 def test_a_refactor_of_the_discrete_laplace_is_proved_to_sample_the_same_law() -> None:
-    diff = diff_sides(resolve_reference("dlaplace"), resolve_reference("_diff_samplers:dlaplace_refactored"),
-                      options=FAST)
+    diff = diff_sides(
+        resolve_reference("dlaplace"), resolve_reference("_diff_samplers:dlaplace_refactored"), options=FAST
+    )
     assert diff.verdict is Verdict.PROVED, diff.lines()
     assert [c.label for c in diff.comparisons] == ["scale=1", "scale=3/2"]
     for c in diff.comparisons:
@@ -98,8 +105,20 @@ def test_a_refactor_of_the_discrete_laplace_is_proved_to_sample_the_same_law() -
 
 
 def test_an_exact_proof_says_exact_equality_and_a_bounded_one_its_tolerance(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["diff", "_diff_samplers:uniform_one_draw", "_diff_samplers:uniform_bits", "--param", "n=4",
-                 "--search-examples", "0"]) == 0
+    assert (
+        main(
+            [
+                "diff",
+                "_diff_samplers:uniform_one_draw",
+                "_diff_samplers:uniform_bits",
+                "--param",
+                "n=4",
+                "--search-examples",
+                "0",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "(exact equality)" in out and "dpverify diff: proved; the timing channel changed" in out
     assert main(["diff", "dlaplace", "_diff_samplers:dlaplace_refactored", "--search-examples", "0"]) == 0
@@ -108,8 +127,13 @@ def test_an_exact_proof_says_exact_equality_and_a_bounded_one_its_tolerance(caps
 
 
 def test_a_bug_in_a_summarised_loop_is_found_by_the_walk_as_the_code_runs() -> None:
-    diff = diff_sides(resolve_reference("dlaplace"), resolve_reference("_diff_samplers:dlaplace_loop_gives_up"),
-                      [{"scale": "3"}], options=FAST, cases=False)
+    diff = diff_sides(
+        resolve_reference("dlaplace"),
+        resolve_reference("_diff_samplers:dlaplace_loop_gives_up"),
+        [{"scale": "3"}],
+        options=FAST,
+        cases=False,
+    )
     first = diff.first_difference
     assert diff.verdict is Verdict.VIOLATED and first is not None
     assert "walked as the code runs" in first.output.summary
@@ -117,8 +141,13 @@ def test_a_bug_in_a_summarised_loop_is_found_by_the_walk_as_the_code_runs() -> N
 
 def test_a_rejection_sampler_whose_draw_count_moves_is_reported_with_exact_probabilities() -> None:
     # the sign drawn first: an attempt rejected by its Bernoulli(exp(-U/t)) coin costs one more draw
-    diff = diff_sides(resolve_reference("dlaplace"), resolve_reference("_diff_samplers:dlaplace_sign_first"),
-                      [{"scale": "3/2"}], options=FAST, cases=False)
+    diff = diff_sides(
+        resolve_reference("dlaplace"),
+        resolve_reference("_diff_samplers:dlaplace_sign_first"),
+        [{"scale": "3/2"}],
+        options=FAST,
+        cases=False,
+    )
     (only,) = diff.comparisons
     assert diff.verdict is Verdict.PROVED and only.timing_changed
     assert only.timing is not None and only.timing.evidence["exact"] is True
@@ -127,8 +156,9 @@ def test_a_rejection_sampler_whose_draw_count_moves_is_reported_with_exact_proba
 
 
 def test_a_one_unit_error_in_the_discrete_laplace_is_found_with_the_parameters_and_output() -> None:
-    diff = diff_sides(resolve_reference("dlaplace"), resolve_reference("_diff_samplers:dlaplace_off_by_one"),
-                      options=FAST)
+    diff = diff_sides(
+        resolve_reference("dlaplace"), resolve_reference("_diff_samplers:dlaplace_off_by_one"), options=FAST
+    )
     assert diff.verdict is Verdict.VIOLATED
     first = diff.first_difference
     assert first is not None and dict(first.parameters) == {"scale": 1, "sensitivity": 1}
@@ -138,34 +168,54 @@ def test_a_one_unit_error_in_the_discrete_laplace_is_found_with_the_parameters_a
 
 
 def test_a_one_unit_error_in_a_finite_sampler_is_found_exactly_and_the_search_shrinks_it() -> None:
-    diff = diff_sides(resolve_reference("_diff_samplers:UNIFORM"), resolve_reference("_diff_samplers:uniform_off_by_one"),
-                      options=DiffOptions(search_examples=15, seed=3), cases=False)
+    diff = diff_sides(
+        resolve_reference("_diff_samplers:UNIFORM"),
+        resolve_reference("_diff_samplers:uniform_off_by_one"),
+        options=DiffOptions(search_examples=15, seed=3),
+        cases=False,
+    )
     # n = 1 gives 0 either way; n = 2 is the smallest set where the laws differ
     assert diff.search is not None and diff.search["parameters"] == {"n": "2"}
     first = diff.first_difference
     assert first is not None and first.source == "search"
-    assert (first.output.evidence["at"], first.output.evidence["old"], first.output.evidence["new"]) == (0, "1/2", "1/3")
+    assert (first.output.evidence["at"], first.output.evidence["old"], first.output.evidence["new"]) == (
+        0,
+        "1/2",
+        "1/3",
+    )
 
 
-def test_the_same_outputs_with_other_draw_counts_is_reported_as_a_timing_change(capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["diff", "_diff_samplers:UNIFORM", "_diff_samplers:uniform_bits", "--search-examples", "3", "--seed", "2"])
+def test_the_same_outputs_with_other_draw_counts_is_reported_as_a_timing_change(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = main(
+        ["diff", "_diff_samplers:UNIFORM", "_diff_samplers:uniform_bits", "--search-examples", "3", "--seed", "2"]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     assert "TIMING CHANNEL CHANGED" in out and "timing channel changed at 2 parameter set(s)" in out
-    diff = diff_sides(resolve_reference("_diff_samplers:UNIFORM"), resolve_reference("_diff_samplers:UNIFORM_BITS"),
-                      options=FAST)
+    diff = diff_sides(
+        resolve_reference("_diff_samplers:UNIFORM"), resolve_reference("_diff_samplers:UNIFORM_BITS"), options=FAST
+    )
     assert diff.verdict is Verdict.PROVED and [c.label for c in diff.timing_changed] == ["n=4", "n=8"]
 
 
 def test_a_new_version_that_fails_where_the_old_returns_is_a_difference() -> None:
-    diff = diff_sides(resolve_reference("_diff_samplers:UNIFORM"), resolve_reference("_diff_samplers:uniform_fails_at_8"),
-                      options=FAST)
+    diff = diff_sides(
+        resolve_reference("_diff_samplers:UNIFORM"),
+        resolve_reference("_diff_samplers:uniform_fails_at_8"),
+        options=FAST,
+    )
     first = diff.first_difference
     assert diff.verdict is Verdict.VIOLATED and first is not None and first.label == "n=8"
     assert first.output.evidence["side"] == "new" and "ZeroDivisionError" in first.output.summary
     # failing alike in both versions is no difference
-    both = diff_sides(resolve_reference("_diff_samplers:uniform_fails_at_8"),
-                      resolve_reference("_diff_samplers:uniform_fails_at_8"), [{"n": "8"}], options=FAST)
+    both = diff_sides(
+        resolve_reference("_diff_samplers:uniform_fails_at_8"),
+        resolve_reference("_diff_samplers:uniform_fails_at_8"),
+        [{"n": "8"}],
+        options=FAST,
+    )
     assert both.verdict is Verdict.INCONCLUSIVE and "both versions fail alike" in both.comparisons[0].output.summary
 
 
@@ -176,25 +226,52 @@ def test_bare_samplers_are_compared_at_the_given_parameters(capsys: pytest.Captu
 
 
 def test_the_json_document_follows_its_schema(capsys: pytest.CaptureFixture[str]) -> None:
-    document = _json_of(["diff", "dlaplace", "_diff_samplers:dlaplace_off_by_one", "--min-mass", "1/10^6",
-                         "--search-examples", "0", "--param", "scale=2", "--json"], capsys)
+    document = _json_of(
+        [
+            "diff",
+            "dlaplace",
+            "_diff_samplers:dlaplace_off_by_one",
+            "--min-mass",
+            "1/10^6",
+            "--search-examples",
+            "0",
+            "--param",
+            "scale=2",
+            "--json",
+        ],
+        capsys,
+    )
     assert document["schema"] == "dpverify.diff/1" and document["verdict"] == "violated"
     assert [c["source"] for c in document["specs"][0]["comparisons"]] == ["case", "case", "param"]
 
 
-@pytest.mark.parametrize("argv", [
-    ["diff", "no_such_module_here:f", "_diff_samplers:uniform_bits"],
-    ["diff", "_diff_samplers:no_such_attribute", "_diff_samplers:uniform_bits"],
-    ["diff", "_diff_samplers:FAST_NOT_THERE"],
-    ["diff", "no-such-spec", "_diff_samplers:uniform_bits"],
-    ["diff", "_diff_samplers:__doc__", "_diff_samplers:uniform_bits"],
-    ["diff", "_diff_samplers:uniform_one_draw", "_diff_samplers:uniform_bits"],
-    ["diff", "_diff_samplers:UNIFORM", "_diff_samplers:uniform_bits", "--param", "n"],
-    ["diff", "_diff_samplers:UNIFORM", "_diff_samplers:uniform_bits", "--param", "n=0"],
-    ["diff", "_diff_samplers:UNIFORM", "--base", "no-such-revision-anywhere"],
-    ["diff", "_diff_samplers:UNIFORM", "_diff_samplers:uniform_bits", "--max-tv", "2"],
-], ids=["module", "attribute", "one reference", "spec name", "not callable", "no parameters", "param syntax",
-        "param domain", "revision", "max-tv"])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["diff", "no_such_module_here:f", "_diff_samplers:uniform_bits"],
+        ["diff", "_diff_samplers:no_such_attribute", "_diff_samplers:uniform_bits"],
+        ["diff", "_diff_samplers:FAST_NOT_THERE"],
+        ["diff", "no-such-spec", "_diff_samplers:uniform_bits"],
+        ["diff", "_diff_samplers:__doc__", "_diff_samplers:uniform_bits"],
+        ["diff", "_diff_samplers:uniform_one_draw", "_diff_samplers:uniform_bits"],
+        ["diff", "_diff_samplers:UNIFORM", "_diff_samplers:uniform_bits", "--param", "n"],
+        ["diff", "_diff_samplers:UNIFORM", "_diff_samplers:uniform_bits", "--param", "n=0"],
+        ["diff", "_diff_samplers:UNIFORM", "--base", "no-such-revision-anywhere"],
+        ["diff", "_diff_samplers:UNIFORM", "_diff_samplers:uniform_bits", "--max-tv", "2"],
+    ],
+    ids=[
+        "module",
+        "attribute",
+        "one reference",
+        "spec name",
+        "not callable",
+        "no parameters",
+        "param syntax",
+        "param domain",
+        "revision",
+        "max-tv",
+    ],
+)
 def test_bad_references_give_one_line_and_exit_code_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     try:
         code = main(argv)
@@ -213,7 +290,7 @@ def test_parameter_sets_are_parsed_exactly() -> None:
 # --- an old revision from git -------------------------------------------------------------------------
 
 
-SAMPLER = '''
+SAMPLER = """
 from fractions import Fraction
 from dpverify.specs import Case, Integer, SamplesPmf, Spec
 from {name}_helpers import offset
@@ -226,12 +303,16 @@ def sample(n, rng):
 SPEC = Spec(name="{name}", sampler=sample, parameters={{"n": Integer(1, search=(1, 6))}},
             cases=[Case({{"n": 3}})], claim=SamplesPmf(), pmf=lambda p: {{i: Fraction(1, p["n"]) for i in range(p["n"])}})
 SPECS = (SPEC,)
-'''
+"""
 
 
 def _git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "-c", "commit.gpgsign=false", *args],
-                   cwd=repo, check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "-c", "commit.gpgsign=false", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+    )
 
 
 @pytest.fixture
@@ -239,9 +320,13 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Path
     """A git repository with a sampler module (and a helper module it imports) committed twice:
     HEAD~1 adds 0, HEAD adds 1 in the helper (a one-unit error), both under a unique module name."""
     name = f"diffsampler_{tmp_path.name.replace('-', '_')}"
-    _commit_twice(tmp_path, monkeypatch, {f"{name}.py": SAMPLER.format(name=name),
-                                          f"{name}_helpers.py": "def offset():\n    return 0\n"},
-                  f"{name}_helpers.py", "def offset():\n    return 1\n")
+    _commit_twice(
+        tmp_path,
+        monkeypatch,
+        {f"{name}.py": SAMPLER.format(name=name), f"{name}_helpers.py": "def offset():\n    return 0\n"},
+        f"{name}_helpers.py",
+        "def offset():\n    return 1\n",
+    )
     yield tmp_path, name
     _forget(name)
 
@@ -267,7 +352,9 @@ def _forget(name: str) -> None:
         del sys.modules[module]
 
 
-def test_diff_base_head_1_finds_the_change_in_a_helper_module(repo: tuple[Path, str], capsys: pytest.CaptureFixture[str]) -> None:
+def test_diff_base_head_1_finds_the_change_in_a_helper_module(
+    repo: tuple[Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
     _, name = repo
     code = main(["diff", f"{name}:SPEC", "--base", "HEAD~1", "--search-examples", "0"])
     out = capsys.readouterr().out
@@ -276,8 +363,9 @@ def test_diff_base_head_1_finds_the_change_in_a_helper_module(repo: tuple[Path, 
     assert not [m for m in sys.modules if m.startswith("_dpverify_base_")]
 
 
-def test_check_base_lists_the_changed_function_and_the_difference(repo: tuple[Path, str],
-                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_base_lists_the_changed_function_and_the_difference(
+    repo: tuple[Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
     path, name = repo
     code = main(["check", "--spec-module", name, "--base", "HEAD~1"])
     out = capsys.readouterr().out
@@ -288,7 +376,9 @@ def test_check_base_lists_the_changed_function_and_the_difference(repo: tuple[Pa
     _forget(name)
     assert main(["check", "--spec-module", name, "--base", "HEAD~1"]) == 0
     assert f"PROVED {name}" in capsys.readouterr().out
-    document_check = _json_of(["diff", "--spec-module", name, "--base", "HEAD~1", "--json"], capsys)  # every spec found, as check --base
+    document_check = _json_of(
+        ["diff", "--spec-module", name, "--base", "HEAD~1", "--json"], capsys
+    )  # every spec found, as check --base
     assert document_check["specs"][-1]["name"] == name
     assert main(["check", "--spec-module", name, "--base", "HEAD~1", "--json"]) == 2  # check's schema is not this one
     assert capsys.readouterr().err.startswith("dpverify: error: check --base writes no --json")
@@ -323,7 +413,7 @@ def test_the_old_revision_is_imported_apart_and_removed(repo: tuple[Path, str]) 
     assert not directory.exists() and not [m for m in sys.modules if m.startswith(base.token)]
 
 
-CHAIN_SAMPLER = '''
+CHAIN_SAMPLER = """
 from fractions import Fraction
 from dpverify.specs import Case, Integer, SamplesPmf, Spec
 from {name}_middle import shifted
@@ -336,18 +426,26 @@ def sample(n, rng):
 SPEC = Spec(name="{name}", sampler=sample, parameters={{"n": Integer(1, search=(1, 6))}},
             cases=[Case({{"n": 3}})], claim=SamplesPmf(), pmf=lambda p: {{i: Fraction(1, p["n"]) for i in range(p["n"])}})
 SPECS = (SPEC,)
-'''
+"""
 
 
 def test_an_unchanged_module_over_a_changed_helper_is_read_at_the_base_too(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     # sampler -> middle (never edited) -> helpers (edited): sharing the working tree's middle
     # would run the new helper under the old sampler, and the diff would see no change.
     name = f"diffchain_{tmp_path.name.replace('-', '_')}"
-    _commit_twice(tmp_path, monkeypatch, {
-        f"{name}.py": CHAIN_SAMPLER.format(name=name),
-        f"{name}_middle.py": f"from {name}_helpers import offset\n\n\ndef shifted(x):\n    return x + offset()\n",
-        f"{name}_helpers.py": "def offset():\n    return 0\n"}, f"{name}_helpers.py", "def offset():\n    return 1\n")
+    _commit_twice(
+        tmp_path,
+        monkeypatch,
+        {
+            f"{name}.py": CHAIN_SAMPLER.format(name=name),
+            f"{name}_middle.py": f"from {name}_helpers import offset\n\n\ndef shifted(x):\n    return x + offset()\n",
+            f"{name}_helpers.py": "def offset():\n    return 0\n",
+        },
+        f"{name}_helpers.py",
+        "def offset():\n    return 1\n",
+    )
     try:
         code = main(["diff", f"{name}:SPEC", "--base", "HEAD~1", "--search-examples", "0"])
         out = capsys.readouterr().out
@@ -358,14 +456,22 @@ def test_an_unchanged_module_over_a_changed_helper_is_read_at_the_base_too(
 
 
 def test_a_helper_whose_only_change_is_a_docstring_is_shared_with_the_old_code(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """An edited docstring changes no behaviour; an old copy of the module would give the old code
     classes of its own (an old ``RandomSource`` that the engine's sources are not instances of)."""
     name = f"diffdoc_{tmp_path.name.replace('-', '_')}"
     helpers = "class Token:\n    pass\n"
-    _commit_twice(tmp_path, monkeypatch, {
-        f"{name}.py": f"from {name}_helpers import Token\n\n\ndef make():\n    return Token()\n",
-        f"{name}_helpers.py": helpers}, f"{name}_helpers.py", '"""Tokens, now documented."""\n\n' + helpers)
+    _commit_twice(
+        tmp_path,
+        monkeypatch,
+        {
+            f"{name}.py": f"from {name}_helpers import Token\n\n\ndef make():\n    return Token()\n",
+            f"{name}_helpers.py": helpers,
+        },
+        f"{name}_helpers.py",
+        '"""Tokens, now documented."""\n\n' + helpers,
+    )
     sys.path.insert(0, str(tmp_path))
     try:
         new = __import__(f"{name}_helpers")
@@ -394,6 +500,11 @@ def test_the_engine_that_runs_a_sampler_is_not_counted_as_its_code(monkeypatch: 
     with BaseRevision("HEAD") as base:
         files = {relative for spec in (GTM, composed) for relative, _ in functions_run(spec, base)}
     assert {"samplers/gtm.py", "verify/gate/_mechanism_specs.py"} <= files  # a catalogue sampler counts
-    harness = {"verify/gate/_spec_instance.py", "verify/gate/_sampler_adapters.py", "verify/gate/_spec_checks.py",
-               "verify/gate/_time_bound.py", "verify/changes/_changed_specs.py"}
+    harness = {
+        "verify/gate/_spec_instance.py",
+        "verify/gate/_sampler_adapters.py",
+        "verify/gate/_spec_checks.py",
+        "verify/gate/_time_bound.py",
+        "verify/changes/_changed_specs.py",
+    }
     assert not files & harness and not [f for f in files if f.startswith("verify/engine/")]

@@ -18,6 +18,8 @@ pytest.importorskip("diffprivlib")
 np = pytest.importorskip("numpy")
 
 from dpverify.samplers import InvalidArgument, RandomSource  # noqa: E402
+from dpverify.verify.engine._random_compat import RandomCompat  # noqa: E402
+from dpverify.verify.engine._results import Verdict  # noqa: E402
 from dpverify.verify.published._diffprivlib import SPECS  # noqa: E402
 from dpverify.verify.published._diffprivlib_check import (  # noqa: E402
     check_diffprivlib,
@@ -27,11 +29,11 @@ from dpverify.verify.published._diffprivlib_check import (  # noqa: E402
 )
 from dpverify.verify.published._diffprivlib_edge import geometric_support_edge  # noqa: E402
 from dpverify.verify.published._diffprivlib_pmf import diffprivlib_mechanism, gtm_distance, output_pmf  # noqa: E402
-from dpverify.verify.engine._random_compat import RandomCompat  # noqa: E402
-from dpverify.verify.engine._results import Verdict  # noqa: E402
 
 
-def _geometric_formula(value: int, epsilon: float, sensitivity: int, u: float, bounds: tuple[int, int] | None) -> object:
+def _geometric_formula(
+    value: int, epsilon: float, sensitivity: int, u: float, bounds: tuple[int, int] | None
+) -> object:
     """diffprivlib's Geometric.randomise (and GeometricTruncated's clamp) on the uniform ``u``."""
     scale = -epsilon / sensitivity
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -57,7 +59,9 @@ def test_geometric_pmf_is_the_formula_on_every_grid_point(k: int, epsilon: str) 
     mechanism = diffprivlib_mechanism("geometric", epsilon=epsilon, sensitivity=2)
     found = output_pmf(mechanism, 3, k)
     assert found.exhausted and found.paths == 2**k
-    expected = _grid_pmf([_geometric_formula(3, float(Fraction(epsilon)), 2, j / 2**k, None) for j in range(2**k)], 2**k)
+    expected = _grid_pmf(
+        [_geometric_formula(3, float(Fraction(epsilon)), 2, j / 2**k, None) for j in range(2**k)], 2**k
+    )
     assert found.masses == expected
     assert sum(found.masses.values()) == 1
     # random() == 0.5 exactly makes log(0) = -inf, and int(round(inf)) raises: one draw in 2^k
@@ -88,6 +92,7 @@ def test_laplace_pmf_is_the_formula_on_every_grid_point() -> None:
 
 def test_diffprivlib_accepts_the_compat_object_as_its_generator() -> None:
     from diffprivlib.mechanisms import Geometric
+
     from dpverify.samplers import SeededRandomSource
 
     rng = RandomCompat(SeededRandomSource(1), float_bits=8)
@@ -165,10 +170,13 @@ def test_support_edge_at_53_bits_reproduces() -> None:
 
 
 @pytest.mark.parametrize("k", [1, 2, 7, 13])
-@pytest.mark.parametrize(("name", "parameters", "q"), [
-    ("geometric", {"epsilon": "5/4", "sensitivity": 3}, -2),
-    ("geometric-truncated", {"epsilon": "1/2", "lower": -2, "upper": 5}, 1),
-])
+@pytest.mark.parametrize(
+    ("name", "parameters", "q"),
+    [
+        ("geometric", {"epsilon": "5/4", "sensitivity": 3}, -2),
+        ("geometric-truncated", {"epsilon": "1/2", "lower": -2, "upper": 5}, 1),
+    ],
+)
 def test_bisection_is_the_exhaustive_pmf(k: int, name: str, parameters: dict[str, object], q: int) -> None:
     mechanism = diffprivlib_mechanism(name, **parameters)
     bisected = output_pmf(mechanism, q, k, method="bisect")
@@ -187,10 +195,15 @@ def test_truncated_at_53_bits_by_bisection() -> None:
     assert 0 < result.evidence["epsilon_excess"] < 1e-9
 
 
-@pytest.mark.parametrize(("D", "n", "q", "bits", "bound"), [
-    (2, 6, 2, 12, Fraction(1, 2**11)), (3, 5, 0, 16, Fraction(1, 2**15)),
-    (2, 6, 2, 53, Fraction(1, 2**50)), (3, 10, 5, 53, Fraction(1, 2**50)),
-])
+@pytest.mark.parametrize(
+    ("D", "n", "q", "bits", "bound"),
+    [
+        (2, 6, 2, 12, Fraction(1, 2**11)),
+        (3, 5, 0, 16, Fraction(1, 2**15)),
+        (2, 6, 2, 53, Fraction(1, 2**50)),
+        (3, 10, 5, 53, Fraction(1, 2**50)),
+    ],
+)
 def test_truncated_is_the_ideal_gtm_up_to_the_grid(D: int, n: int, q: int, bits: int, bound: Fraction) -> None:
     """The exact PMF (bisected at 53 bits) against an independent closed form, GtmSpec's gtpmf at alpha = 1/D."""
     distance = gtm_distance(D, n, q, bits)
@@ -205,24 +218,42 @@ def test_sweep_table_names_every_precision() -> None:
     assert "| 3 |" in table and "| 5 |" in table and "∞" in table
 
 
-@pytest.mark.parametrize(("call", "message"), [
-    (lambda: diffprivlib_mechanism("gaussian", epsilon=1), "mechanism must be one of"),
-    (lambda: diffprivlib_mechanism("geometric", epsilon=0), "epsilon must be a rational > 0"),
-    (lambda: diffprivlib_mechanism("geometric", epsilon=1, sensitivity="1/2"), "sensitivity"),
-    (lambda: diffprivlib_mechanism("laplace", epsilon=1, sensitivity="1/3"), "sensitivity must be exactly a double"),
-    (lambda: diffprivlib_mechanism("geometric-truncated", epsilon=1, lower=3, upper=3), "lower must be < upper"),
-    (lambda: diffprivlib_mechanism("geometric", epsilon=1, lower=0, upper=3), "geometric-truncated only"),
-    (lambda: check_diffprivlib(diffprivlib_mechanism("geometric", epsilon=1), 0, 0, 4), "distinct neighbours"),
-    (lambda: check_diffprivlib(diffprivlib_mechanism("geometric", epsilon=1), 0, 2, 4), "distinct neighbours"),
-    (lambda: check_diffprivlib(diffprivlib_mechanism("geometric", epsilon=1), 0, 1, 54), "bits must be an integer"),
-    (lambda: check_diffprivlib(diffprivlib_mechanism("laplace", epsilon=1), 0, 1, 7), "bits must be an integer"),
-    (lambda: output_pmf(diffprivlib_mechanism("laplace", epsilon=1), "1/3", 2), "q must be exactly a double"),
-    (lambda: output_pmf(diffprivlib_mechanism("laplace", epsilon=1), 0, 2, method="bisect"), "geometric mechanisms only"),
-    (lambda: output_pmf(diffprivlib_mechanism("geometric", epsilon=1), 0, 54), "bits must be an integer in [1, 53]"),
-    (lambda: output_pmf(diffprivlib_mechanism("geometric", epsilon=1), 0, 30, method="enumerate"), "[1, 24]"),
-    (lambda: output_pmf(diffprivlib_mechanism("geometric", epsilon=1), 0, 3, method="walk"), "method must be one of"),
-    (lambda: output_pmf(diffprivlib_mechanism("geometric-truncated", epsilon=1, lower=0, upper=2), 3, 2), "[lower, upper]"),
-])
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: diffprivlib_mechanism("gaussian", epsilon=1), "mechanism must be one of"),
+        (lambda: diffprivlib_mechanism("geometric", epsilon=0), "epsilon must be a rational > 0"),
+        (lambda: diffprivlib_mechanism("geometric", epsilon=1, sensitivity="1/2"), "sensitivity"),
+        (
+            lambda: diffprivlib_mechanism("laplace", epsilon=1, sensitivity="1/3"),
+            "sensitivity must be exactly a double",
+        ),
+        (lambda: diffprivlib_mechanism("geometric-truncated", epsilon=1, lower=3, upper=3), "lower must be < upper"),
+        (lambda: diffprivlib_mechanism("geometric", epsilon=1, lower=0, upper=3), "geometric-truncated only"),
+        (lambda: check_diffprivlib(diffprivlib_mechanism("geometric", epsilon=1), 0, 0, 4), "distinct neighbours"),
+        (lambda: check_diffprivlib(diffprivlib_mechanism("geometric", epsilon=1), 0, 2, 4), "distinct neighbours"),
+        (lambda: check_diffprivlib(diffprivlib_mechanism("geometric", epsilon=1), 0, 1, 54), "bits must be an integer"),
+        (lambda: check_diffprivlib(diffprivlib_mechanism("laplace", epsilon=1), 0, 1, 7), "bits must be an integer"),
+        (lambda: output_pmf(diffprivlib_mechanism("laplace", epsilon=1), "1/3", 2), "q must be exactly a double"),
+        (
+            lambda: output_pmf(diffprivlib_mechanism("laplace", epsilon=1), 0, 2, method="bisect"),
+            "geometric mechanisms only",
+        ),
+        (
+            lambda: output_pmf(diffprivlib_mechanism("geometric", epsilon=1), 0, 54),
+            "bits must be an integer in [1, 53]",
+        ),
+        (lambda: output_pmf(diffprivlib_mechanism("geometric", epsilon=1), 0, 30, method="enumerate"), "[1, 24]"),
+        (
+            lambda: output_pmf(diffprivlib_mechanism("geometric", epsilon=1), 0, 3, method="walk"),
+            "method must be one of",
+        ),
+        (
+            lambda: output_pmf(diffprivlib_mechanism("geometric-truncated", epsilon=1, lower=0, upper=2), 3, 2),
+            "[lower, upper]",
+        ),
+    ],
+)
 def test_bad_parameters_are_refused_in_one_line(call, message: str) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(InvalidArgument) as caught:
         call()
@@ -247,8 +278,11 @@ def test_specs_are_found_by_spec_module() -> None:
     from dpverify.verify.gate._discovery import specs_from_module
 
     names = [found.spec.name for found in specs_from_module("dpverify.verify.published._diffprivlib")]
-    assert names == [spec.name for spec in SPECS] == ["diffprivlib-geometric", "diffprivlib-geometric-truncated",
-                                                      "diffprivlib-laplace"]
+    assert (
+        names
+        == [spec.name for spec in SPECS]
+        == ["diffprivlib-geometric", "diffprivlib-geometric-truncated", "diffprivlib-laplace"]
+    )
 
 
 @pytest.mark.slow
@@ -256,16 +290,24 @@ def test_check_on_the_spec_module_meets_every_expectation() -> None:
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-m", "dpverify", "check", "--spec-module", "dpverify.verify.published._diffprivlib"],
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "dpverify", "check", "--spec-module", "dpverify.verify.published._diffprivlib"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     cases = sum(len(spec.cases) for spec in SPECS)
     assert f"{cases} of {cases} cases met their expectation: PASS" in done.stdout
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("name", "parameters"), [("geometric", {"epsilon": 1}),
-                                                  ("geometric-truncated", {"epsilon": "0.1", "lower": 0, "upper": 100})])
+@pytest.mark.parametrize(
+    ("name", "parameters"),
+    [("geometric", {"epsilon": 1}), ("geometric-truncated", {"epsilon": "0.1", "lower": 0, "upper": 100})],
+)
 def test_bisection_is_the_exhaustive_pmf_at_20_bits(name: str, parameters: dict[str, object]) -> None:
     mechanism = diffprivlib_mechanism(name, **parameters)
-    assert output_pmf(mechanism, 0, 20, method="bisect").masses == output_pmf(mechanism, 0, 20, method="enumerate").masses
+    assert (
+        output_pmf(mechanism, 0, 20, method="bisect").masses == output_pmf(mechanism, 0, 20, method="enumerate").masses
+    )

@@ -19,8 +19,14 @@ PARTS = ("samplers", "specs", "verify", "proofs")
 
 def _modules() -> list[str]:
     # the top of the package (its pytest plugin included), then each part
-    names = ["dpverify", *(info.name for info in pkgutil.iter_modules(dpverify.__path__, prefix="dpverify.")
-                           if info.name != "dpverify.__main__")]
+    names = [
+        "dpverify",
+        *(
+            info.name
+            for info in pkgutil.iter_modules(dpverify.__path__, prefix="dpverify.")
+            if info.name != "dpverify.__main__"
+        ),
+    ]
     for part in PARTS:
         package = importlib.import_module(f"dpverify.{part}")
         names.append(package.__name__)

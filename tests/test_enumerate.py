@@ -37,8 +37,13 @@ def test_nested_choices_are_weighted_by_their_product() -> None:
         return rng.randbelow(3) if rng.bernoulli(1, 4) else 10 + rng.randbelow(2)
 
     found = enumerate_outputs(two_stage)
-    assert found.masses == {0: Fraction(1, 12), 1: Fraction(1, 12), 2: Fraction(1, 12),
-                            10: Fraction(3, 8), 11: Fraction(3, 8)}
+    assert found.masses == {
+        0: Fraction(1, 12),
+        1: Fraction(1, 12),
+        2: Fraction(1, 12),
+        10: Fraction(3, 8),
+        11: Fraction(3, 8),
+    }
 
 
 @pytest.mark.parametrize("T", [1, 2, 7, 100, 997])

@@ -22,10 +22,10 @@ from types import ModuleType
 import pytest
 
 from dpverify.samplers import SeededRandomSource
+from dpverify.verify.cli import main
 from dpverify.verify.engine._results import Verdict
 from dpverify.verify.gate._spec_run import CaseOutcome, run_case
 from dpverify.verify.gate._static import scan_file
-from dpverify.verify.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "own-sampler"
@@ -64,10 +64,7 @@ def sampler(importable: None) -> ModuleType:
 
 @pytest.fixture(scope="module")
 def outcomes(specs: ModuleType) -> dict[str, list[CaseOutcome]]:
-    return {
-        spec.name: [run_case(spec, case, seed=1, samples=SAMPLES) for case in spec.cases]
-        for spec in specs.SPECS
-    }
+    return {spec.name: [run_case(spec, case, seed=1, samples=SAMPLES) for case in spec.cases] for spec in specs.SPECS}
 
 
 def _by_check(outcome: CaseOutcome) -> dict[str, list]:
@@ -103,8 +100,9 @@ def test_the_pmf_is_the_closed_form(specs: ModuleType) -> None:
     assert all(type(v) is Fraction for v in pmf.values())
 
 
-def test_the_pmf_never_runs_the_sampler(specs: ModuleType, sampler: ModuleType,
-                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_pmf_never_runs_the_sampler(
+    specs: ModuleType, sampler: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # A PMF computed by running the code would agree with any bug in it.
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("the spec's PMF called the sampler")
@@ -194,8 +192,10 @@ def test_every_broken_case_fails_on_its_exactness_check(outcomes: dict[str, list
         assert exactness.evidence["q"] == 0 and exactness.evidence["output"] == 0
         assert Fraction(exactness.evidence["code_p"]) == Fraction(b + 1, N)
         assert Fraction(exactness.evidence["spec_p"]) == Fraction(b, N)
-        assert any(problem.startswith("exactness violated: code and spec differ at q=0, output=0")
-                   for problem in outcome.problems)
+        assert any(
+            problem.startswith("exactness violated: code and spec differ at q=0, output=0")
+            for problem in outcome.problems
+        )
 
 
 def test_every_broken_case_violates_the_claim_on_the_codes_own_pmf(outcomes: dict[str, list[CaseOutcome]]) -> None:
@@ -229,7 +229,10 @@ def test_sampling_misses_the_slip_at_a_large_denominator(specs: ModuleType) -> N
     # 1/N ~ 2.5e-7 is far below what DKW at 20,000 draws can detect (a CDF distance of 0.046)
     assert [c.verdict for c in checks["statistical"]] == [Verdict.PROVED]
     assert [problem.split(":")[0] for problem in outcome.problems] == [
-        "exactness violated", "expected code_privacy proved, got violated", "expected code_z3 proved, got violated"]
+        "exactness violated",
+        "expected code_privacy proved, got violated",
+        "expected code_z3 proved, got violated",
+    ]
 
 
 def test_sampling_sees_the_slip_when_it_makes_a_value_impossible(outcomes: dict[str, list[CaseOutcome]]) -> None:
@@ -250,16 +253,21 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
 
 
 def test_check_of_the_module_fails_on_the_broken_spec(importable: None, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run_cli(capsys, "check", "--spec-module", "own_sampler.specs", "--seed", "1",
-                             "--samples", str(SAMPLES))
+    code, out, err = run_cli(
+        capsys, "check", "--spec-module", "own_sampler.specs", "--seed", "1", "--samples", str(SAMPLES)
+    )
     assert code == 1, err
     assert "dpverify check: 2 specs, 6 cases, statistical seed 1" in out
     assert "ok   randomized-response/k=4,alpha=999999/1000000: expect proved, got proved" in out
     assert "FAIL randomized-response-off-by-one/k=4,alpha=999999/1000000: expect proved, got violated" in out
-    assert ("problem: exactness violated: code and spec differ at q=0, output=0: "
-            "code 1000001/3999997 vs spec 1000000/3999997") in out
-    assert ("code_privacy   violated     ratio 999998/1000001 < claimed 999999/1000000 (short by "
-            "1999999/1000001000000) at q=1, q'=0, output=0: P=999998/3999997 vs P'=1000001/3999997") in out
+    assert (
+        "problem: exactness violated: code and spec differ at q=0, output=0: "
+        "code 1000001/3999997 vs spec 1000000/3999997"
+    ) in out
+    assert (
+        "code_privacy   violated     ratio 999998/1000001 < claimed 999999/1000000 (short by "
+        "1999999/1000001000000) at q=1, q'=0, output=0: P=999998/3999997 vs P'=1000001/3999997"
+    ) in out
     assert out.count("\nFAIL ") == 3 and out.count("\nok   ") == 3
     assert out.rstrip().endswith("3 of 6 cases met their expectation: FAIL")
     # the user's specs alone: no source-tree checks of dpverify itself
@@ -267,8 +275,18 @@ def test_check_of_the_module_fails_on_the_broken_spec(importable: None, capsys: 
 
 
 def test_check_of_the_correct_spec_passes(importable: None, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run_cli(capsys, "check", "--spec-module", "own_sampler.specs", "--spec", "randomized-response",
-                             "--seed", "1", "--samples", str(SAMPLES))
+    code, out, err = run_cli(
+        capsys,
+        "check",
+        "--spec-module",
+        "own_sampler.specs",
+        "--spec",
+        "randomized-response",
+        "--seed",
+        "1",
+        "--samples",
+        str(SAMPLES),
+    )
     assert code == 0, err
     assert "off-by-one" not in out
     assert out.rstrip().endswith("3 of 3 cases met their expectation: PASS")
@@ -293,21 +311,29 @@ def _mutant_id(function: str, original: str, mutated: str) -> str:
     from dpverify.verify.changes._mutants import mutants_of
 
     source = (EXAMPLE / "own_sampler" / "sampler.py").read_text()
-    (found,) = [m.id for m in mutants_of("own_sampler.sampler", source)
-                if m.function == function and (m.original, m.mutated) == (original, mutated)]
+    (found,) = [
+        m.id
+        for m in mutants_of("own_sampler.sampler", source)
+        if m.function == function and (m.original, m.mutated) == (original, mutated)
+    ]
     return found
 
 
-def test_the_input_checks_mutants_are_caught_by_the_specs_edges(importable: None, tmp_path: Path,
-                                                                monkeypatch: pytest.MonkeyPatch,
-                                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_input_checks_mutants_are_caught_by_the_specs_edges(
+    importable: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Three mutants of the input checks that survived while the spec declared no edges: one lets
     k = 1 through, one lets every type through as an int, one turns the valid alpha = 1 away."""
     monkeypatch.chdir(EXAMPLE)
-    chosen = {_mutant_id("_checked", "k < 2", "k < 1"): "refusals",
-              _mutant_id("_is_int", "isinstance(value, int) and (not isinstance(value, bool))",
-                         "isinstance(value, int) or not isinstance(value, bool)"): "refusals",
-              _mutant_id("_checked", "0 < ratio <= 1", "0 < ratio < 1"): "accepts"}
+    chosen = {
+        _mutant_id("_checked", "k < 2", "k < 1"): "refusals",
+        _mutant_id(
+            "_is_int",
+            "isinstance(value, int) and (not isinstance(value, bool))",
+            "isinstance(value, int) or not isinstance(value, bool)",
+        ): "refusals",
+        _mutant_id("_checked", "0 < ratio <= 1", "0 < ratio < 1"): "accepts",
+    }
     out = tmp_path / "mutate.json"
     code = main([*MUTATE, *[a for mutant in chosen for a in ("--only", mutant)], "--jobs", "1", "--json", str(out)])
     captured = capsys.readouterr()
@@ -339,8 +365,15 @@ def test_the_readme_mutate_command_kills_every_mutant(tmp_path: Path) -> None:
 # --- the real thing: a fresh virtual environment -------------------------------------------------
 
 #: What pip prints when it cannot reach a package index (then the test is skipped, not failed).
-_OFFLINE = ("Could not find a version that satisfies", "No matching distribution found", "NewConnectionError",
-            "Temporary failure in name resolution", "Max retries exceeded", "ProxyError", "Network is unreachable")
+_OFFLINE = (
+    "Could not find a version that satisfies",
+    "No matching distribution found",
+    "NewConnectionError",
+    "Temporary failure in name resolution",
+    "Max retries exceeded",
+    "ProxyError",
+    "Network is unreachable",
+)
 
 
 def _run(*argv: str | Path, cwd: Path, timeout: int = 300) -> subprocess.CompletedProcess[str]:
@@ -353,8 +386,13 @@ def _run(*argv: str | Path, cwd: Path, timeout: int = 300) -> subprocess.Complet
 def test_fresh_venv_installs_dpverify_and_the_example_and_runs_the_gate(tmp_path: Path) -> None:
     # pip builds a local project in place; a copy keeps build/ and *.egg-info out of the checkout.
     source = tmp_path / "dpverify-src"
-    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis"))
+    shutil.copytree(
+        ROOT,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis"
+        ),
+    )
     venv = tmp_path / "venv"
     created = _run(sys.executable, "-m", "venv", venv, cwd=tmp_path)
     assert created.returncode == 0, created.stderr
@@ -371,19 +409,25 @@ def test_fresh_venv_installs_dpverify_and_the_example_and_runs_the_gate(tmp_path
     assert listed.returncode == 0, listed.stderr
     for name in ("randomized-response", "randomized-response-off-by-one"):
         assert f"{name}: 3 case(s), from entry point own-sampler (own-sampler)" in listed.stdout.splitlines()
-    assert any(line.startswith("gtm: ") and line.endswith(" case(s), from entry point builtin (dpverify)")
-               for line in listed.stdout.splitlines())
+    assert any(
+        line.startswith("gtm: ") and line.endswith(" case(s), from entry point builtin (dpverify)")
+        for line in listed.stdout.splitlines()
+    )
 
-    red = _run(bin_ / "dpverify", "check", "--spec-module", "own_sampler.specs", "--seed", "1", "--samples", "2000",
-               cwd=work)
+    red = _run(
+        bin_ / "dpverify", "check", "--spec-module", "own_sampler.specs", "--seed", "1", "--samples", "2000", cwd=work
+    )
     assert red.returncode == 1, red.stdout + red.stderr
-    assert ("problem: exactness violated: code and spec differ at q=0, output=0: "
-            "code 1000001/3999997 vs spec 1000000/3999997") in red.stdout
+    assert (
+        "problem: exactness violated: code and spec differ at q=0, output=0: "
+        "code 1000001/3999997 vs spec 1000000/3999997"
+    ) in red.stdout
     assert "at q=1, q'=0, output=0: P=999998/3999997 vs P'=1000001/3999997" in red.stdout
     assert red.stdout.rstrip().endswith("3 of 6 cases met their expectation: FAIL")
 
-    green = _run(bin_ / "dpverify", "check", "--spec", "randomized-response", "--seed", "1", "--samples", "2000",
-                 cwd=work)
+    green = _run(
+        bin_ / "dpverify", "check", "--spec", "randomized-response", "--seed", "1", "--samples", "2000", cwd=work
+    )
     assert green.returncode == 0, green.stdout + green.stderr
     assert green.stdout.rstrip().endswith("3 of 3 cases met their expectation: PASS")
 

@@ -16,12 +16,12 @@ from typing import Any
 
 import mpmath
 import pytest
-
 from _report_specs import spec_module
+
 from dpverify.samplers import DpverifyError
 from dpverify.verify.changes import _mutate
-from dpverify.verify.engine._results import CheckResult, Verdict
 from dpverify.verify.cli import main
+from dpverify.verify.engine._results import CheckResult, Verdict
 
 Setup = Callable[[pytest.MonkeyPatch], None]
 
@@ -33,22 +33,33 @@ def _nothing(monkeypatch: pytest.MonkeyPatch) -> None:
 def _stale_proof(monkeypatch: pytest.MonkeyPatch) -> None:
     from dpverify.proofs import _stale
 
-    monkeypatch.setattr(_stale, "check_manifest", lambda root, current: CheckResult(
-        "stale_proofs", Verdict.VIOLATED, "1 stale certificate: gtm.sample changed"))
+    monkeypatch.setattr(
+        _stale,
+        "check_manifest",
+        lambda root, current: CheckResult("stale_proofs", Verdict.VIOLATED, "1 stale certificate: gtm.sample changed"),
+    )
 
 
 def _z3_disagrees(monkeypatch: pytest.MonkeyPatch) -> None:
     from dpverify.verify.privacy import _smt
 
-    monkeypatch.setattr(_smt, "check_ratio_bound_z3", lambda table, neighbours, claim: CheckResult(
-        "z3", Verdict.VIOLATED, "sat: a counterexample the exact check did not find"))
+    monkeypatch.setattr(
+        _smt,
+        "check_ratio_bound_z3",
+        lambda table, neighbours, claim: CheckResult(
+            "z3", Verdict.VIOLATED, "sat: a counterexample the exact check did not find"
+        ),
+    )
 
 
 def _hockey_stick_disagrees(monkeypatch: pytest.MonkeyPatch) -> None:
     from dpverify.verify.privacy import _accounting
 
-    monkeypatch.setattr(_accounting, "dgauss_delta_hockey_stick",
-                        lambda sigma2, epsilon, sensitivity, dps: (mpmath.mpf("0.9"), mpmath.mpf("0.95")))
+    monkeypatch.setattr(
+        _accounting,
+        "dgauss_delta_hockey_stick",
+        lambda sigma2, epsilon, sensitivity, dps: (mpmath.mpf("0.9"), mpmath.mpf("0.95")),
+    )
 
 
 def _prove(verdict: Verdict, recheck: Verdict | None = None, cvc5: str | None = "1.2") -> Setup:
@@ -61,8 +72,11 @@ def _prove(verdict: Verdict, recheck: Verdict | None = None, cvc5: str | None = 
         monkeypatch.setattr(_manifest, "write_certificates", lambda *args, **kwargs: None)
         monkeypatch.setattr(_manifest, "prove_result", lambda manifest: CheckResult("prove", verdict, "stub"))
         monkeypatch.setattr(_solvers, "cvc5_version", lambda: cvc5)
-        monkeypatch.setattr(_recheck, "recheck_certificates", lambda root, **kwargs: CheckResult(
-            "recheck", recheck or Verdict.PROVED, "stub"))
+        monkeypatch.setattr(
+            _recheck,
+            "recheck_certificates",
+            lambda root, **kwargs: CheckResult("recheck", recheck or Verdict.PROVED, "stub"),
+        )
 
     return setup
 
@@ -95,10 +109,9 @@ def _stopped(error: type[BaseException], where: str) -> Setup:
     def setup(monkeypatch: pytest.MonkeyPatch) -> None:
         import sys
 
-        from dpverify.verify.gate import _gate
-
         from dpverify.verify import cli
         from dpverify.verify.cli import _privacy as cli_privacy
+        from dpverify.verify.gate import _gate
 
         def stop(*args: object, **kwargs: object) -> Any:
             raise error()
@@ -112,8 +125,22 @@ def _stopped(error: type[BaseException], where: str) -> Setup:
 
 
 GTM = ["--alpha", "1/3", "--n", "3", "--T", "100"]
-GAZEAU = ["--scale", "1.0", "--q", "0.0", "--q-prime", "1.0", "--bits", "12", "--lower", "-2.0", "--upper", "2.0",
-          "--step", "0.25"]
+GAZEAU = [
+    "--scale",
+    "1.0",
+    "--q",
+    "0.0",
+    "--q-prime",
+    "1.0",
+    "--bits",
+    "12",
+    "--lower",
+    "-2.0",
+    "--upper",
+    "2.0",
+    "--step",
+    "0.25",
+]
 ACCOUNT = ["account", "--mechanism", "approx", "--epsilon", "0.5", "--delta", "1e-6", "--k", "10"]
 MODULE = ["--spec-module", "dpverify_report_specs", "--seed", "1", "--samples", "500"]
 
@@ -125,23 +152,39 @@ ROWS: list[tuple[str, list[str], int, Setup]] = [
     ("check: a broken spec beside a violated one", ["check", *MODULE], 2, _nothing),
     ("check: bad usage", ["check", *MODULE, "--samples", "0"], 2, _nothing),
     ("check: an unknown spec", ["check", *MODULE, "--spec", "nope"], 2, _nothing),
-    ("mutate: every mutant killed", ["mutate", "dpverify.samplers.gtm", "--limit", "2"], 0, _mutants("killed", "killed")),
+    (
+        "mutate: every mutant killed",
+        ["mutate", "dpverify.samplers.gtm", "--limit", "2"],
+        0,
+        _mutants("killed", "killed"),
+    ),
     ("mutate: a survivor", ["mutate", "dpverify.samplers.gtm", "--limit", "2"], 1, _mutants("killed", "survived")),
-    ("mutate: a mutant caught only as broken", ["mutate", "dpverify.samplers.gtm", "--limit", "1"], 1,
-     _mutants("broken")),
-    ("mutate: the unmodified gate fails", ["mutate", "dpverify.samplers.gtm", "--limit", "1"], 2,
-     _mutants(fails=True)),
+    (
+        "mutate: a mutant caught only as broken",
+        ["mutate", "dpverify.samplers.gtm", "--limit", "1"],
+        1,
+        _mutants("broken"),
+    ),
+    ("mutate: the unmodified gate fails", ["mutate", "dpverify.samplers.gtm", "--limit", "1"], 2, _mutants(fails=True)),
     ("mutate: bad usage", ["mutate", "no_such_module_here"], 2, _nothing),
     ("pmf gtm", ["pmf", "gtm", *GTM, "--q", "1"], 0, _nothing),
     ("pmf gtm: bad usage", ["pmf", "gtm", *GTM, "--q", "4"], 2, _nothing),
     ("privacy gtm: the claim holds", ["privacy", "gtm", *GTM, "--claim-alpha", "1/4", "--z3"], 0, _nothing),
     ("privacy gtm: the claim is violated", ["privacy", "gtm", *GTM], 1, _nothing),
-    ("privacy gtm: Z3 disagrees with the exact check", ["privacy", "gtm", *GTM, "--claim-alpha", "1/4", "--z3"], 1,
-     _z3_disagrees),
+    (
+        "privacy gtm: Z3 disagrees with the exact check",
+        ["privacy", "gtm", *GTM, "--claim-alpha", "1/4", "--z3"],
+        1,
+        _z3_disagrees,
+    ),
     ("privacy gtm: bad usage", ["privacy", "gtm", *GTM, "--claim-alpha", "3/2"], 2, _nothing),
     ("privacy dgauss", ["privacy", "dgauss", "--sigma2", "2", "--epsilon", "1"], 0, _nothing),
-    ("privacy dgauss: the two deltas disagree", ["privacy", "dgauss", "--sigma2", "2", "--epsilon", "1"], 1,
-     _hockey_stick_disagrees),
+    (
+        "privacy dgauss: the two deltas disagree",
+        ["privacy", "dgauss", "--sigma2", "2", "--epsilon", "1"],
+        1,
+        _hockey_stick_disagrees,
+    ),
     ("privacy dgauss: bad usage", ["privacy", "dgauss", "--sigma2", "0", "--epsilon", "1"], 2, _nothing),
     ("privacy gazeau: Theorem 4.5 holds", ["privacy", "gazeau", *GAZEAU], 0, _nothing),
     ("privacy gazeau: Theorem 4.5 contradicted", ["privacy", "gazeau", *GAZEAU, "--delta-0", "0"], 1, _nothing),
@@ -155,13 +198,25 @@ ROWS: list[tuple[str, list[str], int, Setup]] = [
     ("prove: cvc5 disagrees", ["prove", "--recheck"], 1, _prove(Verdict.PROVED, Verdict.VIOLATED)),
     ("prove: cvc5 cannot decide one", ["prove", "--recheck"], 0, _prove(Verdict.PROVED, Verdict.INCONCLUSIVE)),
     ("prove: --recheck without cvc5", ["prove", "--recheck"], 2, _prove(Verdict.PROVED, cvc5=None)),
-    ("attack laplace-float", ["attack", "laplace-float", "--scale", "1", "--q=0", "--q-prime", "1", "--bits", "8",
-                              "--samples", "0"], 0, _nothing),
-    ("attack laplace-float: bad usage", ["attack", "laplace-float", "--scale", "-1", "--q=0", "--q-prime", "1",
-                                         "--bits", "8"], 2, _nothing),
+    (
+        "attack laplace-float",
+        ["attack", "laplace-float", "--scale", "1", "--q=0", "--q-prime", "1", "--bits", "8", "--samples", "0"],
+        0,
+        _nothing,
+    ),
+    (
+        "attack laplace-float: bad usage",
+        ["attack", "laplace-float", "--scale", "-1", "--q=0", "--q-prime", "1", "--bits", "8"],
+        2,
+        _nothing,
+    ),
     ("check: interrupted", ["check", *MODULE, "--spec", "flip"], 130, _stopped(KeyboardInterrupt, "gate")),
-    ("check: stdout closed before the verdict", ["check", *MODULE, "--spec", "flip"], 1,
-     _stopped(BrokenPipeError, "gate")),
+    (
+        "check: stdout closed before the verdict",
+        ["check", *MODULE, "--spec", "flip"],
+        1,
+        _stopped(BrokenPipeError, "gate"),
+    ),
     ("privacy gtm: stdout closed early", ["privacy", "gtm", *GTM], 0, _stopped(BrokenPipeError, "privacy")),
     ("a bare command", ["privacy"], 2, _nothing),
     ("no command", [], 2, _nothing),
@@ -169,8 +224,14 @@ ROWS: list[tuple[str, list[str], int, Setup]] = [
 
 
 @pytest.mark.parametrize(("argv", "code", "setup"), [row[1:] for row in ROWS], ids=[row[0] for row in ROWS])
-def test_exit_code(argv: list[str], code: int, setup: Setup, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_exit_code(
+    argv: list[str],
+    code: int,
+    setup: Setup,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     setup(monkeypatch)
     with spec_module(tmp_path, monkeypatch):
         try:
@@ -192,6 +253,7 @@ def test_the_readme_has_one_exit_code_table_covering_every_command() -> None:
     assert readme.count(header) == 1
     table = readme.split(header, 1)[1].split("\n\n", 1)[0]
     from _fuzz import commands
+
     from dpverify.verify.cli import build_parser
 
     for command in commands(build_parser()):

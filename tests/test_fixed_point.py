@@ -13,8 +13,8 @@ import pytest
 import z3
 
 from dpverify.samplers import InvalidArgument
-from dpverify.verify.precision._fixed_point import FIXED_POINT_CHECK, fixed_point_smtlib, prove_fixed_point_leak
 from dpverify.verify.engine._results import Verdict
+from dpverify.verify.precision._fixed_point import FIXED_POINT_CHECK, fixed_point_smtlib, prove_fixed_point_leak
 
 
 def _run_script(text: str) -> str:
@@ -113,17 +113,20 @@ def test_smtlib_of_the_unscaled_variant_is_sat() -> None:
     assert _run_script(text) == "sat"
 
 
-@pytest.mark.parametrize(("kwargs", "name"), [
-    ({"width": 1}, "width"),
-    ({"width": True}, "width"),
-    ({"width": 5000}, "width"),
-    ({"n": 0}, "n"),
-    ({"width": 8, "n": 8}, "n"),
-    ({"n": 2.0}, "n"),
-    ({"noise_shift": -1}, "noise_shift"),
-    ({"width": 8, "noise_shift": 8}, "noise_shift"),
-    ({"timeout_ms": 0}, "timeout_ms"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"width": 1}, "width"),
+        ({"width": True}, "width"),
+        ({"width": 5000}, "width"),
+        ({"n": 0}, "n"),
+        ({"width": 8, "n": 8}, "n"),
+        ({"n": 2.0}, "n"),
+        ({"noise_shift": -1}, "noise_shift"),
+        ({"width": 8, "noise_shift": 8}, "noise_shift"),
+        ({"timeout_ms": 0}, "timeout_ms"),
+    ],
+)
 def test_bad_arguments_get_a_one_line_error(kwargs: dict[str, object], name: str) -> None:
     with pytest.raises(InvalidArgument) as info:
         prove_fixed_point_leak(**kwargs)  # type: ignore[arg-type]

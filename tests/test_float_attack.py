@@ -57,8 +57,10 @@ def test_the_document_agrees_with_float_privacy_on_nested_supports() -> None:
     """At 4 bits the outputs of 2^53 are a strict subset of those of 2^53 - 1: the witness comes from q'."""
     q, q2, b, k = 2.0**53, 2.0**53 - 1.0, 1.0, 4
     document = laplace_float_attack(b, q, q2, k, samples=0, seed=1)
-    loss = float_privacy(float_pmf(lambda j: mechanism_unsafe(q, b, j, k), range(1, 1 << k)),
-                         float_pmf(lambda j: mechanism_unsafe(q2, b, j, k), range(1, 1 << k)))
+    loss = float_privacy(
+        float_pmf(lambda j: mechanism_unsafe(q, b, j, k), range(1, 1 << k)),
+        float_pmf(lambda j: mechanism_unsafe(q2, b, j, k), range(1, 1 << k)),
+    )
     assert document["witness"]["j"] == loss.draw and document["witness"]["from_input"] == loss.from_input == "q_prime"
     assert document["epsilon"] == ("Infinity" if math.isinf(loss.epsilon) else loss.epsilon)
 
@@ -94,30 +96,38 @@ def test_first_violation_of_equal_inputs_is_none() -> None:
     assert first_violation(0.0, 0.0, 1.0, 10) is None
 
 
-@pytest.mark.parametrize(("kwargs", "name"), [
-    ({"bits": 25}, "bits"),
-    ({"bits": 1}, "bits"),
-    ({"bits": 53}, "bits"),
-    ({"bits": True}, "bits"),
-    ({"bits": 12.0}, "bits"),
-    ({"scale": 0.0}, "scale"),
-    ({"scale": -1}, "scale"),
-    ({"scale": math.nan}, "scale"),
-    ({"scale": "abc"}, "scale"),
-    ({"q": math.inf}, "q"),
-    ({"q": "nan"}, "q"),
-    ({"q_prime": None}, "q_prime"),
-    ({"q_prime": 2**70 + 1}, "q_prime"),
-    ({"samples": -1}, "samples"),
-    ({"samples": 1.5}, "samples"),
-    ({"seed": -2}, "seed"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"bits": 25}, "bits"),
+        ({"bits": 1}, "bits"),
+        ({"bits": 53}, "bits"),
+        ({"bits": True}, "bits"),
+        ({"bits": 12.0}, "bits"),
+        ({"scale": 0.0}, "scale"),
+        ({"scale": -1}, "scale"),
+        ({"scale": math.nan}, "scale"),
+        ({"scale": "abc"}, "scale"),
+        ({"q": math.inf}, "q"),
+        ({"q": "nan"}, "q"),
+        ({"q_prime": None}, "q_prime"),
+        ({"q_prime": 2**70 + 1}, "q_prime"),
+        ({"samples": -1}, "samples"),
+        ({"samples": 1.5}, "samples"),
+        ({"seed": -2}, "seed"),
+    ],
+)
 def test_bad_arguments_get_a_one_line_error(kwargs: dict[str, object], name: str) -> None:
     arguments: dict[str, object] = {"scale": 1.0, "q": 0.0, "q_prime": 1.0, "bits": 12, "samples": 0, "seed": 1}
     arguments.update(kwargs)
     with pytest.raises(InvalidArgument) as raised:
-        laplace_float_attack(arguments.pop("scale"), arguments.pop("q"), arguments.pop("q_prime"),  # type: ignore[arg-type]
-                             arguments.pop("bits"), **arguments)  # type: ignore[arg-type]
+        laplace_float_attack(
+            arguments.pop("scale"),
+            arguments.pop("q"),
+            arguments.pop("q_prime"),  # type: ignore[arg-type]
+            arguments.pop("bits"),
+            **arguments,
+        )  # type: ignore[arg-type]
     message = str(raised.value)
     assert "\n" not in message and message.startswith(name), message
 

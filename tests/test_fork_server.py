@@ -54,9 +54,15 @@ def test_only_library_modules_outside_the_forbidden_packages_are_preloaded(tmp_p
     import sympy
 
     library = Path(sympy.__file__).parent.parent
-    modules = [("email.message", email.message.__file__), ("sys", None), ("__main__", str(tmp_path / "m.py")),
-               ("sympy.core", sympy.core.__file__), ("dpverify.samplers", str(library / "dpverify" / "x.py")),
-               ("own", str(tmp_path / "own.py")), ("pkg.sub", str(library / "pkg" / "sub.py"))]
+    modules = [
+        ("email.message", email.message.__file__),
+        ("sys", None),
+        ("__main__", str(tmp_path / "m.py")),
+        ("sympy.core", sympy.core.__file__),
+        ("dpverify.samplers", str(library / "dpverify" / "x.py")),
+        ("own", str(tmp_path / "own.py")),
+        ("pkg.sub", str(library / "pkg" / "sub.py")),
+    ]
     assert preloadable(modules, ["dpverify", "pkg"]) == ("email.message", "sympy.core", "sys")
 
 
@@ -106,7 +112,9 @@ def test_a_child_imports_dpverify_from_its_own_copy(workspace: _mutate._Workspac
 
 
 def test_a_preload_that_imports_dpverify_is_taken_back_out(workspace: _mutate._Workspace) -> None:
-    with_dpverify = ForkServer(workspace.base, _environment(workspace.base), ["dpverify.samplers", "json"], ["dpverify"])
+    with_dpverify = ForkServer(
+        workspace.base, _environment(workspace.base), ["dpverify.samplers", "json"], ["dpverify"]
+    )
     folder = workspace.copy("after-leak")
     trace = workspace.root / "after-leak.trace"
     try:
@@ -118,14 +126,17 @@ def test_a_preload_that_imports_dpverify_is_taken_back_out(workspace: _mutate._W
         with_dpverify.close()
 
 
-def test_a_run_past_its_time_is_killed_and_the_server_serves_on(workspace: _mutate._Workspace, server: ForkServer,
-                                                               tmp_path: Path) -> None:
+def test_a_run_past_its_time_is_killed_and_the_server_serves_on(
+    workspace: _mutate._Workspace, server: ForkServer, tmp_path: Path
+) -> None:
     hanging = tmp_path / "hanging"
     shutil.copytree(workspace.base, hanging)
     launch = hanging / "dpverify" / "_launch.py"
     launch.chmod(0o644)
-    launch.write_text("import os, time\n\ndef main(argv=None):\n    if os.fork() == 0:\n        time.sleep(600)\n"
-                      "    time.sleep(600)\n")
+    launch.write_text(
+        "import os, time\n\ndef main(argv=None):\n    if os.fork() == 0:\n        time.sleep(600)\n"
+        "    time.sleep(600)\n"
+    )
     started = time.monotonic()
     assert server.run(hanging, ["check"], tmp_path / "err", str(hanging), timeout=1) is None
     assert time.monotonic() - started < 30
@@ -156,7 +167,7 @@ def test_measure_gives_the_same_statuses_with_and_without_the_server() -> None:
     fresh = _mutate.measure([target], chosen, PARSING, jobs=2, select_specs=False, fork=False)
     assert forked.runner == "fork server" and fresh.runner.startswith("fresh interpreters")
     assert [r.status for r in forked.results] == [r.status for r in fresh.results] == [KILLED, SURVIVED]
-    assert [sorted(k.check for k in r.kills) for r in forked.results] == [sorted(k.check for k in r.kills)
-                                                                          for r in fresh.results]
+    assert [sorted(k.check for k in r.kills) for r in forked.results] == [
+        sorted(k.check for k in r.kills) for r in fresh.results
+    ]
     assert sys.modules.get("dpverify") is not None  # this process's own dpverify is untouched
-

@@ -26,16 +26,44 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+import _fuzz
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-import _fuzz
 from dpverify.samplers import InvalidArgument, SeededRandomSource, discrete_gaussian, grid_laplace, gtm, mechanisms
-from dpverify.specs import (Bound, DiscreteLaplaceSpec, ExactPmf, GridLaplaceSpec, GtmSpec, PureDp, PureDpClaim, Spec,
-                            VectorGaussianSpec, VectorLaplaceSpec, product_pmf, pushforward)
-from dpverify.verify import (CheckResult, Enumeration, GaussianCalibration, RandomCompat, Verdict, check_ratio_bound_z3,
-                             dgauss_delta, dgauss_delta_hockey_stick, dgauss_privacy, discover, dkw_threshold, gazeau_privacy, grid_claim_smtlib, gtm_table, judge_intervals, smtlib_obligation,
-                             timing_channel)
+from dpverify.specs import (
+    Bound,
+    DiscreteLaplaceSpec,
+    ExactPmf,
+    GridLaplaceSpec,
+    GtmSpec,
+    PureDp,
+    PureDpClaim,
+    Spec,
+    VectorGaussianSpec,
+    VectorLaplaceSpec,
+    product_pmf,
+    pushforward,
+)
+from dpverify.verify import (
+    CheckResult,
+    Enumeration,
+    GaussianCalibration,
+    RandomCompat,
+    Verdict,
+    check_ratio_bound_z3,
+    dgauss_delta,
+    dgauss_delta_hockey_stick,
+    dgauss_privacy,
+    discover,
+    dkw_threshold,
+    gazeau_privacy,
+    grid_claim_smtlib,
+    gtm_table,
+    judge_intervals,
+    smtlib_obligation,
+    timing_channel,
+)
 from dpverify.verify.engine._random_compat import MAX_RANDOM_BITS
 from dpverify.verify.engine._text import short_rational
 from dpverify.verify.privacy._timing import DependenceWitness
@@ -63,10 +91,16 @@ def _fuzz_api_with(strategy: Any, examples: int, bound: float, shard: int | None
 
 def test_the_targets_cover_the_public_api() -> None:
     names = {t.name for t in _fuzz.targets()}
-    assert {"GtmSpec(1/3,3,100).create", "GtmSpec(1/3,3,100).pmf", "GtmSpec(1/3,3,100).ideal_pmf",
-            "GtmSpec(1/3,3,100).check_input", "DiscreteLaplaceSpec(1/2,2).ideal_probability",
-            "DiscreteGaussianSpec(7/3).outputs_for_check", "dpverify.verify.gtm_privacy",
-            "dpverify.samplers.gtm.sample"} <= names
+    assert {
+        "GtmSpec(1/3,3,100).create",
+        "GtmSpec(1/3,3,100).pmf",
+        "GtmSpec(1/3,3,100).ideal_pmf",
+        "GtmSpec(1/3,3,100).check_input",
+        "DiscreteLaplaceSpec(1/2,2).ideal_probability",
+        "DiscreteGaussianSpec(7/3).outputs_for_check",
+        "dpverify.verify.gtm_privacy",
+        "dpverify.samplers.gtm.sample",
+    } <= names
 
 
 @pytest.mark.parametrize("method", ["pmf", "ideal_pmf"])
@@ -112,9 +146,14 @@ def test_fuzzed_keyword_calls_at_scale(shard: int) -> None:
 
 def test_the_keyword_fuzz_reaches_returned_objects_and_every_public_dataclass() -> None:
     methods = set(_fuzz.receiver_methods())
-    assert {("Spec(fuzz-flip)", "bind"), ("Input(bit)", "pairs"), ("TimingChannel", "result"),
-            ("RandomCompat(1)", "getrandbits"), ("ExactPmf((0,1,2),(1,2,1),4)", "probability"),
-            ("VectorLaplaceSpec(1,1)", "outputs_for_check")} <= methods
+    assert {
+        ("Spec(fuzz-flip)", "bind"),
+        ("Input(bit)", "pairs"),
+        ("TimingChannel", "result"),
+        ("RandomCompat(1)", "getrandbits"),
+        ("ExactPmf((0,1,2),(1,2,1),4)", "probability"),
+        ("VectorLaplaceSpec(1,1)", "outputs_for_check"),
+    } <= methods
     assert ("RandomCompat(1)", "gauss") not in methods  # CPython's own, with CPython's errors
     names = {cls.__name__ for cls in _fuzz.public_dataclasses()}
     assert {"GtmSpec", "GridLaplaceSpec", "Enumeration", "TimingChannel", "Spec", "Input", "Account"} <= names
@@ -168,7 +207,10 @@ def test_random_compat_refuses_draws_past_its_bit_limit() -> None:
         rng.getrandbits(2**64)
     with pytest.raises(InvalidArgument, match="randbytes n must be an int in"):
         rng.randbytes(2**64)
-    assert rng.getrandbits(MAX_RANDOM_BITS) < 2**MAX_RANDOM_BITS and len(rng.randbytes(MAX_RANDOM_BITS // 8)) == MAX_RANDOM_BITS // 8
+    assert (
+        rng.getrandbits(MAX_RANDOM_BITS) < 2**MAX_RANDOM_BITS
+        and len(rng.randbytes(MAX_RANDOM_BITS // 8)) == MAX_RANDOM_BITS // 8
+    )
 
 
 def test_gazeau_privacy_refuses_what_it_cannot_compute() -> None:

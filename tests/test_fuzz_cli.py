@@ -22,18 +22,22 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import _fuzz
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-import _fuzz
-from dpverify.verify.changes import _mutate, _mutate_status
-from dpverify.verify.gate import _sweep
 from dpverify.verify import cli
+from dpverify.verify.changes import _mutate, _mutate_status
 from dpverify.verify.cli import _prove as cli_prove
+from dpverify.verify.gate import _sweep
 from dpverify.verify.survey import _survey
 
-_HEALTH = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large,
-           HealthCheck.function_scoped_fixture]
+_HEALTH = [
+    HealthCheck.too_slow,
+    HealthCheck.filter_too_much,
+    HealthCheck.data_too_large,
+    HealthCheck.function_scoped_fixture,
+]
 
 
 def _stub_prove(args: object) -> int:
@@ -48,8 +52,15 @@ def _stub_measure(targets: object, mutants: Sequence[Any], options: object, **kw
 
 def _stub_survey(names: Sequence[str], budget: Any, **kwargs: Any) -> dict[str, Any]:
     """``survey``'s environments and audits: an empty document (building environments needs the network)."""
-    return {"schema": "dpverify.survey/1", "command": kwargs.get("command", ""), "seed": budget.seed,
-            "samples_per_input": budget.samples, "time_limit": budget.time_limit, "python": "3", "libraries": []}
+    return {
+        "schema": "dpverify.survey/1",
+        "command": kwargs.get("command", ""),
+        "seed": budget.seed,
+        "samples_per_input": budget.samples,
+        "time_limit": budget.time_limit,
+        "python": "3",
+        "libraries": [],
+    }
 
 
 class _InlineExecutor:
@@ -89,8 +100,14 @@ def _sandbox(tmp_path: Path) -> Iterator[list[str]]:
     _sweep.ProcessPoolExecutor = _InlineExecutor  # type: ignore[assignment,misc]
     _survey.run_survey = _stub_survey  # type: ignore[assignment]
     try:
-        yield [str(work / "out.json"), "out.smt2", str(tmp_path / "no-such-dir" / "x.json"), "/dev/full",
-               str(work / "a-directory"), str(work)]
+        yield [
+            str(work / "out.json"),
+            "out.smt2",
+            str(tmp_path / "no-such-dir" / "x.json"),
+            "/dev/full",
+            str(work / "a-directory"),
+            str(work),
+        ]
     finally:
         cli_prove._prove = saved_prove  # type: ignore[assignment]
         _mutate.measure = saved_measure  # type: ignore[assignment]
@@ -111,16 +128,29 @@ def _fuzz_cli(tmp_path: Path, examples: int, bound: float, shard: int | None = N
         def case(argv: list[str]) -> None:
             run = _fuzz.run_cli(argv, bound)
             hard = _fuzz.judge_cli(run)
-            assert not hard, f"dpverify {argv!r}: " + "; ".join(f"[{c}] {m}" for c, m in hard) + (
-                f"\nstdout: {run.out[-500:]!r}\nstderr: {run.err[-1000:]!r}")
+            assert not hard, (
+                f"dpverify {argv!r}: "
+                + "; ".join(f"[{c}] {m}" for c, m in hard)
+                + (f"\nstdout: {run.out[-500:]!r}\nstderr: {run.err[-1000:]!r}")
+            )
 
         case()
 
 
 def test_every_subcommand_and_option_is_read_from_the_parser() -> None:
-    found = {" ".join(c.path): {s for a in c.options for s in a.option_strings} for c in _fuzz.commands(cli.build_parser())}
-    assert {"check", "mutate", "pmf gtm", "privacy gtm", "privacy dgauss", "privacy gazeau", "prove",
-            "attack laplace-float"} <= set(found)
+    found = {
+        " ".join(c.path): {s for a in c.options for s in a.option_strings} for c in _fuzz.commands(cli.build_parser())
+    }
+    assert {
+        "check",
+        "mutate",
+        "pmf gtm",
+        "privacy gtm",
+        "privacy dgauss",
+        "privacy gazeau",
+        "prove",
+        "attack laplace-float",
+    } <= set(found)
     assert "--smtlib" in found["privacy gtm"] and "--spec-module" in found["check"]
 
 

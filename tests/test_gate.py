@@ -119,9 +119,13 @@ class _ThresholdOffByOne(RandomSource):
 def test_a_noise_sampler_with_a_threshold_bug_fails_the_gate() -> None:
     spec = replace(
         DISCRETE_LAPLACE,
-        sampler=lambda scale, rng: discrete_laplace._sample_scaled(scale.denominator, scale.numerator, _ThresholdOffByOne(rng)),
+        sampler=lambda scale, rng: discrete_laplace._sample_scaled(
+            scale.denominator, scale.numerator, _ThresholdOffByOne(rng)
+        ),
         enumeration=Attempt(
-            lambda scale, rng: discrete_laplace._attempt_scaled(scale.denominator, scale.numerator, _ThresholdOffByOne(rng)),
+            lambda scale, rng: discrete_laplace._attempt_scaled(
+                scale.denominator, scale.numerator, _ThresholdOffByOne(rng)
+            ),
             min_mass=Fraction(1, 10**6),
         ),
     )

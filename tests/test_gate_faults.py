@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from dpverify.samplers import RandomSource, SeededRandomSource, SystemRandomSource
 from dpverify.samplers._loops import until_accepted
 from dpverify.specs import Attempt, Bounded, Case, Integer, SamplesPmf, Spec
@@ -45,8 +46,16 @@ def _uniform_pmf(p: dict[str, Any]) -> dict[int, Fraction]:
 
 def _spec(name: str, sampler: Any, enumeration: Any = None, **more: Any) -> Spec:
     """A uniform sampler on ``{0..n-1}`` as a noise spec, checked against its exact PMF."""
-    return Spec(name, sampler, {"n": Integer(2, 10)}, (Case({"n": 3}),), SamplesPmf(), pmf=_uniform_pmf,
-                enumeration=enumeration, **more)
+    return Spec(
+        name,
+        sampler,
+        {"n": Integer(2, 10)},
+        (Case({"n": 3}),),
+        SamplesPmf(),
+        pmf=_uniform_pmf,
+        enumeration=enumeration,
+        **more,
+    )
 
 
 def _run(spec: Spec, **options: Any) -> CaseOutcome:
@@ -215,8 +224,7 @@ def test_a_slow_but_terminating_smoke_run_passes_on_its_second_chance() -> None:
                 pass
         return rng.randbelow(n)
 
-    outcome = run_case(_spec("slow", slow), Case({"n": 3}), seed=SEED, samples=20, time_limit=40,
-                       statistics=False)
+    outcome = run_case(_spec("slow", slow), Case({"n": 3}), seed=SEED, samples=20, time_limit=40, statistics=False)
     assert outcome.outcome == "proved" and outcome.met, outcome.problems
 
 
@@ -270,8 +278,9 @@ def test_a_complete_renewing_walk_with_no_output_never_returns() -> None:
     with pytest.raises(NeverReturns, match="the code never returns") as raised:
         enumerate_outputs(_draws_forever, renewal=True)
     assert isinstance(raised.value, LoopNeverAccepts) and raised.value.paths >= 1
-    result = check_intervals(_draws_forever, lambda output, dps: (Fraction(1), Fraction(1)), ("never",),
-                             renew_states=True)
+    result = check_intervals(
+        _draws_forever, lambda output, dps: (Fraction(1), Fraction(1)), ("never",), renew_states=True
+    )
     assert result.verdict is Verdict.VIOLATED and "never returns" in result.summary
 
 

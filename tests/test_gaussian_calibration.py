@@ -17,8 +17,9 @@ from dpverify.specs._interval_tools import mpf_fraction
 from dpverify.verify import Verdict, check_gaussian_mechanism, dgauss_delta_hockey_stick, tight_sigma2
 
 
-@pytest.mark.parametrize(("sensitivity", "epsilon", "delta"), [(1, 1, "1e-6"), (1, "1/10", "1e-6"), (2, "1/2", "1e-5"),
-                                                               (3, "0.9", "1e-9")])
+@pytest.mark.parametrize(
+    ("sensitivity", "epsilon", "delta"), [(1, 1, "1e-6"), (1, "1/10", "1e-6"), (2, "1/2", "1e-5"), (3, "0.9", "1e-9")]
+)
 def test_tight_sigma2_is_certified_and_smallest_on_its_grid(sensitivity: int, epsilon: str, delta: str) -> None:
     result = tight_sigma2(sensitivity, epsilon, delta)
     claimed = Fraction(delta)
@@ -34,11 +35,17 @@ def test_tight_sigma2_is_certified_and_smallest_on_its_grid(sensitivity: int, ep
     # never above the classic calibration (eps < 1 there)
     if Fraction(epsilon) < 1:
         with mpmath.workdps(30):
-            classic = 2 * mpmath.log(1.25 / mpmath.mpf(Fraction(delta).numerator) * Fraction(delta).denominator) \
-                * sensitivity**2 / mpmath.mpf(float(Fraction(epsilon))) ** 2
+            classic = (
+                2
+                * mpmath.log(1.25 / mpmath.mpf(Fraction(delta).numerator) * Fraction(delta).denominator)
+                * sensitivity**2
+                / mpmath.mpf(float(Fraction(epsilon))) ** 2
+            )
         assert float(result.sigma2) <= classic
-        print(f"s={sensitivity} eps={epsilon} delta={delta}: tight sigma2 = {float(result.sigma2)}, "
-              f"classic = {mpmath.nstr(classic, 8)}, ratio {float(result.sigma2) / float(classic):.3f}")
+        print(
+            f"s={sensitivity} eps={epsilon} delta={delta}: tight sigma2 = {float(result.sigma2)}, "
+            f"classic = {mpmath.nstr(classic, 8)}, ratio {float(result.sigma2) / float(classic):.3f}"
+        )
 
 
 def test_more_dimensions_use_zcdp_and_cost_more() -> None:
@@ -80,8 +87,12 @@ def test_matches_dp_accounting_discrete_gaussian_pld() -> None:
     pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
     result = tight_sigma2(1, 1, "1e-6")
     sigma = float(result.sigma2) ** 0.5
-    low, high = (pld.from_discrete_gaussian_mechanism(sigma, sensitivity=1, pessimistic_estimate=pessimistic)
-                 .get_delta_for_epsilon(1.0) for pessimistic in (False, True))
+    low, high = (
+        pld.from_discrete_gaussian_mechanism(
+            sigma, sensitivity=1, pessimistic_estimate=pessimistic
+        ).get_delta_for_epsilon(1.0)
+        for pessimistic in (False, True)
+    )
     ours = float(Fraction(result.delta_interval[1]))
     print(f"discrete Gaussian sigma2={result.sigma2}: dp-accounting PLD [{low}, {high}], ours {ours}")
     assert low * (1 - 1e-9) <= ours <= high * (1 + 1e-9)  # the two discretisations bracket the truth

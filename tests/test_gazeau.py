@@ -79,6 +79,7 @@ def _oracle_counts(scale: float, q: float, config: GazeauConfig) -> dict[float, 
     """
     k = config.bits
     with mpmath.workdps(60):
+
         def grid_position(x: Fraction) -> mpmath.mpf:
             t = (mpmath.mpf(x.numerator) / x.denominator - mpmath.mpf(q)) / mpmath.mpf(scale)
             cdf = mpmath.exp(t) / 2 if t < 0 else 1 - mpmath.exp(-t) / 2
@@ -100,7 +101,12 @@ def _oracle_counts(scale: float, q: float, config: GazeauConfig) -> dict[float, 
 
 @pytest.mark.parametrize(
     ("scale", "q", "lower", "upper", "step"),
-    [(1.0, 0.0, -2.0, 2.0, 0.25), (1.0, 1.0, -2.0, 2.0, 0.25), (0.5, 0.3, -1.0, 3.0, 0.125), (2.0, -0.7, -1.0, 1.0, 0.5)],
+    [
+        (1.0, 0.0, -2.0, 2.0, 0.25),
+        (1.0, 1.0, -2.0, 2.0, 0.25),
+        (0.5, 0.3, -1.0, 3.0, 0.125),
+        (2.0, -0.7, -1.0, 1.0, 0.5),
+    ],
 )
 def test_float_pmf_equals_the_real_arithmetic_pmf_at_14_bits(
     scale: float, q: float, lower: float, upper: float, step: float
@@ -153,9 +159,20 @@ def test_epsilon_prime_by_hand(robustness: Fraction, expected: float) -> None:
 
 def test_lipschitz_is_a_tight_upper_bound_of_2_b_exp_diam_over_b() -> None:
     with mpmath.workdps(50):
-        for scale, diameter in ((Fraction(1), Fraction(4)), (Fraction(1, 2), Fraction(3)), (Fraction(7, 3), Fraction(1))):
-            exact = 2 * mpmath.mpf(scale.numerator) / scale.denominator * mpmath.exp(
-                mpmath.mpf(diameter.numerator) / diameter.denominator / (mpmath.mpf(scale.numerator) / scale.denominator)
+        for scale, diameter in (
+            (Fraction(1), Fraction(4)),
+            (Fraction(1, 2), Fraction(3)),
+            (Fraction(7, 3), Fraction(1)),
+        ):
+            exact = (
+                2
+                * mpmath.mpf(scale.numerator)
+                / scale.denominator
+                * mpmath.exp(
+                    mpmath.mpf(diameter.numerator)
+                    / diameter.denominator
+                    / (mpmath.mpf(scale.numerator) / scale.denominator)
+                )
             )
             bound = section_5_lipschitz(scale, diameter)
             value = mpmath.mpf(bound.numerator) / bound.denominator
@@ -179,8 +196,11 @@ def test_repaired_mechanism_has_finite_loss_below_both_readings() -> None:
     report = gazeau_privacy(*REPAIRED)
     json.dumps(report, allow_nan=False)  # JSON-ready
     assert report["conditions"] == {
-        "condition_1": True, "condition_2": True, "queries_in_range": True,
-        "step_exceeds_2_delta_t": True, "all_hold": True,
+        "condition_1": True,
+        "condition_2": True,
+        "queries_in_range": True,
+        "step_exceeds_2_delta_t": True,
+        "all_hold": True,
     }
     assert report["mechanism_epsilon"] == 1.0
     assert report["exact_ratio"] == "1260/463"  # e^1.00114
@@ -202,8 +222,12 @@ def test_repaired_mechanism_has_finite_loss_below_both_readings() -> None:
 
 @pytest.mark.parametrize(
     ("args", "ratio"),
-    [((1.0, 0.0, 1.0, 12, -2.0, 2.0, 0.25), "130/47"), ((0.5, 0.0, 1.0, 16, -2.0, 2.0, 0.25), "389/52"),
-     ((2.0, 0.0, 1.0, 14, -1.0, 1.0, 0.5), "1812/1099"), ((1.0, 0.3, -0.4, 13, -1.5, 2.5, 0.5), None)],
+    [
+        ((1.0, 0.0, 1.0, 12, -2.0, 2.0, 0.25), "130/47"),
+        ((0.5, 0.0, 1.0, 16, -2.0, 2.0, 0.25), "389/52"),
+        ((2.0, 0.0, 1.0, 14, -1.0, 1.0, 0.5), "1812/1099"),
+        ((1.0, 0.3, -0.4, 13, -1.5, 2.5, 0.5), None),
+    ],
 )
 def test_more_repaired_configurations_respect_both_readings(args: tuple, ratio: str | None) -> None:
     report = gazeau_privacy(*args)

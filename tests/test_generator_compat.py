@@ -51,7 +51,9 @@ def test_integers_endpoint_dtype_and_size_follow_numpy() -> None:
     assert type(g.integers(5, dtype=np.int32)) is np.int32
     drawn = g.integers(-2, 2, size=(3, 4), endpoint=True)
     assert drawn.shape == (3, 4) and drawn.dtype == np.int64 and drawn.min() >= -2 and drawn.max() <= 2
-    assert _exact(lambda s: int(GeneratorCompat(s).integers(1, 3, endpoint=True))) == {v: Fraction(1, 3) for v in (1, 2, 3)}
+    assert _exact(lambda s: int(GeneratorCompat(s).integers(1, 3, endpoint=True))) == {
+        v: Fraction(1, 3) for v in (1, 2, 3)
+    }
 
 
 def test_random_at_three_bits_is_the_eight_grid_points() -> None:
@@ -66,7 +68,11 @@ def test_choice_with_p_has_the_grids_law_not_p() -> None:
     # cdf = (0.2, 0.5, 1.0); u = j/8 goes to the first index whose cdf exceeds it
     cdf = [0.2, 0.2 + 0.3, 1.0]
     expected = Counter(bisect.bisect_right(cdf, j / 8) for j in range(8))
-    assert law == {i: Fraction(c, 8) for i, c in expected.items()} == {0: Fraction(1, 4), 1: Fraction(1, 4), 2: Fraction(1, 2)}
+    assert (
+        law
+        == {i: Fraction(c, 8) for i, c in expected.items()}
+        == {0: Fraction(1, 4), 1: Fraction(1, 4), 2: Fraction(1, 2)}
+    )
 
 
 def test_uniform_choice_and_without_replacement_are_exact() -> None:
@@ -120,19 +126,22 @@ def test_geometric_below_one_third_is_refused_numpy_inverts_a_ziggurat_draw() ->
         GeneratorCompat(SeededRandomSource(0)).geometric(0.05)
 
 
-@pytest.mark.parametrize(("call", "name"), [
-    (lambda g: g.integers(3, 1), "low"),
-    (lambda g: g.integers(0, 2.5), "high"),
-    (lambda g: g.integers(0, 300, dtype=np.uint8), "dtype"),
-    (lambda g: g.random(size=-1), "size"),
-    (lambda g: g.laplace(0.0, -1.0), "scale"),
-    (lambda g: g.geometric(1.5), "p"),
-    (lambda g: g.choice(3, p=[0.5, 0.6, 0.1]), "p"),
-    (lambda g: g.choice(3, size=4, replace=False), "replace=False"),
-    (lambda g: g.bytes(-1), "length"),
-    (lambda g: GeneratorCompat(g.source, float_bits=54), "float_bits"),
-    (lambda g: GeneratorCompat(object()), "source"),
-])
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda g: g.integers(3, 1), "low"),
+        (lambda g: g.integers(0, 2.5), "high"),
+        (lambda g: g.integers(0, 300, dtype=np.uint8), "dtype"),
+        (lambda g: g.random(size=-1), "size"),
+        (lambda g: g.laplace(0.0, -1.0), "scale"),
+        (lambda g: g.geometric(1.5), "p"),
+        (lambda g: g.choice(3, p=[0.5, 0.6, 0.1]), "p"),
+        (lambda g: g.choice(3, size=4, replace=False), "replace=False"),
+        (lambda g: g.bytes(-1), "length"),
+        (lambda g: GeneratorCompat(g.source, float_bits=54), "float_bits"),
+        (lambda g: GeneratorCompat(object()), "source"),
+    ],
+)
 def test_bad_arguments_are_one_line_naming_the_parameter(call, name: str) -> None:
     with pytest.raises(InvalidArgument) as error:
         call(GeneratorCompat(SeededRandomSource(0)))

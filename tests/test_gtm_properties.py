@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from dpverify.samplers import gtm
 from dpverify.specs import GtmSpec
-from dpverify.specs.gtm import ALPHA, FINITE_PMF, IDEAL_CDF, IDEAL_PMF, N, Q, T_SYMBOL, X
+from dpverify.specs.gtm import ALPHA, FINITE_PMF, IDEAL_CDF, IDEAL_PMF, T_SYMBOL, N, Q, X
 from dpverify.verify import Verdict, code_distribution, tightest_alpha
 from dpverify.verify.engine._exactness import EXHAUSTIVE_DRAW_LIMIT
 from dpverify.verify.engine._statistics import check_empirical

@@ -21,23 +21,54 @@ TIME_LIMIT = 10
 DPVERIFY = [sys.executable, "-m", "dpverify"]
 
 #: Misbehaviours the case itself turns into a verdict: the process lives, and the next spec runs.
-IN_CASE = ["system-exit", "sys-exit-0", "disable-bound", "close-stdout", "redirect-stdout", "keyboard-interrupt",
-           "generator-exit", "recursion", "memory-error", "settrace", "chdir", "drop-module"]
+IN_CASE = [
+    "system-exit",
+    "sys-exit-0",
+    "disable-bound",
+    "close-stdout",
+    "redirect-stdout",
+    "keyboard-interrupt",
+    "generator-exit",
+    "recursion",
+    "memory-error",
+    "settrace",
+    "chdir",
+    "drop-module",
+]
 #: Misbehaviours that end the process: the supervisor's verdict.
 PROCESS = ["os-exit-0", "sigkill", "thread-os-exit", "ignore-signals-spin"]
 
 
-def _run(behaviour: str, *arguments: str, command: list[str] = DPVERIFY) -> tuple[subprocess.CompletedProcess[str], float]:
+def _run(
+    behaviour: str, *arguments: str, command: list[str] = DPVERIFY
+) -> tuple[subprocess.CompletedProcess[str], float]:
     environment = dict(os.environ, DPVERIFY_TEST_HOSTILE=behaviour, PYTHONPATH=str(HOSTILE_DIR))
     started = time.monotonic()
-    done = subprocess.run([*command, *arguments], cwd=HOSTILE_DIR, env=environment, capture_output=True, text=True,
-                          timeout=10 * TIME_LIMIT)
+    done = subprocess.run(
+        [*command, *arguments],
+        cwd=HOSTILE_DIR,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=10 * TIME_LIMIT,
+    )
     return done, time.monotonic() - started
 
 
 def _check(behaviour: str, *extra: str) -> tuple[subprocess.CompletedProcess[str], float]:
-    return _run(behaviour, "check", "--spec-module", "hostile_specs", "--samples", "500", "--seed", "1",
-                "--time-limit", str(TIME_LIMIT), *extra)
+    return _run(
+        behaviour,
+        "check",
+        "--spec-module",
+        "hostile_specs",
+        "--samples",
+        "500",
+        "--seed",
+        "1",
+        "--time-limit",
+        str(TIME_LIMIT),
+        *extra,
+    )
 
 
 def _assert_failed_cleanly(done: subprocess.CompletedProcess[str], seconds: float, name: str = "hostile-rr") -> None:
@@ -63,13 +94,19 @@ def test_a_misbehaviour_inside_a_case_is_its_verdict_and_the_next_spec_runs(beha
     assert "1 of 2 cases met their expectation" in done.stdout
 
 
-@pytest.mark.parametrize(("behaviour", "reason"), [
-    ("os-exit-0", "the sampler exited the process with status 0 while running spec 'hostile-rr'"),
-    ("sigkill", "the sampler's process was killed by SIGKILL while running spec 'hostile-rr'"),
-    ("thread-os-exit", "the sampler exited the process with status 0 while running spec 'hostile-rr'"),
-    ("ignore-signals-spin", f"the sampler disabled the time bound: spec 'hostile-rr', case 'alpha=1/3' ran past "
-                            f"its bound of {TIME_LIMIT} s"),
-])
+@pytest.mark.parametrize(
+    ("behaviour", "reason"),
+    [
+        ("os-exit-0", "the sampler exited the process with status 0 while running spec 'hostile-rr'"),
+        ("sigkill", "the sampler's process was killed by SIGKILL while running spec 'hostile-rr'"),
+        ("thread-os-exit", "the sampler exited the process with status 0 while running spec 'hostile-rr'"),
+        (
+            "ignore-signals-spin",
+            f"the sampler disabled the time bound: spec 'hostile-rr', case 'alpha=1/3' ran past "
+            f"its bound of {TIME_LIMIT} s",
+        ),
+    ],
+)
 def test_a_process_that_exits_or_outlives_its_bound_fails_the_gate_with_the_reason(behaviour: str, reason: str) -> None:
     done, seconds = _check(behaviour)
     _assert_failed_cleanly(done, seconds)
@@ -101,11 +138,20 @@ def test_the_json_on_stdout_is_dpverifys_alone(behaviour: str, tmp_path: Path) -
 
 @pytest.mark.parametrize("behaviour", ["system-exit", "os-exit-0", "sigkill"])
 def test_audit_and_diff_never_pass_a_sampler_that_exits(behaviour: str, tmp_path: Path) -> None:
-    audit, seconds = _run(behaviour, "audit", "--spec-module", "hostile_specs", "hostile-rr", "--out", str(tmp_path),
-                          "--samples", "500")
+    audit, seconds = _run(
+        behaviour, "audit", "--spec-module", "hostile_specs", "hostile-rr", "--out", str(tmp_path), "--samples", "500"
+    )
     _assert_failed_cleanly(audit, seconds)
-    diff, seconds = _run(behaviour, "diff", "hostile_specs:CALM_RR", "hostile_specs:HOSTILE_RR", "--search-examples",
-                         "2", "--time-limit", str(TIME_LIMIT))
+    diff, seconds = _run(
+        behaviour,
+        "diff",
+        "hostile_specs:CALM_RR",
+        "hostile_specs:HOSTILE_RR",
+        "--search-examples",
+        "2",
+        "--time-limit",
+        str(TIME_LIMIT),
+    )
     _assert_failed_cleanly(diff, seconds)
 
 
@@ -117,9 +163,14 @@ def test_usage_errors_and_help_keep_their_exit_codes_under_the_supervisor() -> N
 
 def test_ctrl_c_ends_the_run_with_130_and_kills_the_sampler() -> None:
     environment = dict(os.environ, DPVERIFY_TEST_HOSTILE="ignore-signals-spin", PYTHONPATH=str(HOSTILE_DIR))
-    process = subprocess.Popen([*DPVERIFY, "check", "--spec-module", "hostile_specs", "--time-limit", "60"],
-                               cwd=HOSTILE_DIR, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True)
+    process = subprocess.Popen(
+        [*DPVERIFY, "check", "--spec-module", "hostile_specs", "--time-limit", "60"],
+        cwd=HOSTILE_DIR,
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert process.stdout is not None
     assert "dpverify check:" in process.stdout.readline()  # the child has started the cases
     time.sleep(1)
@@ -129,17 +180,38 @@ def test_ctrl_c_ends_the_run_with_130_and_kills_the_sampler() -> None:
     assert "interrupted" in stderr and "Traceback" not in stderr
 
 
-@pytest.mark.parametrize(("behaviour", "reason"), [
-    ("os-exit-0", "the sampler exited the process with status 0"),
-    ("sigkill", "the sampler's process was killed by SIGKILL"),
-    ("ignore-signals-spin", "the sampler disabled the time bound"),
-    ("system-exit", "the sampler exited the process with status 0 (SystemExit)"),
-])
+@pytest.mark.parametrize(
+    ("behaviour", "reason"),
+    [
+        ("os-exit-0", "the sampler exited the process with status 0"),
+        ("sigkill", "the sampler's process was killed by SIGKILL"),
+        ("ignore-signals-spin", "the sampler disabled the time bound"),
+        ("system-exit", "the sampler exited the process with status 0 (SystemExit)"),
+    ],
+)
 def test_pytest_dpverify_fails_the_item_and_the_run_goes_on(behaviour: str, reason: str) -> None:
-    done, seconds = _run(behaviour, "-p", "no:cacheprovider", "-p", "no:xdist", "-q", "--dpverify",
-                         "--dpverify-module", "hostile_specs", "--dpverify-examples", "2",
-                         "--dpverify-samples", "500", "--dpverify-time-limit", str(TIME_LIMIT), "--rootdir", ".",
-                         "-k", "not search", command=[sys.executable, "-m", "pytest"])
+    done, seconds = _run(
+        behaviour,
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:xdist",
+        "-q",
+        "--dpverify",
+        "--dpverify-module",
+        "hostile_specs",
+        "--dpverify-examples",
+        "2",
+        "--dpverify-samples",
+        "500",
+        "--dpverify-time-limit",
+        str(TIME_LIMIT),
+        "--rootdir",
+        ".",
+        "-k",
+        "not search",
+        command=[sys.executable, "-m", "pytest"],
+    )
     both = done.stdout + done.stderr
     assert done.returncode == 1, both
     assert "FAILED" in both and "hostile-rr/alpha=1/3" in both
@@ -150,7 +222,8 @@ def test_pytest_dpverify_fails_the_item_and_the_run_goes_on(behaviour: str, reas
 
 @pytest.mark.parametrize(("behaviour", "outcome"), [("none", "proved"), ("unpatch-random", "inconclusive")])
 def test_published_code_that_removes_the_random_patch_is_never_proved(
-        behaviour: str, outcome: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    behaviour: str, outcome: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import random
 
     from dpverify.verify.gate._spec_run import run_case
@@ -164,8 +237,9 @@ def test_published_code_that_removes_the_random_patch_is_never_proved(
     result = run_case(spec, spec.cases[0], seed=3, samples=500)
     assert result.outcome == outcome
     if behaviour != "none":
-        assert result.problems == ("the sampler removed dpverify's patch of the random module "
-                                   "(random.random was replaced)",)
+        assert result.problems == (
+            "the sampler removed dpverify's patch of the random module (random.random was replaced)",
+        )
 
 
 def test_the_plugins_default_time_limit_is_the_gates() -> None:

@@ -137,13 +137,13 @@ def test_min_mass_prunes_an_unbounded_loop_with_the_exact_remainder() -> None:
     found = enumerate_outputs(_geometric, min_mass=Fraction(1, 1000))
     # P(k) = (1/3)^k (2/3), the mass of the whole path to k: explored while >= 1/1000, i.e.
     # for k <= 5; the rest, (1/3)^6, is the exact remainder.
-    assert found.masses == {k: Fraction(2, 3**(k + 1)) for k in range(6)}
+    assert found.masses == {k: Fraction(2, 3 ** (k + 1)) for k in range(6)}
     assert found.unexplored == Fraction(1, 3**6) and found.stopped == "budget"
 
 
 def test_joint_records_the_number_of_draws_per_path() -> None:
     found = enumerate_outputs(_geometric, max_depth=6)
-    assert found.joint == {(k, k + 1): Fraction(2, 3**(k + 1)) for k in range(6)}
+    assert found.joint == {(k, k + 1): Fraction(2, 3 ** (k + 1)) for k in range(6)}
 
 
 def test_pruning_cannot_be_swallowed_by_the_sampler() -> None:
@@ -177,8 +177,10 @@ def test_bernoulli_exp_is_proved(gamma: Fraction) -> None:
 
 
 # (scale, outputs |z| <= R, min_mass, bound on the unexplored mass U reached at that budget)
-LAPLACE = [(Fraction(1), 10, Fraction(1, 10**7), Fraction(1, 10**3)),
-           (Fraction(3, 2), 8, Fraction(1, 10**6), Fraction(5, 100))]
+LAPLACE = [
+    (Fraction(1), 10, Fraction(1, 10**7), Fraction(1, 10**3)),
+    (Fraction(3, 2), 8, Fraction(1, 10**6), Fraction(5, 100)),
+]
 
 
 @pytest.mark.parametrize(("scale", "R", "min_mass", "U"), LAPLACE)
@@ -276,8 +278,11 @@ def test_an_ideal_one_percent_off_in_scale_is_refuted() -> None:
 
 def test_a_proof_with_too_much_unexplored_mass_is_inconclusive_on_request() -> None:
     result = check_intervals(
-        _laplace(Fraction(1)), laplace_ideal(Fraction(1)), range(-3, 4),
-        min_mass=Fraction(1, 100), max_unexplored=Fraction(1, 1000),
+        _laplace(Fraction(1)),
+        laplace_ideal(Fraction(1)),
+        range(-3, 4),
+        min_mass=Fraction(1, 100),
+        max_unexplored=Fraction(1, 1000),
     )
     assert result.verdict.value == "inconclusive" and "budget too small" in result.reason
     assert "min_mass" in result.reason
@@ -326,4 +331,3 @@ def test_a_sampler_that_never_returns_is_inconclusive_not_vacuously_proved() -> 
 
     result = check_intervals(spins, laplace_ideal(Fraction(1)), range(-3, 4), min_mass=Fraction(1, 10**4))
     assert result.verdict.value == "inconclusive" and "never terminate" in result.summary
-

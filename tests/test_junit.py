@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from _report_specs import spec_module
+
 from dpverify import _junit
 from dpverify.specs import Case, Input, PureDp, Rational, Spec
-from dpverify.verify.gate import _gate
-from dpverify.verify.engine._results import CheckResult, Verdict
 from dpverify.verify.cli import main
+from dpverify.verify.engine._results import CheckResult, Verdict
+from dpverify.verify.gate import _gate
 
 junitparser = pytest.importorskip("junitparser")
 
@@ -45,11 +45,26 @@ def _suites(path: Path) -> dict[str, Any]:
 
 
 @pytest.fixture
-def report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> tuple[int, Path, dict[str, Any]]:
+def report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> tuple[int, Path, dict[str, Any]]:
     """``check`` on the report specs with both --junit and --json: (exit code, XML path, JSON document)."""
     with spec_module(tmp_path, monkeypatch) as module:
-        code = main(["check", "--spec-module", module, "--seed", "11", "--samples", "2000",
-                     "--junit", "report.xml", "--json", "report.json"])
+        code = main(
+            [
+                "check",
+                "--spec-module",
+                module,
+                "--seed",
+                "11",
+                "--samples",
+                "2000",
+                "--junit",
+                "report.xml",
+                "--json",
+                "report.json",
+            ]
+        )
     capsys.readouterr()
     return code, tmp_path / "report.xml", json.loads((tmp_path / "report.json").read_text())
 
@@ -60,7 +75,11 @@ def test_one_suite_per_spec_one_case_per_case_and_the_published_schema_accepts_i
     _valid_against_the_published_schema(path)
     suites = _suites(path)
     assert list(suites) == ["flip", "flip-off-by-one", "flip-broken"]
-    assert [(s.tests, s.failures, s.errors, s.skipped) for s in suites.values()] == [(2, 0, 0, 0), (1, 1, 0, 0), (1, 0, 1, 0)]
+    assert [(s.tests, s.failures, s.errors, s.skipped) for s in suites.values()] == [
+        (2, 0, 0, 0),
+        (1, 1, 0, 0),
+        (1, 0, 1, 0),
+    ]
     root = ET.parse(path).getroot()
     assert root.tag == "testsuites" and (root.get("tests"), root.get("failures"), root.get("errors")) == ("4", "1", "1")
     cases = _cases(path)
@@ -100,8 +119,9 @@ def test_each_suite_carries_the_seed_and_its_replay_command(report: Any) -> None
     for suite in _suites(path).values():
         properties = {p.name: p.value for p in suite.properties()}
         assert properties["seed"] == "11" and properties["samples"] == "2000"
-        assert properties["replay"] == (f"dpverify check --spec-module dpverify_report_specs --spec {suite.name} "
-                                        "--seed 11 --samples 2000")
+        assert properties["replay"] == (
+            f"dpverify check --spec-module dpverify_report_specs --spec {suite.name} --seed 11 --samples 2000"
+        )
 
 
 def test_passing_cases_keep_their_checks_in_system_out(report: Any) -> None:
@@ -110,8 +130,9 @@ def test_passing_cases_keep_their_checks_in_system_out(report: Any) -> None:
     assert case.is_passed and "exactness" in case.system_out and "privacy" in case.system_out
 
 
-def test_the_source_tree_checks_are_a_repository_suite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_source_tree_checks_are_a_repository_suite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from dpverify.proofs import _stale
 
     def stale(root: object, current: object) -> CheckResult:
@@ -132,22 +153,27 @@ def test_the_source_tree_checks_are_a_repository_suite(tmp_path: Path, monkeypat
     assert properties["replay"] == "dpverify check --spec bernoulli --seed 3 --samples 1000"
 
 
-def test_junit_alone_on_stdout_moves_the_human_report_to_stderr(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_junit_alone_on_stdout_moves_the_human_report_to_stderr(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     with spec_module(tmp_path, monkeypatch) as module:
         assert main(["check", "--spec-module", module, "--spec", "flip", "--seed", "1", "--junit", "-"]) == 0
     out, err = capsys.readouterr()
     assert ET.fromstring(out).tag == "testsuites" and "dpverify check: 1 specs" in err
 
 
-@pytest.mark.parametrize(("where", "message"), [
-    ("missing/report.xml", "--junit must be in an existing directory"),
-    (".", "--junit must be a file path"),
-    ("same", "--json and --junit must be different files"),
-    ("-", "only one of --json and --junit can write to stdout"),
-])
-def test_a_bad_path_is_refused_before_the_work(where: str, message: str, tmp_path: Path,
-                                                monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("where", "message"),
+    [
+        ("missing/report.xml", "--junit must be in an existing directory"),
+        (".", "--junit must be a file path"),
+        ("same", "--json and --junit must be different files"),
+        ("-", "only one of --json and --junit can write to stdout"),
+    ],
+)
+def test_a_bad_path_is_refused_before_the_work(
+    where: str, message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     json_path = {"same": "same", "-": "-"}.get(where, "ok.json")
     with spec_module(tmp_path, monkeypatch) as module:
         code = main(["check", "--spec-module", module, "--json", json_path, "--junit", where])
@@ -156,8 +182,9 @@ def test_a_bad_path_is_refused_before_the_work(where: str, message: str, tmp_pat
     assert not (tmp_path / "ok.json").exists()
 
 
-def test_a_write_that_fails_at_the_end_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_write_that_fails_at_the_end_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     if not Path("/dev/full").exists():
         pytest.skip("no /dev/full on this system")
     with spec_module(tmp_path, monkeypatch) as module:
@@ -166,11 +193,26 @@ def test_a_write_that_fails_at_the_end_is_one_line(tmp_path: Path, monkeypatch: 
     assert code == 2 and err.strip() == "dpverify: error: could not write --junit='/dev/full': No space left on device."
 
 
-def test_fail_fast_reports_the_cases_not_run_as_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_fail_fast_reports_the_cases_not_run_as_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     with spec_module(tmp_path, monkeypatch) as module:
-        code = main(["check", "--spec-module", module, "--spec", "flip-off-by-one", "--spec", "flip-broken",
-                     "--seed", "1", "--fail-fast", "--junit", "r.xml"])
+        code = main(
+            [
+                "check",
+                "--spec-module",
+                module,
+                "--spec",
+                "flip-off-by-one",
+                "--spec",
+                "flip-broken",
+                "--seed",
+                "1",
+                "--fail-fast",
+                "--junit",
+                "r.xml",
+            ]
+        )
     capsys.readouterr()
     assert code == 1  # the broken spec was not run
     _valid_against_the_published_schema(tmp_path / "r.xml")
@@ -180,8 +222,9 @@ def test_fail_fast_reports_the_cases_not_run_as_skipped(tmp_path: Path, monkeypa
     assert isinstance(skipped, junitparser.Skipped) and "--fail-fast" in skipped.message
 
 
-def test_a_package_that_does_not_import_is_a_failed_repository_case(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_package_that_does_not_import_is_a_failed_repository_case(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from dpverify import _launch
 
     monkeypatch.setitem(sys.modules, "dpverify.verify.cli", None)  # its import now raises ImportError
@@ -194,8 +237,9 @@ def test_a_package_that_does_not_import_is_a_failed_repository_case(monkeypatch:
     assert json.loads((tmp_path / "check.json").read_text())["repository"][0]["check"] == "imports"
 
 
-def test_specs_that_cannot_be_loaded_are_an_error_and_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_specs_that_cannot_be_loaded_are_an_error_and_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     with spec_module(tmp_path, monkeypatch) as module:
         code = main(["check", "--spec-module", module, "--spec", "no-such-spec", "--junit", "r.xml"])
     err = capsys.readouterr().err
@@ -205,8 +249,9 @@ def test_specs_that_cannot_be_loaded_are_an_error_and_exit_2(tmp_path: Path, mon
     assert isinstance(error, junitparser.Error) and error.message.startswith("no spec named 'no-such-spec'")
 
 
-def test_a_catalogue_that_does_not_load_is_a_failed_repository_case(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_catalogue_that_does_not_load_is_a_failed_repository_case(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from dpverify.verify.gate import _discovery
 
     def unloadable(*args: object, **kwargs: object) -> None:
@@ -222,8 +267,14 @@ def test_a_catalogue_that_does_not_load_is_a_failed_repository_case(monkeypatch:
 
 
 def test_text_that_xml_cannot_hold_is_escaped_and_messages_are_one_line(tmp_path: Path) -> None:
-    spec = Spec("odd", lambda bit, rng: bit, {"alpha": Rational(0, 1, low_open=True)},
-                (Case({"alpha": "1/2"}),), lambda p: PureDp(alpha=p["alpha"]), input=Input("bit", lambda p: (0, 1)))
+    spec = Spec(
+        "odd",
+        lambda bit, rng: bit,
+        {"alpha": Rational(0, 1, low_open=True)},
+        (Case({"alpha": "1/2"}),),
+        lambda p: PureDp(alpha=p["alpha"]),
+        input=Input("bit", lambda p: (0, 1)),
+    )
     error = "spec 'odd', case 'alpha=1/2': pmf(p) raised ValueError: bad\x00\x1b[31m value\nsecond line\ud800"
     outcome = _gate.CaseOutcome(spec, spec.cases[0], "module m", "error", error=error)
     path = tmp_path / "odd.xml"
@@ -231,23 +282,29 @@ def test_text_that_xml_cannot_hold_is_escaped_and_messages_are_one_line(tmp_path
     _valid_against_the_published_schema(path)
     [error_element] = _cases(path)[("odd", "alpha=1/2")].result
     assert error_element.message == (
-        "spec 'odd', case 'alpha=1/2': pmf(p) raised ValueError: bad\\x00\\x1b[31m value second line\\ud800")
+        "spec 'odd', case 'alpha=1/2': pmf(p) raised ValueError: bad\\x00\\x1b[31m value second line\\ud800"
+    )
     assert "second line" in error_element.text  # the text keeps the whole message, lines and all
 
 
 def test_counts_and_times_of_a_hand_made_report() -> None:
     suites = [
-        _junit.JunitSuite("a", (_junit.JunitCase("a", "one", 0.25),
-                                _junit.JunitCase("a", "two", 1.5, _junit.FAILURE, "boom"))),
-        _junit.JunitSuite("b", (_junit.JunitCase("b", "three", 0.0004, _junit.ERROR, "broken"),
-                                _junit.JunitCase("b", "four", status=_junit.SKIPPED, message="not run"))),
+        _junit.JunitSuite(
+            "a", (_junit.JunitCase("a", "one", 0.25), _junit.JunitCase("a", "two", 1.5, _junit.FAILURE, "boom"))
+        ),
+        _junit.JunitSuite(
+            "b",
+            (
+                _junit.JunitCase("b", "three", 0.0004, _junit.ERROR, "broken"),
+                _junit.JunitCase("b", "four", status=_junit.SKIPPED, message="not run"),
+            ),
+        ),
     ]
     root = ET.fromstring(_junit.junit_xml(suites, name="run"))
     assert [root.get(k) for k in ("tests", "failures", "errors", "time")] == ["4", "1", "1", "1.750"]
     b = root.findall("testsuite")[1]
     assert [b.get(k) for k in ("tests", "failures", "errors", "skipped", "time")] == ["2", "0", "1", "1", "0.000"]
     assert _junit.one_line("a\n  b\tc") == "a b c" and len(_junit.one_line("x" * 5000)) == _junit.MESSAGE_LIMIT
-
 
 
 @pytest.mark.slow

@@ -22,8 +22,9 @@ from dpverify.verify.changes._mutate_targets import assemble_package
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = ROOT / "pyproject.toml"
-#: No module is longer than this many lines: split along a real seam before it gets there.
-MAX_MODULE_LINES = 600
+#: No module is longer than this many lines: split along a real seam before it gets there.  (Counted
+#: as ``ruff format`` lays the code out, one argument a line where a call does not fit on one.)
+MAX_MODULE_LINES = 750
 
 pytest.importorskip("importlinter", reason="the layers contract needs import-linter (the test extra)")
 
@@ -33,8 +34,9 @@ def _lint_imports(folder: Path, config: Path) -> subprocess.CompletedProcess[str
     script = Path(sys.executable).with_name("lint-imports")
     command = [str(script)] if script.exists() else [shutil.which("lint-imports") or "lint-imports"]
     environment = {**os.environ, "PYTHONPATH": str(folder)}
-    return subprocess.run([*command, "--no-cache", str(config)], cwd=folder, env=environment,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [*command, "--no-cache", str(config)], cwd=folder, env=environment, capture_output=True, text=True, timeout=120
+    )
 
 
 @pytest.fixture(scope="module")
@@ -62,14 +64,18 @@ def _lint_with(assembled: Path, tmp_path: Path, module: str, line: str) -> subpr
 
 def test_an_upward_import_breaks_the_layers_contract(assembled: Path, tmp_path: Path) -> None:
     """The contract is not vacuous: the engine importing the gate is reported, with the import."""
-    run = _lint_with(assembled, tmp_path, "dpverify.verify.engine._exactness", "from dpverify.verify.gate import _spec_run")
+    run = _lint_with(
+        assembled, tmp_path, "dpverify.verify.engine._exactness", "from dpverify.verify.gate import _spec_run"
+    )
     assert run.returncode == 1, run.stdout + run.stderr
     assert "dpverify imports run down the layers BROKEN" in run.stdout
     assert "dpverify.verify.engine._exactness -> dpverify.verify.gate._spec_run" in run.stdout
 
 
 def test_siblings_of_one_layer_do_not_import_each_other(assembled: Path, tmp_path: Path) -> None:
-    run = _lint_with(assembled, tmp_path, "dpverify.verify.precision._mironov", "from dpverify.verify.privacy import _ratio")
+    run = _lint_with(
+        assembled, tmp_path, "dpverify.verify.precision._mironov", "from dpverify.verify.privacy import _ratio"
+    )
     assert run.returncode == 1, run.stdout + run.stderr
     assert "dpverify.verify.precision._mironov -> dpverify.verify.privacy._ratio" in run.stdout
 
@@ -168,6 +174,8 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 
 
 def test_no_module_is_over_the_size_limit(assembled: Path) -> None:
-    sizes = {module: len(path.read_text(encoding="utf-8").splitlines())
-             for module, path in _modules(assembled / "dpverify").items()}
+    sizes = {
+        module: len(path.read_text(encoding="utf-8").splitlines())
+        for module, path in _modules(assembled / "dpverify").items()
+    }
     assert {m: n for m, n in sizes.items() if n > MAX_MODULE_LINES} == {}

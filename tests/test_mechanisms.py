@@ -40,6 +40,7 @@ from dpverify.specs import (
 )
 from dpverify.verify import Verdict, check_intervals, enumerate_outputs, tightest_alpha
 from dpverify.verify.gate._mechanism_specs import GTM_COMPOSED
+from dpverify.verify.gate._spec_run import run_case
 from dpverify.verify.gate._vector_specs import VECTOR_LAPLACE
 from dpverify.verify.privacy._mechanisms import (
     check_classic_sigma2,
@@ -47,7 +48,6 @@ from dpverify.verify.privacy._mechanisms import (
     check_post_processing,
     check_vector_laplace_claim,
 )
-from dpverify.verify.gate._spec_run import run_case
 
 SEED = 20260117
 
@@ -69,9 +69,14 @@ def one_line_refusal(call: Any, *names: str) -> str:
 def real_classic(s: Fraction, eps: Fraction, delta: Fraction) -> mpmath.mpf:
     """``2 ln(1.25/delta) s^2/epsilon^2`` at 200 digits, independently of both implementations."""
     with mpmath.workdps(200):
-        return 2 * mpmath.log(mpmath.mpf(5 * delta.denominator) / (4 * delta.numerator)) \
-            * mpmath.mpf(s.numerator) ** 2 / mpmath.mpf(s.denominator) ** 2 \
-            * mpmath.mpf(eps.denominator) ** 2 / mpmath.mpf(eps.numerator) ** 2
+        return (
+            2
+            * mpmath.log(mpmath.mpf(5 * delta.denominator) / (4 * delta.numerator))
+            * mpmath.mpf(s.numerator) ** 2
+            / mpmath.mpf(s.denominator) ** 2
+            * mpmath.mpf(eps.denominator) ** 2
+            / mpmath.mpf(eps.numerator) ** 2
+        )
 
 
 def assert_smallest_grid_point_above(sigma2: Fraction, s: Fraction, eps: Fraction, delta: Fraction) -> None:
@@ -85,8 +90,16 @@ def assert_smallest_grid_point_above(sigma2: Fraction, s: Fraction, eps: Fractio
         assert above > mpmath.mpf(10) ** -150 * (1 + x) and below > mpmath.mpf(10) ** -150 * (1 + x)
 
 
-DECIMALS = [("1", "0.1", "1e-6"), ("1", "0.5", "1e-5"), ("2.5", "0.01", "1e-12"), ("0.3", "0.999", "0.001"),
-            ("1", "1e-9", "0.5"), ("10^6", "0.25", "1/10^100"), ("1/3", "2/3", "0.999999"), ("7", "0.9", "0.05")]
+DECIMALS = [
+    ("1", "0.1", "1e-6"),
+    ("1", "0.5", "1e-5"),
+    ("2.5", "0.01", "1e-12"),
+    ("0.3", "0.999", "0.001"),
+    ("1", "1e-9", "0.5"),
+    ("10^6", "0.25", "1/10^100"),
+    ("1/3", "2/3", "0.999999"),
+    ("7", "0.9", "0.05"),
+]
 
 
 @pytest.mark.parametrize(("s", "eps", "delta"), DECIMALS)
@@ -97,9 +110,11 @@ def test_classic_sigma2_is_the_smallest_grid_point_above_the_real_value(s: str, 
 
 
 @settings(max_examples=60, deadline=None, derandomize=True)
-@given(st.fractions(Fraction(1, 1000), 1000, max_denominator=10**6),
-       st.fractions(0, 1, max_denominator=10**6).filter(lambda x: 0 < x < 1),
-       st.fractions(0, 1, max_denominator=10**9).filter(lambda x: 0 < x < 1))
+@given(
+    st.fractions(Fraction(1, 1000), 1000, max_denominator=10**6),
+    st.fractions(0, 1, max_denominator=10**6).filter(lambda x: 0 < x < 1),
+    st.fractions(0, 1, max_denominator=10**9).filter(lambda x: 0 < x < 1),
+)
 def test_classic_sigma2_against_an_independent_mpmath_value(s: Fraction, eps: Fraction, delta: Fraction) -> None:
     sigma2 = vector_gaussian.classic_sigma2(s, eps, delta)
     assert_smallest_grid_point_above(sigma2, s, eps, delta)
@@ -139,7 +154,9 @@ def test_the_classic_pair_holds_by_the_zcdp_conversion() -> None:
         for delta in ("1/10^50", "1/10^6", "1/2", "999999/1000000"):
             sigma2 = vector_gaussian.classic_sigma2(1, eps, delta)
             with mpmath.workdps(60):
-                e, d = (mpmath.mpf(as_fraction("x", x).numerator) / as_fraction("x", x).denominator for x in (eps, delta))
+                e, d = (
+                    mpmath.mpf(as_fraction("x", x).numerator) / as_fraction("x", x).denominator for x in (eps, delta)
+                )
                 rho = 1 / (2 * mpmath.mpf(sigma2.numerator) / sigma2.denominator)
                 a = 1 + 2 * mpmath.log(mpmath.mpf(5) / (4 * d)) / e
                 log_delta = (a - 1) * (a * rho - e) + a * mpmath.log(1 - 1 / a) - mpmath.log(a - 1)
@@ -152,18 +169,24 @@ def test_the_classic_pair_holds_by_the_zcdp_conversion() -> None:
 def test_vector_laplace_code_against_the_product_of_ideal_enclosures() -> None:
     spec = VectorLaplaceSpec.create("1", "2", "1/3")
     values = (Fraction(-1, 3), Fraction(2, 3))
-    result = check_intervals(lambda rng: vector_laplace.sample(values, 1, 2, "1/3", rng),
-                             lambda output, dps: spec.ideal_probability(values, output, dps),
-                             spec.outputs_for_check(values), min_mass=Fraction(1, 10**8))
+    result = check_intervals(
+        lambda rng: vector_laplace.sample(values, 1, 2, "1/3", rng),
+        lambda output, dps: spec.ideal_probability(values, output, dps),
+        spec.outputs_for_check(values),
+        min_mass=Fraction(1, 10**8),
+    )
     assert result.verdict is Verdict.PROVED, result.summary
 
 
 def test_vector_gaussian_code_against_the_product_of_ideal_enclosures() -> None:
     spec = VectorGaussianSpec.create("1/18", "1/3")
     values = (Fraction(1, 3), Fraction(-1, 3))
-    result = check_intervals(lambda rng: vector_gaussian.sample_sigma2(values, "1/18", "1/3", rng),
-                             lambda output, dps: spec.ideal_probability(values, output, dps),
-                             spec.outputs_for_check(values), min_mass=Fraction(1, 10**8))
+    result = check_intervals(
+        lambda rng: vector_gaussian.sample_sigma2(values, "1/18", "1/3", rng),
+        lambda output, dps: spec.ideal_probability(values, output, dps),
+        spec.outputs_for_check(values),
+        min_mass=Fraction(1, 10**8),
+    )
     assert result.verdict is Verdict.PROVED, result.summary
 
 
@@ -181,20 +204,23 @@ def test_sample_many_draws_independent_releases_from_one_source() -> None:
     assert vector_gaussian.sample_sigma2_many((0,), 1, 1, 0) == []
 
 
-@pytest.mark.parametrize(("call", "names"), [
-    (lambda: vector_laplace.sample((0, "1/3"), 1, 1, "1/2"), ("values",)),
-    (lambda: vector_laplace.sample((), 1, 1), ("values",)),
-    (lambda: vector_laplace.sample("12", 1, 1), ("values",)),
-    (lambda: vector_laplace.sample((0, 0.5), 1, 1), ("values",)),
-    (lambda: vector_laplace.sample((0,), 0, 1), ("sensitivity",)),
-    (lambda: vector_laplace.sample((0,), 1, -1), ("epsilon",)),
-    (lambda: vector_laplace.sample((0,), 1, 1, 0), ("step",)),
-    (lambda: vector_laplace.sample_many((0,), 1, 1, 1, -1), ("k",)),
-    (lambda: vector_gaussian.sample((0,), 1, 1, "1/2"), ("epsilon",)),
-    (lambda: vector_gaussian.sample_sigma2((0,), 0), ("sigma2",)),
-    (lambda: vector_gaussian.sample_sigma2((0, "1/3"), 1, "1/2"), ("values",)),
-    (lambda: vector_laplace.sample([0] * (vector_laplace.MAX_DIMS + 1), 1, 1), ("values",)),
-])
+@pytest.mark.parametrize(
+    ("call", "names"),
+    [
+        (lambda: vector_laplace.sample((0, "1/3"), 1, 1, "1/2"), ("values",)),
+        (lambda: vector_laplace.sample((), 1, 1), ("values",)),
+        (lambda: vector_laplace.sample("12", 1, 1), ("values",)),
+        (lambda: vector_laplace.sample((0, 0.5), 1, 1), ("values",)),
+        (lambda: vector_laplace.sample((0,), 0, 1), ("sensitivity",)),
+        (lambda: vector_laplace.sample((0,), 1, -1), ("epsilon",)),
+        (lambda: vector_laplace.sample((0,), 1, 1, 0), ("step",)),
+        (lambda: vector_laplace.sample_many((0,), 1, 1, 1, -1), ("k",)),
+        (lambda: vector_gaussian.sample((0,), 1, 1, "1/2"), ("epsilon",)),
+        (lambda: vector_gaussian.sample_sigma2((0,), 0), ("sigma2",)),
+        (lambda: vector_gaussian.sample_sigma2((0, "1/3"), 1, "1/2"), ("values",)),
+        (lambda: vector_laplace.sample([0] * (vector_laplace.MAX_DIMS + 1), 1, 1), ("values",)),
+    ],
+)
 def test_bad_input_is_refused_in_one_line(call: Any, names: tuple[str, ...]) -> None:
     one_line_refusal(call, *names)
 
@@ -225,8 +251,11 @@ def test_the_exact_loss_on_the_grid_is_the_l1_distance_over_b() -> None:
     spec = VectorLaplaceSpec.create(2, 1, 1)
     v, w = (0, 0), (1, -1)
     b = spec.sensitivity / spec.epsilon
-    losses = {(abs(y0 - w[0]) + abs(y1 - w[1]) - abs(y0 - v[0]) - abs(y1 - v[1])) / b
-              for y0 in range(-4, 5) for y1 in range(-4, 5)}
+    losses = {
+        (abs(y0 - w[0]) + abs(y1 - w[1]) - abs(y0 - v[0]) - abs(y1 - v[1])) / b
+        for y0 in range(-4, 5)
+        for y1 in range(-4, 5)
+    }
     assert max(losses) == 2 / b == spec.epsilon
 
 
@@ -242,17 +271,28 @@ def test_the_spec_claims() -> None:
 
 
 def test_basic_composition_adds_epsilons_multiplies_alphas_adds_deltas_and_rhos() -> None:
-    g = Guarantee.compose(Guarantee(epsilon="1/2", delta="1/10", rho="1/8"), Guarantee(alpha="1/3", rho=1),
-                          Guarantee(epsilon=1, alpha="1/2", delta="1/5", rho="1/2"))
+    g = Guarantee.compose(
+        Guarantee(epsilon="1/2", delta="1/10", rho="1/8"),
+        Guarantee(alpha="1/3", rho=1),
+        Guarantee(epsilon=1, alpha="1/2", delta="1/5", rho="1/2"),
+    )
     assert g == Guarantee(epsilon=Fraction(3, 2), alpha=Fraction(1, 6), delta=Fraction(3, 10), rho=Fraction(13, 8))
     assert Guarantee.compose(Guarantee(rho=1), Guarantee()).rho is None
     assert Guarantee.compose(Guarantee(delta="3/4"), Guarantee(delta="1/2")).delta == 1
     assert Guarantee.pure("2/3") == Guarantee(epsilon=Fraction(2, 3), rho=Fraction(2, 9))
 
 
-@pytest.mark.parametrize(("fields", "name"), [({"epsilon": -1}, "epsilon"), ({"alpha": 0}, "alpha"),
-                                              ({"alpha": "3/2"}, "alpha"), ({"delta": 2}, "delta"),
-                                              ({"rho": -1}, "rho"), ({"epsilon": 0.5}, "epsilon")])
+@pytest.mark.parametrize(
+    ("fields", "name"),
+    [
+        ({"epsilon": -1}, "epsilon"),
+        ({"alpha": 0}, "alpha"),
+        ({"alpha": "3/2"}, "alpha"),
+        ({"delta": 2}, "delta"),
+        ({"rho": -1}, "rho"),
+        ({"epsilon": 0.5}, "epsilon"),
+    ],
+)
 def test_a_guarantee_refuses_values_outside_its_fields(fields: dict[str, Any], name: str) -> None:
     one_line_refusal(lambda: Guarantee(**fields), name)
 
@@ -278,7 +318,8 @@ def test_noise_mechanisms_state_their_theorems() -> None:
     assert mechanisms.laplace(1, "1/2").guarantee == Guarantee(epsilon=Fraction(1, 2), rho=Fraction(1, 8))
     sigma2 = vector_gaussian.classic_sigma2(2, "1/2", "1/10^5")
     assert mechanisms.gaussian(2, "1/2", "1/10^5").guarantee == Guarantee(
-        epsilon=Fraction(1, 2), delta=Fraction(1, 10**5), rho=4 / (2 * sigma2))
+        epsilon=Fraction(1, 2), delta=Fraction(1, 10**5), rho=4 / (2 * sigma2)
+    )
     assert mechanisms.discrete_gaussian(1, 2).guarantee == Guarantee(delta=1, rho=Fraction(1, 4))
 
 
@@ -382,8 +423,11 @@ def test_a_composed_gtm_with_a_one_unit_error_in_T_fails_its_spec() -> None:
 def test_a_vector_laplace_with_a_one_unit_error_in_its_scale_fails_its_spec() -> None:
     def broken(values: Any, sensitivity: Any, epsilon: Any, step: Any = 1, rng: Any = None) -> Any:
         scale = Fraction(sensitivity) / (Fraction(epsilon) * Fraction(step))
-        return tuple(Fraction(step) * (Fraction(v) / Fraction(step) + _sample_scaled(scale.denominator, scale.numerator + 1, rng))
-                     for v in values)
+        return tuple(
+            Fraction(step)
+            * (Fraction(v) / Fraction(step) + _sample_scaled(scale.denominator, scale.numerator + 1, rng))
+            for v in values
+        )
 
     spec = replace(VECTOR_LAPLACE, name="vector-laplace-broken", sampler=broken, batch=None, refuses=())
     outcome = run_case(spec, spec.cases[0], seed=SEED, samples=2000, statistics=False)
@@ -408,9 +452,21 @@ def test_every_error_is_a_dpverify_error() -> None:
 def test_the_defaults_check_sees_a_changed_default() -> None:
     from dpverify.verify.privacy._mechanisms import check_defaults
 
-    same = ("step", lambda rng: vector_laplace.sample((2,), 1, 1, rng=rng), lambda rng: vector_laplace.sample((2,), 1, 1, 1, rng))
-    other = ("step", lambda rng: vector_laplace.sample((2,), 1, 1, rng=rng), lambda rng: vector_laplace.sample((2,), 1, 1, 2, rng))
+    same = (
+        "step",
+        lambda rng: vector_laplace.sample((2,), 1, 1, rng=rng),
+        lambda rng: vector_laplace.sample((2,), 1, 1, 1, rng),
+    )
+    other = (
+        "step",
+        lambda rng: vector_laplace.sample((2,), 1, 1, rng=rng),
+        lambda rng: vector_laplace.sample((2,), 1, 1, 2, rng),
+    )
     assert check_defaults([same]).verdict is Verdict.PROVED
     assert check_defaults([other]).verdict is Verdict.VIOLATED
-    refused = ("step", lambda rng: vector_laplace.sample((1,), 1, 1, rng=rng), lambda rng: vector_laplace.sample((1,), 1, 1, 2, rng))
+    refused = (
+        "step",
+        lambda rng: vector_laplace.sample((1,), 1, 1, rng=rng),
+        lambda rng: vector_laplace.sample((1,), 1, 1, 2, rng),
+    )
     assert check_defaults([refused]).verdict is Verdict.VIOLATED

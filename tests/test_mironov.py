@@ -31,7 +31,9 @@ CASES = [(0.0, 1.0), (1.0, 1.0), (1e6, 1.0), (0.1, 3.5), (-2.5, 1e-3), (1.0, 2.0
 def _boundary_draws(rng: random.Random) -> list[int]:
     """Tiny draws, draws around u = 1/2 and the top, and random ones."""
     draws = list(range(1, 40)) + list(range(N53 - 40, N53 + 41)) + list(range(LAST53 - 40, LAST53 + 1))
-    draws += [1 << e for e in range(1, 53)] + [(1 << e) - 1 for e in range(2, 54)] + [(1 << e) + 1 for e in range(1, 53)]
+    draws += (
+        [1 << e for e in range(1, 53)] + [(1 << e) - 1 for e in range(2, 54)] + [(1 << e) + 1 for e in range(1, 53)]
+    )
     draws += [rng.randrange(1, LAST53 + 1) for _ in range(150)]
     return draws
 
@@ -53,19 +55,24 @@ def test_every_drawn_output_is_reachable_at_its_draw(q: float, b: float) -> None
         assert result.examined <= 4 * 53 + 4 * mironov.DEFAULT_GUARD + 4  # O(k), never a scan of the preimage
 
 
-@pytest.mark.parametrize(("k", "q", "q_prime", "b"), [
-    (12, 0.0, 1.0, 1.0),
-    (12, 1e6, 1e6 + 1.0, 1.0),
-    (12, 2.0**53, 2.0**53 - 1.0, 1.0),
-    (10, 0.1, 0.2, 3.5),
-    (10, 0.0, 2.0**-30, 2.0**-20),
-])
+@pytest.mark.parametrize(
+    ("k", "q", "q_prime", "b"),
+    [
+        (12, 0.0, 1.0, 1.0),
+        (12, 1e6, 1e6 + 1.0, 1.0),
+        (12, 2.0**53, 2.0**53 - 1.0, 1.0),
+        (10, 0.1, 0.2, 3.5),
+        (10, 0.0, 2.0**-30, 2.0**-20),
+    ],
+)
 def test_agrees_with_brute_force_over_every_draw(k: int, q: float, q_prime: float, b: float) -> None:
     draws = range(1, 1 << k)
     counts = {x: Counter(mechanism_unsafe(x, b, j, k) for j in draws) for x in (q, q_prime)}
     outputs = set(counts[q]) | set(counts[q_prime])
     # Also outputs that neither input produces: the neighbouring doubles of every output.
-    candidates = outputs | {math.nextafter(y, math.inf) for y in outputs} | {math.nextafter(y, -math.inf) for y in outputs}
+    candidates = (
+        outputs | {math.nextafter(y, math.inf) for y in outputs} | {math.nextafter(y, -math.inf) for y in outputs}
+    )
     for x in (q, q_prime):
         first = {}
         for j in draws:
@@ -107,8 +114,16 @@ def _ulps_from_ln(m: int, k: int) -> mpmath.mpf:
 def test_assumption_a_libm_log_is_within_one_ulp_on_the_draw_grid() -> None:
     """The platform log is faithful on the grid x = m 2^-52: near 0, near 1, near 1/e, at random."""
     rng = random.Random(11)
-    ms = list(range(1, 2500)) + list(range(N53 - 2500, N53 + 1)) + list(range(int(N53 / math.e) - 1500, int(N53 / math.e) + 1500))
-    ms += [1 << e for e in range(53)] + [(1 << e) - 1 for e in range(1, 53)] + [rng.randrange(1, N53) for _ in range(3000)]
+    ms = (
+        list(range(1, 2500))
+        + list(range(N53 - 2500, N53 + 1))
+        + list(range(int(N53 / math.e) - 1500, int(N53 / math.e) + 1500))
+    )
+    ms += (
+        [1 << e for e in range(53)]
+        + [(1 << e) - 1 for e in range(1, 53)]
+        + [rng.randrange(1, N53) for _ in range(3000)]
+    )
     with mpmath.workdps(60):
         worst = max((_ulps_from_ln(m, 53), m) for m in ms)
     assert worst[0] <= 1, f"math.log(m/2^52) is {float(worst[0]):.3f} ulp from ln at m={worst[1]}: assumption A fails"
@@ -128,6 +143,7 @@ def test_lemma_neighbouring_grid_logs_are_more_than_two_ulps_apart() -> None:
 
 def test_a_non_monotone_mechanism_is_refused_not_answered(monkeypatch: pytest.MonkeyPatch) -> None:
     """If libm broke assumption A next to a preimage, the scan must raise instead of answering."""
+
     def swapped(q: float, b: float, j: int, k: int) -> float:  # two neighbouring draws swapped
         j = {1000: 1001, 1001: 1000}.get(j, j)
         return mechanism_unsafe(q, b, j, k)
@@ -196,22 +212,25 @@ def test_mironov_attack_with_no_samples() -> None:
     assert report.to_json()["fraction"] is None
 
 
-@pytest.mark.parametrize(("call", "name"), [
-    (lambda: reachable(0.0, 0.0, 0.0), "scale"),
-    (lambda: reachable(0.0, 0.0, -1.0), "scale"),
-    (lambda: reachable(0.0, 0.0, math.inf), "scale"),
-    (lambda: reachable(0.0, math.nan, 1.0), "q"),
-    (lambda: reachable(0.0, "one", 1.0), "q"),
-    (lambda: reachable(0.0, True, 1.0), "q"),
-    (lambda: reachable(0.0, 2**60 + 1, 1.0), "q"),
-    (lambda: reachable("0", 0.0, 1.0), "output"),
-    (lambda: reachable(0.0, 0.0, 1.0, 54), "bits"),
-    (lambda: reachable(0.0, 0.0, 1.0, 1), "bits"),
-    (lambda: reachable(0.0, 0.0, 1.0, guard=0), "guard"),
-    (lambda: mironov_attack(0.0, 1.0, 1.0, samples=-1), "samples"),
-    (lambda: mironov_attack(0.0, math.inf, 1.0), "q_prime"),
-    (lambda: mironov_attack(0.0, 1.0, 1.0, seed=-5), "seed"),
-])
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda: reachable(0.0, 0.0, 0.0), "scale"),
+        (lambda: reachable(0.0, 0.0, -1.0), "scale"),
+        (lambda: reachable(0.0, 0.0, math.inf), "scale"),
+        (lambda: reachable(0.0, math.nan, 1.0), "q"),
+        (lambda: reachable(0.0, "one", 1.0), "q"),
+        (lambda: reachable(0.0, True, 1.0), "q"),
+        (lambda: reachable(0.0, 2**60 + 1, 1.0), "q"),
+        (lambda: reachable("0", 0.0, 1.0), "output"),
+        (lambda: reachable(0.0, 0.0, 1.0, 54), "bits"),
+        (lambda: reachable(0.0, 0.0, 1.0, 1), "bits"),
+        (lambda: reachable(0.0, 0.0, 1.0, guard=0), "guard"),
+        (lambda: mironov_attack(0.0, 1.0, 1.0, samples=-1), "samples"),
+        (lambda: mironov_attack(0.0, math.inf, 1.0), "q_prime"),
+        (lambda: mironov_attack(0.0, 1.0, 1.0, seed=-5), "seed"),
+    ],
+)
 def test_bad_arguments_get_a_one_line_error_naming_them(call, name: str) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(InvalidArgument) as raised:
         call()

@@ -71,41 +71,44 @@ def _changes(source: str = SNIPPET) -> set[tuple[str, str, str]]:
 # --- generation ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("change", [
-    ("compare", "n < 0", "n <= 0"),
-    ("compare", "n < 0", "n >= 0"),
-    ("compare", "i == 3", "i != 3"),
-    ("compare", "a >= b", "a > b"),
-    ("compare", "a >= b", "a < b"),
-    ("arith", "rng.randbelow(n) * 2", "rng.randbelow(n) // 2"),
-    ("arith", "total += rng.randbelow(n) * 2", "total -= rng.randbelow(n) * 2"),
-    ("arith", "min(x, 5 ^ x) << 1", "min(x, 5 ^ x) >> 1"),
-    ("arith", "5 ^ x", "5 & x"),
-    ("unary", "-total", "total"),
-    ("constant", "total = 0", "total = 1"),
-    ("constant", "total = 0", "total = -1"),
-    ("constant", "LIMIT = 10", "LIMIT = 11"),
-    ("constant", "LIMIT = 10", "LIMIT = 9"),
-    ("boolean", "True", "False"),
-    ("not", "i == 3", "not i == 3"),
-    ("not", "not rng.bernoulli(1, 3)", "rng.bernoulli(1, 3)"),
-    ("not", "return a >= b", "return not a >= b"),
-    ("not", "total and flag", "not (total and flag)"),
-    ("boolop", "total and flag", "total or flag"),
-    ("args", "rng.bernoulli(1, 3)", "rng.bernoulli(3, 1)"),
-    ("args", "min(x, 5 ^ x)", "min(5 ^ x, x)"),
-    ("randbelow", "rng.randbelow(n)", "rng.randbelow(n + 1)"),
-    ("randbelow", "rng.randbelow(n)", "rng.randbelow(n - 1)"),
-    ("bernoulli", "rng.bernoulli(1, 3)", "rng.bernoulli(1 + 1, 3)"),
-    ("bernoulli", "rng.bernoulli(1, 3)", "rng.bernoulli(1, 3 - 1)"),
-    ("builtin", "abs(total)", "total"),
-    ("builtin", "min(x, 5 ^ x)", "max(x, 5 ^ x)"),
-    ("range", "range(n)", "range(n + 1)"),
-    ("return", "return a >= b", "return None"),
-    ("loop", "break", "continue"),
-    ("loop", "continue", "break"),
-    ("delete", "total += rng.randbelow(n) * 2", "pass"),
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        ("compare", "n < 0", "n <= 0"),
+        ("compare", "n < 0", "n >= 0"),
+        ("compare", "i == 3", "i != 3"),
+        ("compare", "a >= b", "a > b"),
+        ("compare", "a >= b", "a < b"),
+        ("arith", "rng.randbelow(n) * 2", "rng.randbelow(n) // 2"),
+        ("arith", "total += rng.randbelow(n) * 2", "total -= rng.randbelow(n) * 2"),
+        ("arith", "min(x, 5 ^ x) << 1", "min(x, 5 ^ x) >> 1"),
+        ("arith", "5 ^ x", "5 & x"),
+        ("unary", "-total", "total"),
+        ("constant", "total = 0", "total = 1"),
+        ("constant", "total = 0", "total = -1"),
+        ("constant", "LIMIT = 10", "LIMIT = 11"),
+        ("constant", "LIMIT = 10", "LIMIT = 9"),
+        ("boolean", "True", "False"),
+        ("not", "i == 3", "not i == 3"),
+        ("not", "not rng.bernoulli(1, 3)", "rng.bernoulli(1, 3)"),
+        ("not", "return a >= b", "return not a >= b"),
+        ("not", "total and flag", "not (total and flag)"),
+        ("boolop", "total and flag", "total or flag"),
+        ("args", "rng.bernoulli(1, 3)", "rng.bernoulli(3, 1)"),
+        ("args", "min(x, 5 ^ x)", "min(5 ^ x, x)"),
+        ("randbelow", "rng.randbelow(n)", "rng.randbelow(n + 1)"),
+        ("randbelow", "rng.randbelow(n)", "rng.randbelow(n - 1)"),
+        ("bernoulli", "rng.bernoulli(1, 3)", "rng.bernoulli(1 + 1, 3)"),
+        ("bernoulli", "rng.bernoulli(1, 3)", "rng.bernoulli(1, 3 - 1)"),
+        ("builtin", "abs(total)", "total"),
+        ("builtin", "min(x, 5 ^ x)", "max(x, 5 ^ x)"),
+        ("range", "range(n)", "range(n + 1)"),
+        ("return", "return a >= b", "return None"),
+        ("loop", "break", "continue"),
+        ("loop", "continue", "break"),
+        ("delete", "total += rng.randbelow(n) * 2", "pass"),
+    ],
+)
 def test_each_operator_makes_its_mutant(change: tuple[str, str, str]) -> None:
     assert change in _changes()
 
@@ -187,7 +190,10 @@ def _write(tmp_path: Path, text: str) -> str:
 
 
 def test_the_reviewed_file_is_read_and_checked(tmp_path: Path) -> None:
-    reviewed = _mutate_equivalents.read_reviewed(_write(tmp_path, '''
+    reviewed = _mutate_equivalents.read_reviewed(
+        _write(
+            tmp_path,
+            """
 [[equivalent]]
 id = "pkg.mod:draw:0123456789"
 module = "pkg.mod"
@@ -199,22 +205,27 @@ reason = "any t >= 1 gives the same distribution"
 module = "pkg.mod"
 function = "spread"
 reason = "builds messages only"
-'''))
+""",
+        )
+    )
     assert reviewed.reason("pkg.mod:draw:0123456789") == "any t >= 1 gives the same distribution"
     assert reviewed.reason("pkg.mod:draw:x") is None and len(reviewed.skips) == 1
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ('[[equivalent]]\nid = "pkg.mod:f:1"\nmodule = "pkg.mod"\n', "reason is required"),
-    ('[[equivalent]]\nid = "pkg.mod:f:1"\nmodule = "pkg.mod"\nreason = "  "\n', "reason is required"),
-    ('[[equivalent]]\nid = "pkg.mod:f:1"\nmodule = "pkg.mod"\nreason = "r"\nreson = "r"\n', "unknown key"),
-    ('[[equivalent]]\nid = "pkg.mod:f:1"\nmodule = "other"\nreason = "r"\n', "is not in module"),
-    ('[[equivalent]]\nid = "pkg.mod:f:1"\nmodule = "pkg.mod"\nreason = "r"\nline = "3"\n', "line must be a int"),
-    ('[[equivalent]]\nid = "pkg.mod:f:1"\nmodule = "pkg.mod"\nreason = "r"\n' * 2, "listed twice"),
-    ('[mutants]\n', "unknown table"),
-    ('equivalent = 3\n', "array of tables"),
-    ('[[equivalent]\n', "not valid TOML"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[[equivalent]]\nid = "pkg.mod:f:1"\nmodule = "pkg.mod"\n', "reason is required"),
+        ('[[equivalent]]\nid = "pkg.mod:f:1"\nmodule = "pkg.mod"\nreason = "  "\n', "reason is required"),
+        ('[[equivalent]]\nid = "pkg.mod:f:1"\nmodule = "pkg.mod"\nreason = "r"\nreson = "r"\n', "unknown key"),
+        ('[[equivalent]]\nid = "pkg.mod:f:1"\nmodule = "other"\nreason = "r"\n', "is not in module"),
+        ('[[equivalent]]\nid = "pkg.mod:f:1"\nmodule = "pkg.mod"\nreason = "r"\nline = "3"\n', "line must be a int"),
+        ('[[equivalent]]\nid = "pkg.mod:f:1"\nmodule = "pkg.mod"\nreason = "r"\n' * 2, "listed twice"),
+        ("[mutants]\n", "unknown table"),
+        ("equivalent = 3\n", "array of tables"),
+        ("[[equivalent]\n", "not valid TOML"),
+    ],
+)
 def test_a_bad_reviewed_file_is_one_clear_error(tmp_path: Path, text: str, message: str) -> None:
     with pytest.raises(DpverifyError, match=message):
         _mutate_equivalents.read_reviewed(_write(tmp_path, text))
@@ -223,7 +234,10 @@ def test_a_bad_reviewed_file_is_one_clear_error(tmp_path: Path, text: str, messa
 def test_stale_entries_and_skips(tmp_path: Path) -> None:
     target = _mutate_targets.Target("pkg.mod", tmp_path / "mod.py", "pkg", tmp_path, Path("pkg/mod.py"), SNIPPET)  # type: ignore[arg-type]
     live = mutants_of("pkg.mod", SNIPPET)[0]
-    reviewed = _mutate_equivalents.read_reviewed(_write(tmp_path, f'''
+    reviewed = _mutate_equivalents.read_reviewed(
+        _write(
+            tmp_path,
+            f'''
 [[equivalent]]
 id = "{live.id}"
 module = "pkg.mod"
@@ -248,7 +262,9 @@ reason = "messages only"
 module = "pkg.mod"
 function = "gone"
 reason = "no such function"
-'''))
+''',
+        )
+    )
     work = _mutate_targets.plan([target], reviewed)
     assert {getattr(s, "id", None) or s.function for s in work.stale} == {"pkg.mod:draw:0000000000", "gone"}  # type: ignore[union-attr]
     assert work.skipped == sum(m.function == "spread" for m in mutants_of("pkg.mod", SNIPPET)) > 0
@@ -266,41 +282,72 @@ def test_select_by_prefix_and_limit() -> None:
 # --- classification ------------------------------------------------------------------------------
 
 
-def _entry(name: str, met: bool, checks: list[tuple[str, str]], problems: list[str], error: str | None = None
-           ) -> dict[str, object]:
-    return {"name": name, "met": met, "outcome": "error" if error else "violated", "error": error,
-            "problems": problems, "checks": [{"check": c, "verdict": v, "summary": f"{c} said {v}"} for c, v in checks]}
+def _entry(
+    name: str, met: bool, checks: list[tuple[str, str]], problems: list[str], error: str | None = None
+) -> dict[str, object]:
+    return {
+        "name": name,
+        "met": met,
+        "outcome": "error" if error else "violated",
+        "error": error,
+        "problems": problems,
+        "checks": [{"check": c, "verdict": v, "summary": f"{c} said {v}"} for c, v in checks],
+    }
 
 
-def _run(code: int | None, entries: list[dict[str, object]] | None, repository: tuple[tuple[str, str], ...] = (),
-         stderr: str = "") -> _mutate_gate_run.GateRun:
-    document = None if entries is None else {
-        "passed": code == 0, "entries": entries,
-        "repository": [{"check": c, "verdict": v, "summary": f"{c} {v}"} for c, v in repository]}
+def _run(
+    code: int | None,
+    entries: list[dict[str, object]] | None,
+    repository: tuple[tuple[str, str], ...] = (),
+    stderr: str = "",
+) -> _mutate_gate_run.GateRun:
+    document = (
+        None
+        if entries is None
+        else {
+            "passed": code == 0,
+            "entries": entries,
+            "repository": [{"check": c, "verdict": v, "summary": f"{c} {v}"} for c, v in repository],
+        }
+    )
     return _mutate_gate_run.GateRun(code, document, stderr, 1.0)
 
 
 def test_a_kill_names_the_case_and_each_failing_check() -> None:
     entries = [
         _entry("gtm/a", True, [("exactness", "proved")], []),
-        _entry("gtm/b", False, [("exactness", "violated"), ("privacy", "proved"), ("code_privacy", "violated"),
-                                ("timing_channel", "violated")],
-               ["exactness violated: code and spec differ", "expected code_privacy proved, got violated: ratio"]),
+        _entry(
+            "gtm/b",
+            False,
+            [
+                ("exactness", "violated"),
+                ("privacy", "proved"),
+                ("code_privacy", "violated"),
+                ("timing_channel", "violated"),
+            ],
+            ["exactness violated: code and spec differ", "expected code_privacy proved, got violated: ratio"],
+        ),
     ]
     status, kills, _ = _mutate_status.classify(_run(1, entries))
     assert status == _mutate_status.KILLED
-    assert [(k.entry, k.check, k.verdict) for k in kills] == [("gtm/b", "exactness", "violated"),
-                                                             ("gtm/b", "code_privacy", "violated")]
+    assert [(k.entry, k.check, k.verdict) for k in kills] == [
+        ("gtm/b", "exactness", "violated"),
+        ("gtm/b", "code_privacy", "violated"),
+    ]
 
 
 def test_statuses_of_other_endings() -> None:
     assert _mutate_status.classify(_run(0, []))[0] == _mutate_status.SURVIVED
     assert _mutate_status.classify(_run(None, None), 7) == (_mutate_status.TIMEOUT, (), "no answer within 7 s")
-    broken = _mutate_status.classify(_run(2, [_entry("x/y", False, [], [], error="checking stopped on ZeroDivisionError")]))
+    broken = _mutate_status.classify(
+        _run(2, [_entry("x/y", False, [], [], error="checking stopped on ZeroDivisionError")])
+    )
     assert broken[0] == _mutate_status.BROKEN and broken[1][0].check == "error" and "ZeroDivisionError" in broken[2]
     refused = _mutate_status.classify(_run(2, None, stderr="dpverify: error: cannot load entry point builtin\n"))
     assert refused[0] == _mutate_status.BROKEN and "cannot load entry point" in refused[2]
-    crashed = _mutate_status.classify(_run(1, None, stderr="Traceback (most recent call last):\n  ...\nRecursionError: deep\n"))
+    crashed = _mutate_status.classify(
+        _run(1, None, stderr="Traceback (most recent call last):\n  ...\nRecursionError: deep\n")
+    )
     assert crashed[0] == _mutate_status.CRASHED and "RecursionError: deep" in crashed[2] and "no JSON" in crashed[2]
     assert _mutate_status.classify(_run(-9, None))[0] == _mutate_status.CRASHED
     assert _mutate_status.classify(_run(1, [], repository=(("static", "violated"),)))[1][0].entry == "repository"
@@ -363,10 +410,19 @@ def test_a_mutant_runs_in_a_copy_that_python_imports(tmp_path: Path) -> None:
             assert (folder / "dpverify" / part / "__init__.py").is_file()
         assert (folder / "dpverify" / "proofs" / "manifest.json").is_file()
         assert not list(folder.rglob("__pycache__"))
-        probe = ("import dpverify.samplers.gtm as g, dpverify.verify.gate._catalogue as c, dpverify.proofs._certificates as p\n"
-                 "print(g.__file__); print(c.__file__); print(p.repository_root())")
-        run = subprocess.run([sys.executable, "-c", probe], cwd=folder, env=_mutate_gate_run._environment(folder),
-                             capture_output=True, text=True, timeout=120, check=True)
+        probe = (
+            "import dpverify.samplers.gtm as g, dpverify.verify.gate._catalogue as c, dpverify.proofs._certificates as p\n"
+            "print(g.__file__); print(c.__file__); print(p.repository_root())"
+        )
+        run = subprocess.run(
+            [sys.executable, "-c", probe],
+            cwd=folder,
+            env=_mutate_gate_run._environment(folder),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
         for line in run.stdout.split():
             assert Path(line).resolve().is_relative_to(folder.resolve()), line
         _mutate._probe(workspace, [target])
@@ -382,12 +438,15 @@ def test_a_user_module_is_located_in_its_own_package(example: None) -> None:
     assert target.file == (EXAMPLE / "own_sampler" / "sampler.py").resolve()
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["mutate", "no_such_module_here"], "no module named"),
-    (["mutate", "..x"], "dotted module name"),
-    (["mutate", "dpverify.samplers.gtm", "--only", "nope"], "no mutant id starts with"),
-    (["mutate", "dpverify.samplers.gtm", "--equivalents", "/no/such/file.toml"], "must be a file"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["mutate", "no_such_module_here"], "no module named"),
+        (["mutate", "..x"], "dotted module name"),
+        (["mutate", "dpverify.samplers.gtm", "--only", "nope"], "no mutant id starts with"),
+        (["mutate", "dpverify.samplers.gtm", "--equivalents", "/no/such/file.toml"], "must be a file"),
+    ],
+)
 def test_bad_usage_is_one_line(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(argv) == 2
     err = capsys.readouterr().err
@@ -415,8 +474,11 @@ GATE = ["--spec-module", "own_sampler.specs", "--spec", "randomized-response", "
 
 def _mutant(function: str, original: str, mutated: str) -> str:
     source = (EXAMPLE / "own_sampler" / "sampler.py").read_text()
-    return next(m.id for m in mutants_of("own_sampler.sampler", source)
-                if m.function == function and (m.original, m.mutated) == (original, mutated))
+    return next(
+        m.id
+        for m in mutants_of("own_sampler.sampler", source)
+        if m.function == function and (m.original, m.mutated) == (original, mutated)
+    )
 
 
 def test_list_shows_the_ids(example: None, capsys: pytest.CaptureFixture[str]) -> None:
@@ -426,12 +488,14 @@ def test_list_shows_the_ids(example: None, capsys: pytest.CaptureFixture[str]) -
     assert f"{killed}  line 53: compare: `u < b` -> `u <= b`" in out
     # the example's reviewed file (found from the working directory) skips the broken copy
     assert "randomized_response_off_by_one" not in out
-    assert re.fullmatch(r"(\d+) of \1 mutants in 1 module\(s\); \d+ more in functions the reviewed file skips",
-                        out.splitlines()[-1])
+    assert re.fullmatch(
+        r"(\d+) of \1 mutants in 1 module\(s\); \d+ more in functions the reviewed file skips", out.splitlines()[-1]
+    )
 
 
-def test_a_kill_an_equivalent_and_a_stale_entry(example: None, tmp_path: Path,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_kill_an_equivalent_and_a_stale_entry(
+    example: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     killed = _mutant("randomized_response", "u < b", "u <= b")
     listed = _mutant("randomized_response_off_by_one", "u <= b", "u > b")
     refuted = _mutant("_checked", "0 < ratio <= 1", "0 < ratio <= 2")
@@ -456,8 +520,25 @@ module = "own_sampler.sampler"
 reason = "a mutant that no longer exists"
 ''')
     out = tmp_path / "mutate.json"
-    code = main(["mutate", "own_sampler.sampler", *GATE, "--only", killed, "--only", listed, "--only", refuted,
-                 "--only", unrun, "--equivalents", str(equivalents), "--json", str(out)])
+    code = main(
+        [
+            "mutate",
+            "own_sampler.sampler",
+            *GATE,
+            "--only",
+            killed,
+            "--only",
+            listed,
+            "--only",
+            refuted,
+            "--only",
+            unrun,
+            "--equivalents",
+            str(equivalents),
+            "--json",
+            str(out),
+        ]
+    )
     text = capsys.readouterr().out
     document = json.loads(out.read_text())
     assert document["schema"] == "dpverify.mutate/2"
@@ -484,8 +565,20 @@ reason = "a mutant that no longer exists"
 def test_every_mutant_of_the_sampling_function_is_caught(example: None, tmp_path: Path) -> None:
     """The correct sampler's own function: the gate kills each of its mutants with a verdict."""
     out = tmp_path / "mutate.json"
-    code = main(["mutate", "own_sampler.sampler", *GATE, "--all-specs", "--only", "own_sampler.sampler:randomized_response:",
-                 "--only", "own_sampler.sampler:_other:", "--json", str(out)])
+    code = main(
+        [
+            "mutate",
+            "own_sampler.sampler",
+            *GATE,
+            "--all-specs",
+            "--only",
+            "own_sampler.sampler:randomized_response:",
+            "--only",
+            "own_sampler.sampler:_other:",
+            "--json",
+            str(out),
+        ]
+    )
     document = json.loads(out.read_text())
     assert code == 0, [(m["id"], m["description"], m["status"]) for m in document["mutants"] if m["status"] != "killed"]
     assert document["totals"]["killed"] == document["totals"]["mutants"] >= 20

@@ -56,6 +56,7 @@ def test_discrete_laplace_code_is_inside_exact_intervals(scale: Fraction) -> Non
     def attempt(rng: RandomSource) -> int | None:
         return discrete_laplace._attempt_scaled(s, t, rng)
 
-    result = check_intervals(attempt, spec.ideal_probability, spec.outputs_for_check()[:9],
-                             min_mass=Fraction(1, 10**5), attempt=True)
+    result = check_intervals(
+        attempt, spec.ideal_probability, spec.outputs_for_check()[:9], min_mass=Fraction(1, 10**5), attempt=True
+    )
     assert result.verdict is Verdict.PROVED, result.summary

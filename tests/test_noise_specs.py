@@ -174,9 +174,7 @@ def _gaussian_oracle(sigma2: Fraction, z: int) -> mpmath.mpf:
 
 @settings(max_examples=20)
 @given(sigma2=rationals(Fraction(1, 30), Fraction(50)), z=st.integers(-40, 40), dps=st.sampled_from([20, 50, 90]))
-def test_gaussian_enclosure_contains_a_direct_100_digit_sum_and_is_narrow(
-    sigma2: Fraction, z: int, dps: int
-) -> None:
+def test_gaussian_enclosure_contains_a_direct_100_digit_sum_and_is_narrow(sigma2: Fraction, z: int, dps: int) -> None:
     """Covers both normaliser methods: direct (sigma2 <= 1) and Poisson (sigma2 > 1)."""
     enclosure = DiscreteGaussianSpec.create(sigma2).ideal_probability(z, dps)
     with mpmath.workdps(ORACLE_DPS):
@@ -222,9 +220,12 @@ def test_gaussian_pmf_sums_to_one_within_the_enclosures(sigma2: Fraction) -> Non
             highs += high
         s = _mp(sigma2)
         normaliser_low = spec.normaliser(40)[0]
-        tail = 2 * mpmath.exp(-mpmath.mpf((radius + 1) ** 2) / (2 * s)) / (
-            1 - mpmath.exp(-mpmath.mpf(2 * radius + 3) / (2 * s))
-        ) / normaliser_low
+        tail = (
+            2
+            * mpmath.exp(-mpmath.mpf((radius + 1) ** 2) / (2 * s))
+            / (1 - mpmath.exp(-mpmath.mpf(2 * radius + 3) / (2 * s)))
+            / normaliser_low
+        )
         assert lows <= 1 <= highs + tail
         assert 1 - lows < mpmath.mpf(10) ** -35
 

@@ -76,8 +76,11 @@ def test_module_prove_discharges_the_theorem_and_what_it_rests_on(module: object
 
 def test_gtm_ratio_strict_bound_is_refuted_at_an_attained_ratio() -> None:
     for side in ("lower", "upper"):
-        model = _refuted(_variant(gtm_ideal_ratio.THEOREM,
-                                  lambda side=side: gtm_ideal_ratio.negated_ratio_bound(strict=True, side=side)))
+        model = _refuted(
+            _variant(
+                gtm_ideal_ratio.THEOREM, lambda side=side: gtm_ideal_ratio.negated_ratio_bound(strict=True, side=side)
+            )
+        )
         alpha, n, q, q2, x = (_q(model, k) for k in ("alpha", "n", "q", "q_prime", "x"))
         ratio = gtpmf(alpha, int(n), int(q), int(x)) / gtpmf(alpha, int(n), int(q2), int(x))
         assert abs(q - q2) <= 1
@@ -104,8 +107,16 @@ def test_theorem_6_2_tighter_bound_is_refuted_and_fails_on_a_real_gtm() -> None:
     alpha, eps, p, p2, m, m2 = (_q(model, k) for k in ("alpha", "eps", "p", "p_prime", "m", "m_prime"))
     D = (1 - alpha) / (1 + alpha) * _q(model, "alpha_to_n")
     D_prime = D / alpha
-    hypotheses = (abs(m - p) < eps, abs(m2 - p2) < eps, p >= D, p2 >= D, D >= eps,
-                  alpha * p2 <= p, alpha * p <= p2, 0 < eps <= 1)
+    hypotheses = (
+        abs(m - p) < eps,
+        abs(m2 - p2) < eps,
+        p >= D,
+        p2 >= D,
+        D >= eps,
+        alpha * p2 <= p,
+        alpha * p <= p2,
+        0 < eps <= 1,
+    )
     assert all(hypotheses)
     gap = eps / 2
     assert not (m * (D_prime + gap) >= (D - gap) * m2 and m2 * (D_prime + gap) >= (D - gap) * m)
@@ -119,8 +130,9 @@ def test_theorem_6_2_without_the_ideal_ratio_hypothesis_is_refuted() -> None:
 
 
 def test_theorem_7_1_with_T_missing_the_factor_D_plus_1_is_refuted() -> None:
-    variant = dataclasses.replace(theorem_7_1.SCALED_PIECE,
-                                  obligation=lambda: theorem_7_1.negated_scaled_piece(size=lambda D, dn: dn))
+    variant = dataclasses.replace(
+        theorem_7_1.SCALED_PIECE, obligation=lambda: theorem_7_1.negated_scaled_piece(size=lambda D, dn: dn)
+    )
     _refuted(discharge(variant))
     # the whole proof of the variant stops at that lemma, naming it
     chained = gtm_ideal_ratio.discharge_with_lemmas(theorem_7_1.THEOREM, (variant,))
@@ -132,8 +144,9 @@ def test_theorem_7_1_with_T_missing_the_factor_D_plus_1_is_refuted() -> None:
 
 
 def test_discrete_laplace_bound_with_delta_minus_one_is_refuted() -> None:
-    model = _refuted(_variant(discrete_laplace_ratio.THEOREM,
-                              lambda: discrete_laplace_ratio.negated_theorem(exponent_offset=1)))
+    model = _refuted(
+        _variant(discrete_laplace_ratio.THEOREM, lambda: discrete_laplace_ratio.negated_theorem(exponent_offset=1))
+    )
     z, z2, delta, r = int(model["z"]), int(model["z_prime"]), int(model["Delta"]), _q(model, "r")
     assert abs(z - z2) <= delta and 0 < r < 1
     # P(z)/P(z') = r**(|z| - |z'|) exactly (the normaliser cancels): outside [r**(D-1), r**-(D-1)]
@@ -176,8 +189,11 @@ def test_theorem_7_1_instances_are_exact(D: int, n: int) -> None:
 
 
 def test_registry_lists_every_proof_module_and_obligation() -> None:
-    on_disk = {info.name for info in pkgutil.iter_modules(proofs.__path__)
-               if not info.name.startswith("_") and info.name != "registry"}
+    on_disk = {
+        info.name
+        for info in pkgutil.iter_modules(proofs.__path__)
+        if not info.name.startswith("_") and info.name != "registry"
+    }
     assert {module.__name__.rsplit(".", 1)[1] for module in MODULES} == on_disk
     names = [theorem.name for theorem in registry.THEOREMS]
     assert len(names) == len(set(names)), "obligation names are unique (they name certificates)"

@@ -7,9 +7,17 @@ from fractions import Fraction
 import pytest
 
 from dpverify.samplers import _rational
-from dpverify.verify.gate._catalogue import SPECS
-from dpverify.verify.gate._parsing_spec import MAX_BITS, MAX_DIGITS, MAX_TEXT, PARSING_SPEC, REFUSED, cases, check_parsing
 from dpverify.verify.engine._results import Verdict
+from dpverify.verify.gate._catalogue import SPECS
+from dpverify.verify.gate._parsing_spec import (
+    MAX_BITS,
+    MAX_DIGITS,
+    MAX_TEXT,
+    PARSING_SPEC,
+    REFUSED,
+    cases,
+    check_parsing,
+)
 from dpverify.verify.gate._spec_run import run_case
 
 
@@ -31,11 +39,14 @@ def test_every_limit_is_tried_on_both_sides_of_its_edge() -> None:
     assert len(accepted) > 50 and len(labels) - len(accepted) > 50
 
 
-@pytest.mark.parametrize(("name", "value", "caught"), [
-    ("_LIMIT", 10**(MAX_DIGITS - 1), "was refused"),
-    ("MAX_BITS", MAX_BITS + 1, "was accepted"),
-    ("MAX_TEXT", MAX_TEXT - 1, "was refused"),
-])
+@pytest.mark.parametrize(
+    ("name", "value", "caught"),
+    [
+        ("_LIMIT", 10 ** (MAX_DIGITS - 1), "was refused"),
+        ("MAX_BITS", MAX_BITS + 1, "was accepted"),
+        ("MAX_TEXT", MAX_TEXT - 1, "was refused"),
+    ],
+)
 def test_a_moved_limit_is_violated(monkeypatch: pytest.MonkeyPatch, name: str, value: int, caught: str) -> None:
     monkeypatch.setattr(_rational, name, value)
     result = check_parsing({})

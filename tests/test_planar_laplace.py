@@ -28,8 +28,8 @@ from dpverify.samplers.planar_laplace_unsafe import (
     sample_unsafe,
     truncate_round_unsafe,
 )
-from dpverify.verify.precision._planar import planar_report
 from dpverify.verify.engine._results import Verdict
+from dpverify.verify.precision._planar import planar_report
 
 ULPS = 4  # allowed distance from the correctly rounded W_-1 (measured: at most 2)
 
@@ -167,13 +167,24 @@ def test_truncated_rounded_release_is_on_the_grid_or_none() -> None:
     assert truncate_round_unsafe((0.26, -0.24), box, L) == (0.5, -0.0) == (0.5, 0.0)
 
 
-@pytest.mark.parametrize(("kwargs", "name"), [
-    ({"k": 1}, "bits"), ({"k": 54}, "bits"), ({"k": 8.0}, "bits"),
-    ({"eps": 0.0}, "eps"), ({"eps": -1.0}, "eps"), ({"eps": math.nan}, "eps"),
-    ({"x": math.inf}, "x"), ({"y": "1"}, "y"),
-    ({"box": (0.0, 1.0, 0.0)}, "box"), ({"box": (1.0, 0.0, 0.0, 1.0)}, "box"),
-    ({"box": (0.0, 1.0, 0.0, math.inf)}, "ymax"), ({"L": 0.0}, "L"), ({"L": math.inf}, "L"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"k": 1}, "bits"),
+        ({"k": 54}, "bits"),
+        ({"k": 8.0}, "bits"),
+        ({"eps": 0.0}, "eps"),
+        ({"eps": -1.0}, "eps"),
+        ({"eps": math.nan}, "eps"),
+        ({"x": math.inf}, "x"),
+        ({"y": "1"}, "y"),
+        ({"box": (0.0, 1.0, 0.0)}, "box"),
+        ({"box": (1.0, 0.0, 0.0, 1.0)}, "box"),
+        ({"box": (0.0, 1.0, 0.0, math.inf)}, "ymax"),
+        ({"L": 0.0}, "L"),
+        ({"L": math.inf}, "L"),
+    ],
+)
 def test_bad_arguments_get_a_one_line_error(kwargs: dict[str, object], name: str) -> None:
     args: dict[str, object] = {"x": 0.0, "y": 0.0, "eps": 1.0, "box": (-1.0, 1.0, -1.0, 1.0), "L": 0.5, "k": 8}
     args.update(kwargs)
@@ -225,9 +236,14 @@ def test_truncated_rounded_loss_at_8_bits_is_finite_and_within_eps_d() -> None:
     assert Fraction(w["p"]) / Fraction(w["p_prime"]) == Fraction(111, 41)
     # the counts, by brute force through the sampler's own code
     k, n = 8, 256
-    count = [sum(truncate_round_unsafe(mechanism_unsafe(x, 0.0, noise_unsafe(d >> k, d % n, k, 1.0)),
-                                       report.box, 1.0) == (3.0, 0.0) for d in range(n * n))
-             for x in (1.0, 0.0)]
+    count = [
+        sum(
+            truncate_round_unsafe(mechanism_unsafe(x, 0.0, noise_unsafe(d >> k, d % n, k, 1.0)), report.box, 1.0)
+            == (3.0, 0.0)
+            for d in range(n * n)
+        )
+        for x in (1.0, 0.0)
+    ]
     assert Fraction(count[0], count[1]) == Fraction(111, 41)
 
 

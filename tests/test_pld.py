@@ -36,8 +36,7 @@ from dpverify.verify import (
     composed_epsilon,
     gtm_table,
 )
-from dpverify.verify.privacy import _convolution
-from dpverify.verify.privacy import _pld_enclosure, _pld_lattice
+from dpverify.verify.privacy import _convolution, _pld_enclosure, _pld_lattice
 
 PLD = PrivacyLossDistribution
 
@@ -126,7 +125,10 @@ EPSILONS = [Fraction(0), Fraction(1, 10), Fraction(1, 2), Fraction(1), Fraction(
 
 @pytest.mark.parametrize("backend", ["python", "gmpy2"])
 @settings(max_examples=40)
-@given(a=st.lists(st.integers(0, 2**80), min_size=1, max_size=30), b=st.lists(st.integers(0, 2**80), min_size=1, max_size=30))
+@given(
+    a=st.lists(st.integers(0, 2**80), min_size=1, max_size=30),
+    b=st.lists(st.integers(0, 2**80), min_size=1, max_size=30),
+)
 def test_kronecker_convolution_equals_the_schoolbook_sum(backend: str, a: list[int], b: list[int]) -> None:
     if backend == "gmpy2":
         pytest.importorskip("gmpy2")
@@ -134,13 +136,18 @@ def test_kronecker_convolution_equals_the_schoolbook_sum(backend: str, a: list[i
     try:
         got = _convolution.convolve(a, b)
         squared = _convolution.convolve(a, a)
-        shifted = {(shift, up): _convolution.convolve(a, b, shift=shift, round_up=up)
-                   for shift in (0, 3, 8, 64, 200) for up in (False, True)}
+        shifted = {
+            (shift, up): _convolution.convolve(a, b, shift=shift, round_up=up)
+            for shift in (0, 3, 8, 64, 200)
+            for up in (False, True)
+        }
     finally:
         _convolution.set_backend(previous)
     want = [sum(a[i] * b[m - i] for i in range(len(a)) if 0 <= m - i < len(b)) for m in range(len(a) + len(b) - 1)]
     assert got == want
-    assert squared == [sum(a[i] * a[m - i] for i in range(len(a)) if 0 <= m - i < len(a)) for m in range(2 * len(a) - 1)]
+    assert squared == [
+        sum(a[i] * a[m - i] for i in range(len(a)) if 0 <= m - i < len(a)) for m in range(2 * len(a) - 1)
+    ]
     for (shift, up), values in shifted.items():
         assert values == [-(-c // 2**shift) if up else c // 2**shift for c in want]
 
@@ -158,8 +165,10 @@ def test_common_base_refuses_incommensurable_ratios(ratios: list) -> None:
     assert common_base(ratios) is None
 
 
-@given(c=st.fractions(min_value=Fraction(11, 10), max_value=10, max_denominator=30),
-       exponents=st.lists(st.integers(-12, 12), min_size=1, max_size=6))
+@given(
+    c=st.fractions(min_value=Fraction(11, 10), max_value=10, max_denominator=30),
+    exponents=st.lists(st.integers(-12, 12), min_size=1, max_size=6),
+)
 def test_common_base_recovers_powers_of_a_base(c: Fraction, exponents: list[int]) -> None:
     found = common_base([c**j for j in exponents])
     assert found is not None
@@ -204,7 +213,15 @@ def test_exact_epsilon_is_the_log_of_a_rational_where_delta_is_met(case: int, k:
     pairs = product_pairs(P, Q, k)
     at_zero = brute_delta_exact(pairs, Fraction(1))
     inf = pld.infinity_mass
-    for target in [Fraction(0), Fraction(1, 1000), Fraction(1, 20), Fraction(1, 5), Fraction(1, 2), at_zero, Fraction(1)]:
+    for target in [
+        Fraction(0),
+        Fraction(1, 1000),
+        Fraction(1, 20),
+        Fraction(1, 5),
+        Fraction(1, 2),
+        at_zero,
+        Fraction(1),
+    ]:
         got = pld.epsilon(target)
         if inf > target:
             assert got.infinite
@@ -254,13 +271,21 @@ def test_certified_bounds_bracket_brute_force(case: int, k: int, grid: Fraction)
 
 
 def small_pmf(size: int) -> st.SearchStrategy[dict]:
-    return st.lists(st.integers(0, 7), min_size=size, max_size=size).filter(any).map(
-        lambda ws: {i: Fraction(w, sum(ws)) for i, w in enumerate(ws)})
+    return (
+        st.lists(st.integers(0, 7), min_size=size, max_size=size)
+        .filter(any)
+        .map(lambda ws: {i: Fraction(w, sum(ws)) for i, w in enumerate(ws)})
+    )
 
 
 @settings(max_examples=30)
-@given(data=st.data(), k=st.integers(1, 3), method=st.sampled_from(["auto", "certified"]),
-       grid=st.sampled_from([Fraction(1, 50), Fraction(1, 700)]), bits=st.sampled_from([20, 64]))
+@given(
+    data=st.data(),
+    k=st.integers(1, 3),
+    method=st.sampled_from(["auto", "certified"]),
+    grid=st.sampled_from([Fraction(1, 50), Fraction(1, 700)]),
+    bits=st.sampled_from([20, 64]),
+)
 def test_any_pmf_pair_is_bracketed(data: st.DataObject, k: int, method: str, grid: Fraction, bits: int) -> None:
     size = data.draw(st.integers(2, 4))
     P, Q = data.draw(small_pmf(size)), data.draw(small_pmf(size))
@@ -369,7 +394,9 @@ def test_arbitrary_T_gtm_at_fine_grid() -> None:
     pld = PLD.from_pmfs(spec.pmf(3), spec.pmf(4), grid="1/10^4").self_compose(100)
     e = pld.epsilon(Fraction(1, 10**6))
     assert e.gap <= Fraction(1, 100) * Fraction(101, 100)
-    exact_neighbour = PLD.from_pmfs(*[thm71(2, 10).pmf(q) for q in (3, 4)]).self_compose(100).epsilon(Fraction(1, 10**6))
+    exact_neighbour = (
+        PLD.from_pmfs(*[thm71(2, 10).pmf(q) for q in (3, 4)]).self_compose(100).epsilon(Fraction(1, 10**6))
+    )
     assert abs(e.low - exact_neighbour.low) < Fraction(1, 10)  # T = 10^6 is close to the exact T = 3 * 2^10 GTM
 
 
@@ -439,8 +466,10 @@ def test_claims_on_the_certified_path() -> None:
     spec = GtmSpec.create("1/3", 3, 100)
     table, pairs = gtm_table(spec), spec.neighbours()
     # k = 1 at eps = 0: delta is the total variation 1/2 exactly, which a grid can only enclose
-    tv = max(brute_delta_exact(product_pairs(table[q].as_dict(), table[q2].as_dict(), 1), Fraction(1))
-             for q, q2 in list(pairs) + [(b, a) for a, b in pairs])
+    tv = max(
+        brute_delta_exact(product_pairs(table[q].as_dict(), table[q2].as_dict(), 1), Fraction(1))
+        for q, q2 in list(pairs) + [(b, a) for a, b in pairs]
+    )
     assert tv == Fraction(1, 2)
     inconclusive = check_composed_claim(table, pairs, 1, ApproxDp(0, tv), grid="1/1000")
     assert inconclusive.verdict is Verdict.INCONCLUSIVE and Fraction(inconclusive.evidence["gap"]) > 0
@@ -462,9 +491,12 @@ def test_agrees_with_dp_accounting_within_its_discretisation() -> None:
     for upper, lower in [gtm_pair("1/2", 10, 3 * 2**10, 3, 4), gtm_pair("1/2", 10, 1000, 3, 4)]:
         ours = PLD.from_pmfs(upper, lower, grid=grid).self_compose(k)
         logs = [{y: math.log(p) for y, p in pmf.items() if p} for pmf in (lower, upper)]
-        theirs = {pessimistic: pld_module.from_two_probability_mass_functions(
-            logs[0], logs[1], pessimistic_estimate=pessimistic, value_discretization_interval=float(grid)
-        ).self_compose(k) for pessimistic in (True, False)}
+        theirs = {
+            pessimistic: pld_module.from_two_probability_mass_functions(
+                logs[0], logs[1], pessimistic_estimate=pessimistic, value_discretization_interval=float(grid)
+            ).self_compose(k)
+            for pessimistic in (True, False)
+        }
         for eps in [0.5, 1.0, 3.0, 8.0]:
             got = ours.delta(Fraction(eps))
             high, low = theirs[True].get_delta_for_epsilon(eps), theirs[False].get_delta_for_epsilon(eps)
@@ -540,43 +572,50 @@ def test_pure_python_backend_gives_the_same_bounds() -> None:
 RR = rr(Fraction(3))
 
 
-@pytest.mark.parametrize("call, name", [
-    (lambda: PLD.from_pmfs({0: 0.5, 1: 0.5}, RR[1]), "upper"),
-    (lambda: PLD.from_pmfs(RR[0], {0: Fraction(1, 2)}), "lower must sum to 1"),
-    (lambda: PLD.from_pmfs(RR[0], {0: Fraction(3, 2), 1: Fraction(-1, 2)}), "probability"),
-    (lambda: PLD.from_pmfs(RR[0], [0.5]), "lower"),
-    (lambda: PLD.from_pmfs(RR[0], RR[1], method="fast"), "method"),
-    (lambda: PLD.from_pmfs(*gtm_pair("1/2", 3, 100, 1, 2), method="exact"), "method='exact'"),
-    (lambda: PLD.from_pmfs(RR[0], RR[1], grid="0"), "grid"),
-    (lambda: PLD.from_pmfs(RR[0], RR[1], grid=0.001), "grid"),
-    (lambda: PLD.from_pmfs(RR[0], RR[1], bits=8), "bits"),
-    (lambda: PLD.from_pmfs(RR[0], RR[1]).self_compose(0), "k"),
-    (lambda: PLD.from_pmfs(RR[0], RR[1]).self_compose(10**6), "k"),
-    (lambda: PLD.from_pmfs(RR[0], RR[1]).delta(-1), "epsilon"),
-    (lambda: PLD.from_pmfs(RR[0], RR[1]).delta(0.5), "epsilon"),
-    (lambda: PLD.from_pmfs(RR[0], RR[1]).delta_at_log("1/2"), "ratio"),
-    (lambda: PLD.from_pmfs(RR[0], RR[1]).epsilon("3/2"), "delta"),
-    (lambda: PLD.from_pmfs(RR[0], RR[1]).compose("x"), "other"),
-    (lambda: PLD("state"), "state"),
-    (lambda: PLD.from_pmfs(*gtm_pair("1/2", 3, 100, 1, 2), grid="1/10^9"), "points"),
-    (lambda: PLD.from_pmfs(*gtm_pair("1/2", 3, 100, 1, 2), grid="1/1000").self_compose(5000), "points"),
-    (lambda: PLD.from_pmfs(*gtm_pair("1/2", 3, 100, 1, 2), grid="1/100").compose(
-        PLD.from_pmfs(*gtm_pair("1/2", 3, 100, 1, 2), grid="1/1000")), "grid"),
-    (lambda: composed_delta({0: RR[0], 1: RR[1]}, [(0, 2)], 1, 0), "q=2"),
-    (lambda: composed_delta({0: RR[0], 1: RR[1]}, [], 1, 0), "at least one pair"),
-    (lambda: composed_delta({0: RR[0], 1: RR[1]}, "01", 1, 0), "neighbours"),
-    (lambda: composed_delta([], [(0, 1)], 1, 0), "table"),
-    (lambda: composed_delta({0: RR[0], 1: "x"}, [(0, 1)], 1, 0), "table[1]"),
-    (lambda: composed_epsilon({0: RR[0], 1: RR[1]}, [(0, 1)], 1, 2), "delta"),
-    (lambda: check_composed_claim({0: RR[0], 1: RR[1]}, [(0, 1)], 1, Zcdp(1)), "claim"),
-    (lambda: common_base([0]), "ratios"),
-    (lambda: common_base("12"), "ratios"),
-    (lambda: Enclosure(Fraction(2), Fraction(1)), "low"),
-    (lambda: Enclosure(None, Fraction(1)), "high"),
-    (lambda: Enclosure(0.5, 1), "low"),
-    (lambda: Enclosure(0, 1, affine=(1,)), "affine"),
-    (lambda: WorstCase("x", (0, 1), (), True), "bound"),
-])
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: PLD.from_pmfs({0: 0.5, 1: 0.5}, RR[1]), "upper"),
+        (lambda: PLD.from_pmfs(RR[0], {0: Fraction(1, 2)}), "lower must sum to 1"),
+        (lambda: PLD.from_pmfs(RR[0], {0: Fraction(3, 2), 1: Fraction(-1, 2)}), "probability"),
+        (lambda: PLD.from_pmfs(RR[0], [0.5]), "lower"),
+        (lambda: PLD.from_pmfs(RR[0], RR[1], method="fast"), "method"),
+        (lambda: PLD.from_pmfs(*gtm_pair("1/2", 3, 100, 1, 2), method="exact"), "method='exact'"),
+        (lambda: PLD.from_pmfs(RR[0], RR[1], grid="0"), "grid"),
+        (lambda: PLD.from_pmfs(RR[0], RR[1], grid=0.001), "grid"),
+        (lambda: PLD.from_pmfs(RR[0], RR[1], bits=8), "bits"),
+        (lambda: PLD.from_pmfs(RR[0], RR[1]).self_compose(0), "k"),
+        (lambda: PLD.from_pmfs(RR[0], RR[1]).self_compose(10**6), "k"),
+        (lambda: PLD.from_pmfs(RR[0], RR[1]).delta(-1), "epsilon"),
+        (lambda: PLD.from_pmfs(RR[0], RR[1]).delta(0.5), "epsilon"),
+        (lambda: PLD.from_pmfs(RR[0], RR[1]).delta_at_log("1/2"), "ratio"),
+        (lambda: PLD.from_pmfs(RR[0], RR[1]).epsilon("3/2"), "delta"),
+        (lambda: PLD.from_pmfs(RR[0], RR[1]).compose("x"), "other"),
+        (lambda: PLD("state"), "state"),
+        (lambda: PLD.from_pmfs(*gtm_pair("1/2", 3, 100, 1, 2), grid="1/10^9"), "points"),
+        (lambda: PLD.from_pmfs(*gtm_pair("1/2", 3, 100, 1, 2), grid="1/1000").self_compose(5000), "points"),
+        (
+            lambda: PLD.from_pmfs(*gtm_pair("1/2", 3, 100, 1, 2), grid="1/100").compose(
+                PLD.from_pmfs(*gtm_pair("1/2", 3, 100, 1, 2), grid="1/1000")
+            ),
+            "grid",
+        ),
+        (lambda: composed_delta({0: RR[0], 1: RR[1]}, [(0, 2)], 1, 0), "q=2"),
+        (lambda: composed_delta({0: RR[0], 1: RR[1]}, [], 1, 0), "at least one pair"),
+        (lambda: composed_delta({0: RR[0], 1: RR[1]}, "01", 1, 0), "neighbours"),
+        (lambda: composed_delta([], [(0, 1)], 1, 0), "table"),
+        (lambda: composed_delta({0: RR[0], 1: "x"}, [(0, 1)], 1, 0), "table[1]"),
+        (lambda: composed_epsilon({0: RR[0], 1: RR[1]}, [(0, 1)], 1, 2), "delta"),
+        (lambda: check_composed_claim({0: RR[0], 1: RR[1]}, [(0, 1)], 1, Zcdp(1)), "claim"),
+        (lambda: common_base([0]), "ratios"),
+        (lambda: common_base("12"), "ratios"),
+        (lambda: Enclosure(Fraction(2), Fraction(1)), "low"),
+        (lambda: Enclosure(None, Fraction(1)), "high"),
+        (lambda: Enclosure(0.5, 1), "low"),
+        (lambda: Enclosure(0, 1, affine=(1,)), "affine"),
+        (lambda: WorstCase("x", (0, 1), (), True), "bound"),
+    ],
+)
 def test_bad_arguments_are_refused_with_one_line(call, name: str) -> None:
     with pytest.raises(InvalidArgument) as error:
         call()

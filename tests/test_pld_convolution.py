@@ -29,8 +29,12 @@ weights = st.one_of(st.integers(0, 2**64), st.integers(0, 2**130), st.sampled_fr
 
 
 @settings(max_examples=60, deadline=None)
-@given(a=st.lists(weights, min_size=8, max_size=40), b=st.lists(weights, min_size=8, max_size=40),
-       shift=st.sampled_from([0, 8, 16, 64, 72, 128, 3]), up=st.booleans())
+@given(
+    a=st.lists(weights, min_size=8, max_size=40),
+    b=st.lists(weights, min_size=8, max_size=40),
+    shift=st.sampled_from([0, 8, 16, 64, 72, 128, 3]),
+    up=st.booleans(),
+)
 def test_narrow_slots_and_word_reads_equal_the_schoolbook_sum(a: list[int], b: list[int], shift: int, up: bool) -> None:
     """Long enough for the Kronecker product (not the schoolbook branch); quotients of more than 64
     bits take the per-slot reads, the others the 64-bit words."""
@@ -39,16 +43,19 @@ def test_narrow_slots_and_word_reads_equal_the_schoolbook_sum(a: list[int], b: l
     got = _convolution.convolve(a, b, shift=shift, round_up=up)
     assert got == [-(-c >> shift) if up else c >> shift for c in want]
     assert _convolution.convolve(a, a, shift=shift, round_up=up) == [
-        -(-c >> shift) if up else c >> shift for c in schoolbook(a, a)]
+        -(-c >> shift) if up else c >> shift for c in schoolbook(a, a)
+    ]
 
 
 def test_word_reads_equal_the_per_slot_reads(monkeypatch: pytest.MonkeyPatch) -> None:
     import random
 
     rng = random.Random(7)
-    cases = [([rng.getrandbits(64) for _ in range(300)], [rng.getrandbits(64) for _ in range(500)]),
-             ([rng.getrandbits(20) for _ in range(50)], [rng.getrandbits(90) for _ in range(60)]),
-             ([0] * 9 + [1], [2**64] * 12)]
+    cases = [
+        ([rng.getrandbits(64) for _ in range(300)], [rng.getrandbits(64) for _ in range(500)]),
+        ([rng.getrandbits(20) for _ in range(50)], [rng.getrandbits(90) for _ in range(60)]),
+        ([0] * 9 + [1], [2**64] * 12),
+    ]
     fast = [_convolution.convolve(a, b, shift=64, round_up=True) for a, b in cases]
     without_numpy(monkeypatch)
     assert fast == [_convolution.convolve(a, b, shift=64, round_up=True) for a, b in cases]
@@ -73,8 +80,10 @@ def exact_delta_at_log(P: dict, Q: dict, k: int, r: Fraction) -> Fraction:
                 z = None if x is None or y is None else x * y
                 nxt[z] = nxt.get(z, Fraction(0)) + a * b
         pld = nxt
-    return sum((p if ratio is None else p * (1 - r / ratio) for ratio, p in pld.items() if ratio is None or ratio > r),
-               Fraction(0))
+    return sum(
+        (p if ratio is None else p * (1 - r / ratio) for ratio, p in pld.items() if ratio is None or ratio > r),
+        Fraction(0),
+    )
 
 
 def tiny_masses(count: int, tiny: Fraction) -> tuple[dict, dict]:
@@ -93,7 +102,10 @@ ADVERSARIAL = [
     ({0: Fraction(1, 2), 1: Fraction(1, 3), 2: Fraction(1, 6)}, {0: Fraction(3, 4), 1: Fraction(1, 4)}),
     ({0: Fraction(1, 10**9), 1: 1 - Fraction(1, 10**9)}, {1: Fraction(1)}),
     # a GTM-like pair whose ratios are not powers of one base
-    ({0: Fraction(1, 2), 1: Fraction(3, 10), 2: Fraction(1, 5)}, {0: Fraction(1, 5), 1: Fraction(4, 5), 2: Fraction(0)}),
+    (
+        {0: Fraction(1, 2), 1: Fraction(3, 10), 2: Fraction(1, 5)},
+        {0: Fraction(1, 5), 1: Fraction(4, 5), 2: Fraction(0)},
+    ),
 ]
 
 
@@ -110,13 +122,18 @@ def test_certified_bounds_contain_the_exact_delta_of_adversarial_pairs(case: int
 
 
 def small_pmf(size: int) -> st.SearchStrategy[dict]:
-    return st.lists(st.integers(0, 9), min_size=size, max_size=size).filter(any).map(
-        lambda ws: {i: Fraction(w, sum(ws)) for i, w in enumerate(ws)})
+    return (
+        st.lists(st.integers(0, 9), min_size=size, max_size=size)
+        .filter(any)
+        .map(lambda ws: {i: Fraction(w, sum(ws)) for i, w in enumerate(ws)})
+    )
 
 
 @settings(max_examples=25, deadline=None)
 @given(data=st.data(), k=st.integers(2, 9), r=st.sampled_from([Fraction(1), Fraction(2), Fraction(7, 3)]))
-def test_certified_bounds_with_many_compositions_contain_the_exact_delta(data: st.DataObject, k: int, r: Fraction) -> None:
+def test_certified_bounds_with_many_compositions_contain_the_exact_delta(
+    data: st.DataObject, k: int, r: Fraction
+) -> None:
     """Enough rounds for the lattices to pass the schoolbook length, so the Kronecker product, its
     narrowed slots and the word reads all run; with and without numpy the bounds are identical."""
     size = data.draw(st.integers(2, 4))

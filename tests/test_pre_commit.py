@@ -29,8 +29,15 @@ def hooked(tmp_path: Path) -> Path:
     hooks.mkdir()
     (hooks / ".pre-commit-hooks.yaml").write_text(HOOKS.read_text(encoding="utf-8"), encoding="utf-8")
     revision = commit_all(hooks)
-    config = {"repos": [{"repo": str(hooks), "rev": revision,
-                         "hooks": [{"id": "dpverify-system", "args": ["--spec-module", "warner.specs"]}]}]}
+    config = {
+        "repos": [
+            {
+                "repo": str(hooks),
+                "rev": revision,
+                "hooks": [{"id": "dpverify-system", "args": ["--spec-module", "warner.specs"]}],
+            }
+        ]
+    }
     workspace = tmp_path / "repo"
     sample_repository(workspace)
     (workspace / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
@@ -41,10 +48,20 @@ def hooked(tmp_path: Path) -> Path:
 
 def _commit(workspace: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     """``pre-commit run`` as the commit would (the staged files only)."""
-    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"),
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
-    return subprocess.run([sys.executable, "-m", "pre_commit", "run"], cwd=workspace, env=env, capture_output=True,
-                          text=True, timeout=600, check=False)
+    env = {
+        **os.environ,
+        "PRE_COMMIT_HOME": str(tmp_path / "cache"),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run"],
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
 
 
 def test_the_hooks_file_declares_both_hooks_on_check_base_head() -> None:

@@ -45,8 +45,13 @@ def _body(node: Node) -> list[str]:
     if node.kind == "sum":
         return [f"return {g[0]}(a, rng) + {g[1]}(a + 1, rng)"]
     if node.kind == "reject":
-        return ["while True:", f"    x = {g[0]}(a, rng)", f"    y = {g[1]}(a, rng)",
-                f"    if (x + y) % {node.d} == 0:", "        return x"]
+        return [
+            "while True:",
+            f"    x = {g[0]}(a, rng)",
+            f"    y = {g[1]}(a, rng)",
+            f"    if (x + y) % {node.d} == 0:",
+            "        return x",
+        ]
     if node.kind == "count":
         return ["k = 0", f"while k < {node.n} and {g[0]}(a, rng) == 1:", "    k += 1", "return k"]
     assert node.kind == "choose"
@@ -61,7 +66,7 @@ SIDE_EFFECTS = {
     "closure cell read": ["_peek()"],
 }
 
-PRELUDE = '''
+PRELUDE = """
 CALLS = 0
 
 
@@ -83,7 +88,7 @@ def _counter():
 
 
 _bump, _peek = _counter()
-'''
+"""
 
 
 def source(program: tuple[Node, ...], effect: tuple[int, str] | None = None) -> str:
@@ -156,7 +161,9 @@ def programs(draw: st.DrawFn) -> tuple[Node, ...]:
     for step in range(steps):
         # The last function calls earlier ones, so there are subroutines to summarise; counting loops
         # come often, since theirs are the summaries with a remainder.
-        kinds = ["sum", "reject", "choose"] if step == steps - 1 else ["coin", "sum", "reject", "count", "count", "choose"]
+        kinds = (
+            ["sum", "reject", "choose"] if step == steps - 1 else ["coin", "sum", "reject", "count", "count", "choose"]
+        )
         kind = draw(st.sampled_from(kinds))
         below = st.integers(0, len(nodes) - 1)
         if kind == "coin":
@@ -170,8 +177,9 @@ def programs(draw: st.DrawFn) -> tuple[Node, ...]:
 
 def enumerate_program(module: types.ModuleType, top: int, a: int):  # noqa: ANN201
     function = getattr(module, f"f{top}")
-    return enumerate_outputs(lambda rng: function(a, RandomCompat(rng)), min_mass=MIN_MASS, renewal=True,
-                             procedures=True, max_paths=20_000)
+    return enumerate_outputs(
+        lambda rng: function(a, RandomCompat(rng)), min_mass=MIN_MASS, renewal=True, procedures=True, max_paths=20_000
+    )
 
 
 def assert_inside(found, law: dict[Hashable, Fraction]) -> None:  # noqa: ANN001
@@ -220,7 +228,7 @@ def test_a_pure_subroutine_is_summarised_once_per_argument_set() -> None:
 
 # --- state that changes the law: the walk gives the law of the code as it runs -------------------
 
-STATEFUL = '''
+STATEFUL = """
 N = 0
 
 
@@ -286,18 +294,24 @@ def shifted_twice(rng):
     first = shifted(rng)
     OFFSET = 10
     return first, shifted(rng)
-'''
+"""
 
 
-@pytest.mark.parametrize("sampler, impure", [("twice", "coin"), ("twice_attribute", "coin_attribute"),
-                                             ("twice_cell", "_cell.<locals>.coin_cell")])
+@pytest.mark.parametrize(
+    "sampler, impure",
+    [("twice", "coin"), ("twice_attribute", "coin_attribute"), ("twice_cell", "_cell.<locals>.coin_cell")],
+)
 def test_a_call_whose_law_depends_on_outside_state_is_walked(sampler: str, impure: str) -> None:
     module = load(STATEFUL)
     found = enumerate_outputs(lambda rng: getattr(module, sampler)(RandomCompat(rng)), renewal=True, procedures=True)
     third = Fraction(1, 3)
     # The first call sees an odd count, the second an even one: a summary shared by both would be wrong.
-    assert found.exhausted and found.masses == {(2, 1): third * third, (2, 0): third * 2 * third,
-                                                (1, 1): 2 * third * third, (1, 0): 4 * third * third}
+    assert found.exhausted and found.masses == {
+        (2, 1): third * third,
+        (2, 0): third * 2 * third,
+        (1, 1): 2 * third * third,
+        (1, 0): 4 * third * third,
+    }
     assert "summarised" not in found.procedures.get(impure, ""), found.procedures
 
 
@@ -305,13 +319,17 @@ def test_a_global_read_is_a_guard_so_a_rebound_global_gets_its_own_summary() -> 
     module = load(STATEFUL)
     found = enumerate_outputs(lambda rng: module.shifted_twice(RandomCompat(rng)), renewal=True, procedures=True)
     third = Fraction(1, 3)
-    assert found.exhausted and found.masses == {(1, 11): third * third, (1, 10): 2 * third * third,
-                                                (0, 11): 2 * third * third, (0, 10): 4 * third * third}
+    assert found.exhausted and found.masses == {
+        (1, 11): third * third,
+        (1, 10): 2 * third * third,
+        (0, 11): 2 * third * third,
+        (0, 10): 4 * third * third,
+    }
     assert found.procedures["shifted"] == "summarised at 2 argument sets"
 
 
 def test_calls_that_cannot_be_summarised_are_walked_with_their_reason() -> None:
-    module = load('''
+    module = load("""
 def uniform(m, rng):
     return rng.randrange(m) if rng.randrange(2) < 1 else rng.randrange(m)
 
@@ -322,7 +340,7 @@ def total(values, rng):
 
 def sampler(rng):
     return uniform(5, rng) < 2, total([1, 2], rng), total([1, 2], rng)
-''')
+""")
     found = enumerate_outputs(lambda rng: module.sampler(RandomCompat(rng)), renewal=True, procedures=True)
     assert found.exhausted and sum(found.masses.values()) == 1
     assert found.masses[(True, 3, 4)] == Fraction(2, 5) * Fraction(1, 4)
@@ -331,7 +349,7 @@ def sampler(rng):
 
 
 def test_hooks_are_removed_after_the_enumeration_even_when_the_sampler_raises() -> None:
-    module = load('''
+    module = load("""
 def coin(rng):
     return rng.randrange(2)
 
@@ -340,7 +358,7 @@ def sampler(rng):
     if coin(rng) + coin(rng) == 2:
         raise KeyboardInterrupt
     return 0
-''')
+""")
     code, defaults = module.coin.__code__, module.coin.__defaults__
     with pytest.raises(KeyboardInterrupt):
         enumerate_outputs(lambda rng: module.sampler(RandomCompat(rng)), renewal=True, procedures=True)
@@ -348,7 +366,7 @@ def sampler(rng):
 
 
 def test_a_recursive_function_is_walked_inside_its_own_summary() -> None:
-    module = load('''
+    module = load("""
 def flips(n, rng):
     if n == 0:
         return 0
@@ -357,7 +375,7 @@ def flips(n, rng):
 
 def sampler(rng):
     return flips(3, rng) + flips(3, rng)
-''')
+""")
     found = enumerate_outputs(lambda rng: module.sampler(RandomCompat(rng)), renewal=True, procedures=True)
     assert found.exhausted and found.masses == {k: Fraction(_binomial(6, k), 64) for k in range(7)}
 
@@ -372,7 +390,9 @@ def _binomial(n: int, k: int) -> int:
 
 
 def _cks20() -> types.ModuleType:
-    spec = importlib.util.spec_from_file_location("cks20_specs_for_summaries", ROOT / "examples/published/cks20_specs.py")
+    spec = importlib.util.spec_from_file_location(
+        "cks20_specs_for_summaries", ROOT / "examples/published/cks20_specs.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)  # type: ignore[union-attr]
     return module.REFERENCE
@@ -381,18 +401,25 @@ def _cks20() -> types.ModuleType:
 @pytest.mark.parametrize("scale", [Fraction(1), Fraction(3, 2)])
 def test_the_published_discrete_laplace_is_proved_within_a_trillionth(scale: Fraction) -> None:
     reference = _cks20()
-    found = enumerate_outputs(lambda rng: reference.sample_dlaplace(scale, rng=RandomCompat(rng)),
-                              min_mass=Fraction(1, 10**14), renewal=True, procedures=True)
+    found = enumerate_outputs(
+        lambda rng: reference.sample_dlaplace(scale, rng=RandomCompat(rng)),
+        min_mass=Fraction(1, 10**14),
+        renewal=True,
+        procedures=True,
+    )
     assert found.unexplored <= Fraction(1, 10**12)
     spec = DiscreteLaplaceSpec.create(scale)
     assert judge_intervals(found, spec.ideal_probability, spec.outputs_for_check()).verdict.value == "proved"
     assert found.procedures["sample_bernoulli_exp1"].startswith("summarised")
 
 
-@pytest.mark.parametrize("sampler, spec, parameter", [
-    (discrete_laplace.sample, DiscreteLaplaceSpec, Fraction(3)),
-    (discrete_gaussian.sample, DiscreteGaussianSpec, Fraction(2)),
-])
+@pytest.mark.parametrize(
+    "sampler, spec, parameter",
+    [
+        (discrete_laplace.sample, DiscreteLaplaceSpec, Fraction(3)),
+        (discrete_gaussian.sample, DiscreteGaussianSpec, Fraction(2)),
+    ],
+)
 def test_the_catalogue_samplers_with_their_marks_ignored_are_as_tight_as_with_them(sampler, spec, parameter) -> None:  # noqa: ANN001
     marked = enumerate_outputs(lambda rng: sampler(parameter, rng), min_mass=MIN_MASS, summarise=True)
     plain = enumerate_outputs(lambda rng: sampler(parameter, rng), min_mass=MIN_MASS, renewal=True, procedures=True)
@@ -419,14 +446,14 @@ def test_an_active_profiler_is_left_in_place() -> None:
     def profiler(frame, event, arg):  # noqa: ANN001, ANN202
         calls.append(event)
 
-    module = load('''
+    module = load("""
 def coin(rng):
     return 1 if rng.randrange(3) < 1 else 0
 
 
 def sampler(rng):
     return coin(rng) + coin(rng)
-''')
+""")
     sys.setprofile(profiler)
     try:
         found = enumerate_outputs(lambda rng: module.sampler(RandomCompat(rng)), renewal=True, procedures=True)

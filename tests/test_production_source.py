@@ -9,8 +9,8 @@ import threading
 import pytest
 
 from dpverify.samplers import SeededRandomSource, SystemRandomSource, _random_source
-from dpverify.verify.gate._production_source import check_production_blocks, check_production_words, documented_block
 from dpverify.verify.engine._results import Verdict
+from dpverify.verify.gate._production_source import check_production_blocks, check_production_words, documented_block
 
 
 def test_the_shipped_supplies_prove() -> None:
@@ -86,8 +86,9 @@ def test_blocks_off_the_documented_construction_are_violated(monkeypatch: pytest
 
 def test_the_documented_block_is_sha256_of_seed_bytes_and_counter() -> None:
     assert documented_block(0, 0) == int.from_bytes(hashlib.sha256(b"\x00" + bytes(16)).digest(), "big")
-    assert documented_block(256, 2) == int.from_bytes(hashlib.sha256(b"\x01\x00" + (2).to_bytes(16, "big")).digest(),
-                                                      "big")
+    assert documented_block(256, 2) == int.from_bytes(
+        hashlib.sha256(b"\x01\x00" + (2).to_bytes(16, "big")).digest(), "big"
+    )
 
 
 def test_a_too_wide_unpooled_word_is_violated(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -30,8 +30,7 @@ def test_readme_python_api_names_are_exported() -> None:
 
 
 def test_the_samplers_load_nothing_heavier_than_the_standard_library() -> None:
-    probe = ("import sys, dpverify.samplers; "
-             "print(sorted({'sympy', 'z3', 'mpmath', 'hypothesis'} & set(sys.modules)))")
+    probe = "import sys, dpverify.samplers; print(sorted({'sympy', 'z3', 'mpmath', 'hypothesis'} & set(sys.modules)))"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
 

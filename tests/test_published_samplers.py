@@ -16,8 +16,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpverify.samplers import InvalidArgument, SeededRandomSource
-from dpverify.specs import Case, Exhaustive, Input, Integer, PureDp, Spec, SpecError
-from dpverify.specs import DiscreteGaussianSpec, DiscreteLaplaceSpec
+from dpverify.specs import (
+    Case,
+    DiscreteGaussianSpec,
+    DiscreteLaplaceSpec,
+    Exhaustive,
+    Input,
+    Integer,
+    PureDp,
+    Spec,
+    SpecError,
+)
+from dpverify.verify.cli import main
 from dpverify.verify.engine._enumerate import enumerate_outputs
 from dpverify.verify.engine._intervals import check_intervals, enclosure_bound
 from dpverify.verify.engine._lazy_uniform import LazyUniform
@@ -25,7 +35,6 @@ from dpverify.verify.engine._patched_random import patched_random, patched_rng
 from dpverify.verify.engine._random_compat import RandomCompat
 from dpverify.verify.engine._results import Verdict
 from dpverify.verify.gate._spec_run import run_case
-from dpverify.verify.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,8 +58,14 @@ CKS = _load_specs()
 def _module_draws() -> tuple:
     from random import choice, randrange  # bound before the call: still redirected
 
-    return (randrange(3), choice("ab"), secrets.randbelow(2), random.SystemRandom().randrange(2),
-            random.getrandbits(1), random.random() * 4 // 1)
+    return (
+        randrange(3),
+        choice("ab"),
+        secrets.randbelow(2),
+        random.SystemRandom().randrange(2),
+        random.getrandbits(1),
+        random.random() * 4 // 1,
+    )
 
 
 def test_patch_redirects_every_kind_of_module_draw_exactly() -> None:
@@ -65,9 +80,8 @@ def test_patch_redirects_every_kind_of_module_draw_exactly() -> None:
 
 def test_patch_is_restored_on_exceptions_and_generator_close() -> None:
     originals = (random.SystemRandom, random.random, random.getrandbits, type(random._inst), type(secrets._sysrand))
-    with pytest.raises(KeyboardInterrupt):
-        with patched_random(SeededRandomSource(1)):
-            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt), patched_random(SeededRandomSource(1)):
+        raise KeyboardInterrupt
 
     def generator():
         with patched_random(SeededRandomSource(1)):
@@ -79,8 +93,13 @@ def test_patch_is_restored_on_exceptions_and_generator_close() -> None:
     assert patched_rng() is not None
     running.close()
     assert patched_rng() is None
-    assert (random.SystemRandom, random.random, random.getrandbits, type(random._inst),
-            type(secrets._sysrand)) == originals
+    assert (
+        random.SystemRandom,
+        random.random,
+        random.getrandbits,
+        type(random._inst),
+        type(secrets._sysrand),
+    ) == originals
     assert isinstance(random.SystemRandom(), random.SystemRandom)
 
 
@@ -117,8 +136,11 @@ def test_threads_see_their_own_source_and_others_fall_through() -> None:
         seen["plain"] = [random.randrange(1000) for _ in range(200)]
         barrier.wait()
 
-    threads = [threading.Thread(target=patched, args=("a", 7)), threading.Thread(target=patched, args=("b", 9)),
-               threading.Thread(target=plain)]
+    threads = [
+        threading.Thread(target=patched, args=("a", 7)),
+        threading.Thread(target=patched, args=("b", 9)),
+        threading.Thread(target=plain),
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -132,9 +154,8 @@ def test_patch_refuses_a_bad_source_or_precision() -> None:
     with pytest.raises(InvalidArgument, match="source must be a RandomSource"):
         with patched_random(random.Random(1)):  # type: ignore[arg-type]
             pass
-    with pytest.raises(InvalidArgument, match="float_bits"):
-        with patched_random(SeededRandomSource(1), float_bits=54):
-            pass
+    with pytest.raises(InvalidArgument, match="float_bits"), patched_random(SeededRandomSource(1), float_bits=54):
+        pass
     assert type(random._inst) is random.Random
 
 
@@ -148,8 +169,16 @@ def test_lazy_draw_has_the_uniform_law_whatever_is_asked(n: int, questions: list
     drawn at once (the value is materialised at the end)."""
 
     def ask(x, op, c):
-        return {"<": lambda: x < c, ">": lambda: x > c, "=": lambda: x == c, "!": lambda: x != c,
-                "l": lambda: x <= c, "g": lambda: x >= c, "b": lambda: bool(x), "+": lambda: (x + c) < c + 2}[op]()
+        return {
+            "<": lambda: x < c,
+            ">": lambda: x > c,
+            "=": lambda: x == c,
+            "!": lambda: x != c,
+            "l": lambda: x <= c,
+            "g": lambda: x >= c,
+            "b": lambda: bool(x),
+            "+": lambda: (x + c) < c + 2,
+        }[op]()
 
     def lazy(rng):
         x = rng.lazy_randbelow(n)
@@ -278,10 +307,17 @@ def _coin_spec(**overrides):
     def coin(q: int) -> int:
         return q if random.random() < 0.75 else 1 - q
 
-    fields = dict(name="float-coin", sampler=coin, parameters={"k": Integer(1, 1)},
-                  input=Input("q", values=lambda p: (0, 1), neighbours=1), claim=PureDp(alpha=Fraction(1, 3)),
-                  pmf=lambda p, q: {q: Fraction(3, 4), 1 - q: Fraction(1, 4)}, randomness="module",
-                  enumeration=Exhaustive(), cases=(Case({"k": 1}, "proved", sample_inputs=()),))
+    fields = dict(
+        name="float-coin",
+        sampler=coin,
+        parameters={"k": Integer(1, 1)},
+        input=Input("q", values=lambda p: (0, 1), neighbours=1),
+        claim=PureDp(alpha=Fraction(1, 3)),
+        pmf=lambda p, q: {q: Fraction(3, 4), 1 - q: Fraction(1, 4)},
+        randomness="module",
+        enumeration=Exhaustive(),
+        cases=(Case({"k": 1}, "proved", sample_inputs=()),),
+    )
     fields.update(overrides)
     return Spec(**fields)
 
@@ -305,8 +341,14 @@ def test_float_bits_is_validated() -> None:
 
 
 def _judge(sampler, spec, parameter: Fraction, min_mass: str):
-    return check_intervals(lambda rng: sampler(parameter, rng=RandomCompat(rng)), spec.ideal_probability,
-                           spec.outputs_for_check(), min_mass=min_mass, renew_states=True, procedures=True)
+    return check_intervals(
+        lambda rng: sampler(parameter, rng=RandomCompat(rng)),
+        spec.ideal_probability,
+        spec.outputs_for_check(),
+        min_mass=min_mass,
+        renew_states=True,
+        procedures=True,
+    )
 
 
 def test_vendored_reference_is_unmodified_and_mutants_change_one_token() -> None:
@@ -364,12 +406,15 @@ def test_reference_specs_are_proved_within_their_tightened_tolerance() -> None:
 
 def test_a_tenth_of_a_percent_off_in_the_acceptance_coin_is_violated() -> None:
     """What a width of 10^-2 called proved: the bias divided by 2.002 sigma2 instead of 2 sigma2."""
-    result = _judge(CKS.BIAS_TENTH_PERCENT.sample_dgauss, DiscreteGaussianSpec.create(1), Fraction(1), "1/10000000000000")
+    result = _judge(
+        CKS.BIAS_TENTH_PERCENT.sample_dgauss, DiscreteGaussianSpec.create(1), Fraction(1), "1/10000000000000"
+    )
     assert result.verdict is Verdict.VIOLATED, result.summary
 
 
-@pytest.mark.parametrize("old, new", [("REFERENCE_DGAUSS", "REWRITE_DGAUSS"),
-                                      ("REFERENCE_BERNOULLI_EXP", "REWRITE_BERNOULLI_EXP")])
+@pytest.mark.parametrize(
+    "old, new", [("REFERENCE_DGAUSS", "REWRITE_DGAUSS"), ("REFERENCE_BERNOULLI_EXP", "REWRITE_BERNOULLI_EXP")]
+)
 def test_diff_proves_the_law_preserving_rewrites_equal(old: str, new: str, capsys: pytest.CaptureFixture[str]) -> None:
     module = "examples_published_cks20_specs"
     code = main(["diff", f"{module}:{old}", f"{module}:{new}", "--max-tv", "1/1000000000", "--search-examples", "0"])

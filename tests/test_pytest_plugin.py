@@ -26,7 +26,7 @@ from dpverify.verify.gate._search import parameter_strategy, search_spec
 pytest_plugins = ["pytester"]
 
 SPEC_MODULE = textwrap.dedent(
-    '''
+    """
     from fractions import Fraction
 
     from dpverify.specs import Case, Input, Integer, PureDp, Rational, Spec
@@ -75,7 +75,7 @@ SPEC_MODULE = textwrap.dedent(
         Spec("rr-unsafe", rr, PARAMETERS, [Case({"k": 3, "alpha": Fraction(1, 2)}, expect="violated")],
              overclaim, input=INPUT, pmf=pmf),
     )
-    '''
+    """
 )
 
 BASE = ("-p", "no:cacheprovider")
@@ -112,8 +112,11 @@ def test_search_finds_the_smallest_failing_parameters_reproducibly() -> None:
     assert not first.outcome.met and first.outcome.outcome != "error"
     exactness = next(c for c in first.outcome.checks if c.check == "exactness")
     assert exactness.verdict.value == "violated" and exactness.evidence["code_p"] == "1"
-    assert (second.parameters, second.examples, second.outcome.problems) == (first.parameters, first.examples,
-                                                                             first.outcome.problems)
+    assert (second.parameters, second.examples, second.outcome.problems) == (
+        first.parameters,
+        first.examples,
+        first.outcome.problems,
+    )
     assert first.replay == "search_spec(<spec 'rr-broken'>, seed=11, max_examples=10)"
 
 
@@ -142,8 +145,9 @@ def test_search_reports_a_sampler_that_raises_on_drawn_parameters() -> None:
 def test_parameter_strategy_keeps_only_sets_the_domain_accepts() -> None:
     spec = _spec("rr")
     # A draw mixing valid and refused sets: the refused ones (k=1, alpha=0, a missing alpha) are skipped.
-    drawn = st.sampled_from([{"k": 1, "alpha": Fraction(1, 2)}, {"k": 2, "alpha": Fraction(0)}, {"k": 2},
-                             {"k": 3, "alpha": Fraction(1, 2)}])
+    drawn = st.sampled_from(
+        [{"k": 1, "alpha": Fraction(1, 2)}, {"k": 2, "alpha": Fraction(0)}, {"k": 2}, {"k": 3, "alpha": Fraction(1, 2)}]
+    )
     custom = dataclasses.replace(spec, draw=lambda: drawn)
     seen = []
 
@@ -173,26 +177,28 @@ def test_plugin_reports_cases_and_searches(project: pytest.Pytester) -> None:
     assert "dpverify: seed 7 (replay with --dpverify-seed 7)" in text
     for passed in ("rr/k=3,alpha=1/2", "rr/binary", "rr/search", "rr-unsafe/k=3,alpha=1/2", "plain"):
         assert re.search(rf"PASSED \S*{re.escape(passed)}\b", text), passed
-    result.stdout.fnmatch_lines([
-        # The off-by-one: the output and both exact probabilities.
-        "*_ dpverify::rr-broken/k=3,alpha=1/2 _*",
-        "dpverify: spec 'rr-broken' (module mymod), case k=3,alpha=1/2",
-        "  problem: exactness violated: *",
-        "  counterexample (exactness): input q=0, output=0: code P = 3/4, spec P = 1/2",
-        # Its search: the shrunk parameters, the seed and the command that replays it.
-        "*_ dpverify::rr-broken/search _*",
-        "dpverify search of spec 'rr-broken' (module mymod): a parameter set fails its exact checks",
-        "  shrunk parameters: k=2, alpha=1",
-        "  seed: 7; * parameter sets checked*",
-        "  counterexample (exactness): input q=0, output=0: code P = 1, spec P = 1/2",
-        '  replay: pytest --dpverify --dpverify-module mymod --dpverify-seed 7 -k "rr-broken/search"',
-        # The over-claim: the privacy witness, inputs q and q', with both exact probabilities.
-        "*_ dpverify::rr-overclaim/k=3,alpha=1/2 _*",
-        "  problem: expected privacy proved, got violated: *",
-        "  counterexample (privacy*): inputs q=1, q'=0, output=0: P(output | q) = 1/4, P(output | q') = 1/2",
-        "*_ dpverify::rr-overclaim/search _*",
-        "  shrunk parameters: k=2, alpha=*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            # The off-by-one: the output and both exact probabilities.
+            "*_ dpverify::rr-broken/k=3,alpha=1/2 _*",
+            "dpverify: spec 'rr-broken' (module mymod), case k=3,alpha=1/2",
+            "  problem: exactness violated: *",
+            "  counterexample (exactness): input q=0, output=0: code P = 3/4, spec P = 1/2",
+            # Its search: the shrunk parameters, the seed and the command that replays it.
+            "*_ dpverify::rr-broken/search _*",
+            "dpverify search of spec 'rr-broken' (module mymod): a parameter set fails its exact checks",
+            "  shrunk parameters: k=2, alpha=1",
+            "  seed: 7; * parameter sets checked*",
+            "  counterexample (exactness): input q=0, output=0: code P = 1, spec P = 1/2",
+            '  replay: pytest --dpverify --dpverify-module mymod --dpverify-seed 7 -k "rr-broken/search"',
+            # The over-claim: the privacy witness, inputs q and q', with both exact probabilities.
+            "*_ dpverify::rr-overclaim/k=3,alpha=1/2 _*",
+            "  problem: expected privacy proved, got violated: *",
+            "  counterexample (privacy*): inputs q=1, q'=0, output=0: P(output | q) = 1/4, P(output | q') = 1/2",
+            "*_ dpverify::rr-overclaim/search _*",
+            "  shrunk parameters: k=2, alpha=*",
+        ]
+    )
     assert "XFAIL dpverify::rr-unsafe/search - spec 'rr-unsafe' documents a known failure" in text
     assert "Traceback" not in text and "INTERNALERROR" not in text
 
@@ -205,7 +211,9 @@ def test_replay_line_reruns_the_same_search(project: pytest.Pytester) -> None:
     again.assert_outcomes(failed=1)
     shrunk = [line for line in first.stdout.lines if line.startswith("  shrunk parameters:")]
     assert shrunk and shrunk[0] in again.stdout.lines
-    assert re.search(r"^dpverify: seed (\d+) \(replay", first.stdout.str(), re.M).group(1) == replay.group(1).split()[-1]
+    assert (
+        re.search(r"^dpverify: seed (\d+) \(replay", first.stdout.str(), re.M).group(1) == replay.group(1).split()[-1]
+    )
 
 
 def test_without_the_option_the_plugin_collects_nothing(project: pytest.Pytester) -> None:
@@ -229,15 +237,29 @@ def test_collection_by_ini_option_and_entry_points(project: pytest.Pytester) -> 
 
 
 def test_undiscoverable_specs_fail_one_item_each(project: pytest.Pytester) -> None:
-    project.makepyfile(badname="from dpverify.specs import Case, Integer, SamplesPmf, Spec\n"
-                               "SPECS = (Spec('bad name', None, {}, [Case({})], SamplesPmf()),)\n")
-    result = project.runpytest("--dpverify", "--dpverify-module", "nosuch", "--dpverify-module", "badname",
-                               "--dpverify-module", "mymod", "-k", "discovery or rr/binary", *BASE)
+    project.makepyfile(
+        badname="from dpverify.specs import Case, Integer, SamplesPmf, Spec\n"
+        "SPECS = (Spec('bad name', None, {}, [Case({})], SamplesPmf()),)\n"
+    )
+    result = project.runpytest(
+        "--dpverify",
+        "--dpverify-module",
+        "nosuch",
+        "--dpverify-module",
+        "badname",
+        "--dpverify-module",
+        "mymod",
+        "-k",
+        "discovery or rr/binary",
+        *BASE,
+    )
     result.assert_outcomes(passed=1, failed=2)
-    result.stdout.fnmatch_lines([
-        "dpverify: broken spec: cannot import spec module 'nosuch': ModuleNotFoundError*",
-        "dpverify: broken spec: module badname: spec name must be at most 100 letters*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "dpverify: broken spec: cannot import spec module 'nosuch': ModuleNotFoundError*",
+            "dpverify: broken spec: module badname: spec name must be at most 100 letters*",
+        ]
+    )
     assert "Traceback" not in result.stdout.str()
 
 
@@ -249,9 +271,11 @@ def test_a_fresh_seed_is_printed_when_none_is_given(project: pytest.Pytester) ->
 
 def test_importing_the_plugin_loads_no_engine() -> None:
     # pytest imports every installed pytest11 plugin on every run, --dpverify or not.
-    code = ("import sys, dpverify.pytest_plugin; "
-            "print(sorted(m for m in ('sympy', 'z3', 'mpmath', 'hypothesis', 'dpverify.verify', 'dpverify.specs') "
-            "if m in sys.modules))")
+    code = (
+        "import sys, dpverify.pytest_plugin; "
+        "print(sorted(m for m in ('sympy', 'z3', 'mpmath', 'hypothesis', 'dpverify.verify', 'dpverify.specs') "
+        "if m in sys.modules))"
+    )
     output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert output.strip() == "[]"
 
@@ -278,7 +302,9 @@ def test_no_spec_found_is_a_failure_unless_allowed(project: pytest.Pytester) -> 
     """A green run that checked nothing is the path the gate must not take silently."""
     empty = project.runpytest("--dpverify", *BASE)
     empty.assert_outcomes(passed=1, failed=1)
-    empty.stdout.fnmatch_lines(["dpverify: 0 spec(s), 0 item(s)", "*--dpverify found no spec (looked in: entry-points)*"])
+    empty.stdout.fnmatch_lines(
+        ["dpverify: 0 spec(s), 0 item(s)", "*--dpverify found no spec (looked in: entry-points)*"]
+    )
     allowed = project.runpytest("--dpverify", "--dpverify-allow-empty", *BASE)
     allowed.assert_outcomes(passed=1)
     counted = project.runpytest(*RUN, "--collect-only")

@@ -16,15 +16,15 @@ from pathlib import Path
 import pytest
 
 from dpverify.samplers import DpverifyError
-from dpverify.verify.reports.reproduce import _run as _reproduce
+from dpverify.verify.cli import main
 from dpverify.verify.reports.reproduce import _cks20 as cks20
 from dpverify.verify.reports.reproduce import _gazeau as gazeau
 from dpverify.verify.reports.reproduce import _gtm as gtm
 from dpverify.verify.reports.reproduce import _notes as notes
+from dpverify.verify.reports.reproduce import _run as _reproduce
 from dpverify.verify.reports.reproduce import _typechecker as typechecker
 from dpverify.verify.reports.reproduce._rows import Options, Paper, Part, Plan, Row, Task
 from dpverify.verify.reports.reproduce._run import reproduce, resolve_papers
-from dpverify.verify.cli import main
 
 SCHEMA = Path(__file__).resolve().parent.parent / "schemas" / "reproduce-1.schema.json"
 
@@ -51,10 +51,23 @@ def _check_rows(rows: tuple[Row, ...] | list[Row]) -> None:
 # --- names and usage ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("name", "paper"), [
-    ("004", "004"), ("4", "004"), ("gtm", "004"), ("Amorim", "004"), ("cks20", "001"), ("canonne", "001"),
-    ("000", "000"), ("gazeau", "000"), ("notes", "002"), ("fredrikson", "002"), ("typechecker", "003"), ("3", "003"),
-])
+@pytest.mark.parametrize(
+    ("name", "paper"),
+    [
+        ("004", "004"),
+        ("4", "004"),
+        ("gtm", "004"),
+        ("Amorim", "004"),
+        ("cks20", "001"),
+        ("canonne", "001"),
+        ("000", "000"),
+        ("gazeau", "000"),
+        ("notes", "002"),
+        ("fredrikson", "002"),
+        ("typechecker", "003"),
+        ("3", "003"),
+    ],
+)
 def test_paper_names(name: str, paper: str) -> None:
     assert [p.id for p in resolve_papers(name)] == [paper]
 
@@ -70,10 +83,16 @@ def test_unknown_paper_is_refused_in_one_line(name: object) -> None:
     assert "\n" not in str(error.value) and "paper must be one of" in str(error.value)
 
 
-@pytest.mark.parametrize("argv", [
-    ["reproduce", "nope"], ["reproduce", "004", "--jobs", "0"], ["reproduce", "004", "--jobs", "x"],
-    ["reproduce"], ["reproduce", "004", "--bogus"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["reproduce", "nope"],
+        ["reproduce", "004", "--jobs", "0"],
+        ["reproduce", "004", "--jobs", "x"],
+        ["reproduce"],
+        ["reproduce", "004", "--bogus"],
+    ],
+)
 def test_bad_usage_exits_2_with_one_line(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     try:
         code = main(argv)
@@ -94,8 +113,13 @@ def test_out_must_be_a_directory(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main(["reproduce", "003", "--out", str(tmp_path / "missing" / "deeper")]) == 2
 
 
-@pytest.mark.parametrize("out, says", [("", "--out must name a directory; got an empty path"),
-                                       ("/proc/self/dpverify-figures", "--out cannot be created")])
+@pytest.mark.parametrize(
+    "out, says",
+    [
+        ("", "--out must name a directory; got an empty path"),
+        ("/proc/self/dpverify-figures", "--out cannot be created"),
+    ],
+)
 def test_out_that_cannot_be_created_is_one_line(out: str, says: str, capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("matplotlib")
     if out and not Path("/proc/self").is_dir():
@@ -113,8 +137,13 @@ def test_a_flagged_row_needs_its_reason() -> None:
 
 
 def _fake_paper(match: str) -> Paper:
-    return Paper("004", "004_51400d10fdc85a9b.txt", "a test paper", ("fake",),
-                 lambda options: Plan((Task(_fake_rows, (match,)),)))
+    return Paper(
+        "004",
+        "004_51400d10fdc85a9b.txt",
+        "a test paper",
+        ("fake",),
+        lambda options: Plan((Task(_fake_rows, (match,)),)),
+    )
 
 
 def _fake_rows(match: str) -> Part:
@@ -122,8 +151,9 @@ def _fake_rows(match: str) -> Part:
 
 
 @pytest.mark.parametrize(("match", "code"), [("no", 1), ("flagged", 0), ("yes", 0)])
-def test_exit_code_follows_the_rows(match: str, code: int, monkeypatch: pytest.MonkeyPatch,
-                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_exit_code_follows_the_rows(
+    match: str, code: int, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setattr(_reproduce, "papers", lambda: (_fake_paper(match),))
     assert main(["reproduce", "fake", "--jobs", "1"]) == code
     out, _ = capsys.readouterr()
@@ -140,7 +170,10 @@ def test_gtm_support_bound_and_smallest_probability() -> None:
     smallest = min(alpha**n / (1 + alpha), (1 - alpha) * alpha ** (n - 1) / (1 + alpha))
     assert bound == 486 and 1 / smallest == 324
     rows = _rows(gtm.support_rows("1/3", 5))
-    assert rows["004/support/alpha=1/3, n=5"].match == "yes" and "bound 486" in rows["004/support/alpha=1/3, n=5"].recomputed
+    assert (
+        rows["004/support/alpha=1/3, n=5"].match == "yes"
+        and "bound 486" in rows["004/support/alpha=1/3, n=5"].recomputed
+    )
     least = rows["004/support-least-T/alpha=1/3, n=5"]
     assert least.match == "yes" and least.recomputed.startswith("324 ")
 
@@ -186,7 +219,8 @@ def _optimal_delta(k: int, eps0: float, eps: float) -> float:
         if eps0 * (2 * i - k) > eps:
             log_binomial = math.lgamma(k + 1) - math.lgamma(i + 1) - math.lgamma(k - i + 1)
             total += math.exp(log_binomial + i * eps0 - k * math.log1p(math.exp(eps0))) * -math.expm1(
-                eps + (k - 2 * i) * eps0)
+                eps + (k - 2 * i) * eps0
+            )
     return total
 
 
@@ -304,13 +338,19 @@ def test_typechecker_flags() -> None:
     assert abs(formula - 664.903) < 1e-3
     # 1000 steps of 2-DP randomized response at eps' = formula: delta far above 10^-6
     assert _optimal_delta(1000, 2.0, formula) > 1e-6
-    for key in ("003/advanced/large-eps", "003/advanced/loop-delta", "003/advanced/citation",
-                "003/advanced/delta-prime-1"):
+    for key in (
+        "003/advanced/large-eps",
+        "003/advanced/loop-delta",
+        "003/advanced/citation",
+        "003/advanced/delta-prime-1",
+    ):
         assert rows[key].match == "flagged", key
     assert rows["003/advanced/loop-epsilon"].match == "yes"
     laplacian = _rows(typechecker.laplacian_rows())
-    assert laplacian["003/laplacian/sensitivity"].match == "flagged" and "7/10 > eps = 1/2" in \
-        laplacian["003/laplacian/sensitivity"].recomputed
+    assert (
+        laplacian["003/laplacian/sensitivity"].match == "flagged"
+        and "7/10 > eps = 1/2" in laplacian["003/laplacian/sensitivity"].recomputed
+    )
 
 
 def test_typechecker_gaussian_variance() -> None:
@@ -344,8 +384,9 @@ def test_json_to_stdout_moves_the_table_to_stderr(capsys: pytest.CaptureFixture[
     assert "Paper 003" in err
 
 
-def test_progress_is_printed_before_the_table(capsys: pytest.CaptureFixture[str],
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_progress_is_printed_before_the_table(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     cheap = (*resolve_papers("002"), *resolve_papers("003"))
     monkeypatch.setattr(_reproduce, "papers", lambda: cheap)
     assert main(["reproduce", "all", "--jobs", "1", "--no-timing"]) == 0
@@ -381,8 +422,14 @@ def test_every_paper(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
         for row in paper["rows"]:
             assert row["match"] != "no", row
             assert row["match"] != "flagged" or row["reason"], row
-    known = ("003/advanced/large-eps", "003/advanced/loop-delta", "003/laplacian/sensitivity", "003/advanced/citation",
-             "000/section-5/R", "004/thm-6.2/below-support")
+    known = (
+        "003/advanced/large-eps",
+        "003/advanced/loop-delta",
+        "003/laplacian/sensitivity",
+        "003/advanced/citation",
+        "000/section-5/R",
+        "004/thm-6.2/below-support",
+    )
     for key in known:
         assert by_id[key]["match"] == "flagged", key
     assert by_id["001/figure-4/k=100"]["match"] == "yes" and by_id["001/speed/sigma2=10^100"]["kind"] == "measured"

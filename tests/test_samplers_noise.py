@@ -6,8 +6,7 @@ from fractions import Fraction
 
 import pytest
 
-from dpverify.samplers import InvalidArgument, SeededRandomSource
-from dpverify.samplers import discrete_gaussian, discrete_laplace
+from dpverify.samplers import InvalidArgument, SeededRandomSource, discrete_gaussian, discrete_laplace
 from dpverify.samplers.bernoulli import bernoulli, bernoulli_exp, bernoulli_exp_many, bernoulli_many
 from dpverify.verify import enumerate_outputs
 

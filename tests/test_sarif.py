@@ -13,8 +13,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-
 from _sample_repository import sample_repository
+
 from dpverify.verify.cli import main
 from dpverify.verify.reports._sarif_locations import Locator, changed_lines, definition_region
 
@@ -57,18 +57,34 @@ def test_a_surviving_mutant_is_on_its_mutated_line(sample: Path, capsys: pytest.
     listed = capsys.readouterr().out.splitlines()
     # only lets an invalid bit through: nothing on the spec's domain can see it
     [mutant] = [line.split()[0] for line in listed if "isinstance(bit, bool) and bit not in" in line]
-    code = main(["mutate", "warner.sampler", "--spec-module", "warner.specs", "--only", mutant, "--jobs", "1",
-                 "--sarif", "mutate.sarif"])
+    code = main(
+        [
+            "mutate",
+            "warner.sampler",
+            "--spec-module",
+            "warner.specs",
+            "--only",
+            mutant,
+            "--jobs",
+            "1",
+            "--sarif",
+            "mutate.sarif",
+        ]
+    )
     assert code == 1
     [result] = _results(sample / "mutate.sarif")
-    line = next(i for i, text in enumerate((sample / "warner" / "sampler.py").read_text().splitlines(), 1)
-                if "bit not in (0, 1)" in text)
+    line = next(
+        i
+        for i, text in enumerate((sample / "warner" / "sampler.py").read_text().splitlines(), 1)
+        if "bit not in (0, 1)" in text
+    )
     assert result["ruleId"] == "mutant-survived" and _region(result) == ("warner/sampler.py", line, line)
     assert mutant in result["message"]["text"]
 
 
 def test_diff_points_at_the_new_sampler_function(sample: Path) -> None:
-    (sample / "versions.py").write_text(textwrap.dedent("""\
+    (sample / "versions.py").write_text(
+        textwrap.dedent("""\
         def old(n, rng):
             return rng.randbelow(n) < 1
 
@@ -76,7 +92,9 @@ def test_diff_points_at_the_new_sampler_function(sample: Path) -> None:
         def new(n, rng):
             u = rng.randbelow(n)
             return u <= 1
-        """), encoding="utf-8")
+        """),
+        encoding="utf-8",
+    )
     assert main(["diff", "versions:old", "versions:new", "--param", "n=4", "--sarif", "diff.sarif"]) == 1
     [result] = _results(sample / "diff.sarif")
     assert result["ruleId"] == "law-changed" and _region(result) == ("versions.py", 5, 7)
@@ -109,14 +127,18 @@ def test_changed_lines_and_definitions(sample: Path) -> None:
     assert definition_region(str(sampler), "missing") is None
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["--sarif", "-", "--json", "-"], "only one of --json and --sarif can write to stdout"),
-    (["--sarif", "same", "--junit", "same"], "--junit and --sarif must be different files"),
-    (["--sarif="], "--sarif must name a file"),
-    (["--sarif", "/proc/version"], "--sarif"),
-])
-def test_bad_sarif_paths_are_refused_before_the_work(argv: list[str], message: str, sample: Path,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--sarif", "-", "--json", "-"], "only one of --json and --sarif can write to stdout"),
+        (["--sarif", "same", "--junit", "same"], "--junit and --sarif must be different files"),
+        (["--sarif="], "--sarif must name a file"),
+        (["--sarif", "/proc/version"], "--sarif"),
+    ],
+)
+def test_bad_sarif_paths_are_refused_before_the_work(
+    argv: list[str], message: str, sample: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["check", "--spec-module", "warner.specs", *argv]) == 2
     err = capsys.readouterr().err
     assert err.startswith("dpverify: error:") and message in err and "Traceback" not in err

@@ -16,13 +16,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import _fuzz
+import pytest
 from _report_specs import spec_module
+
 from dpverify.verify.changes import _mutate, _mutate_gate_run, _mutate_status
-from dpverify.verify.reports._output import JsonOption
 from dpverify.verify.cli import build_parser, main
+from dpverify.verify.reports._output import JsonOption
 
 jsonschema = pytest.importorskip("jsonschema")
 
@@ -89,11 +89,20 @@ def test_each_schema_is_a_valid_draft_2020_12_schema_named_by_its_id(path: Path)
 def test_every_json_option_declares_a_published_schema() -> None:
     commands = _json_commands()
     # the walk finds the commands documented today (a later one joins them, and must declare its own)
-    assert {("check",), ("mutate",), ("pmf", "gtm"), ("privacy", "gtm"), ("privacy", "dgauss"),
-            ("privacy", "gazeau"), ("account",), ("attack", "laplace-float")} <= set(commands)
+    assert {
+        ("check",),
+        ("mutate",),
+        ("pmf", "gtm"),
+        ("privacy", "gtm"),
+        ("privacy", "dgauss"),
+        ("privacy", "gazeau"),
+        ("account",),
+        ("attack", "laplace-float"),
+    } <= set(commands)
     for path, action in commands.items():
         assert action.schema is not None, (
-            f"dpverify {' '.join(path)} --json declares no schema: pass add_json_option(..., schema=...)")
+            f"dpverify {' '.join(path)} --json declares no schema: pass add_json_option(..., schema=...)"
+        )
         assert _schema_file(action.schema).is_file(), f"{action.schema} is not published in schemas/"
         assert f"(schema {action.schema})" in " ".join(action.help.split())  # type: ignore[union-attr]
 
@@ -112,15 +121,23 @@ def test_every_published_schema_is_the_schema_of_some_command_or_an_older_versio
 
 
 def test_a_schema_rejects_what_it_must() -> None:
-    document = {"schema": "dpverify.pmf-gtm/1", "mechanism": "gtm", "parameters": {"alpha": "1/3", "n": "2", "T": "9"},
-                "q": 1, "source": "spec closed form", "pmf": ["1/4", "1/2", "1/4"]}
+    document = {
+        "schema": "dpverify.pmf-gtm/1",
+        "mechanism": "gtm",
+        "parameters": {"alpha": "1/3", "n": "2", "T": "9"},
+        "q": 1,
+        "source": "spec closed form",
+        "pmf": ["1/4", "1/2", "1/4"],
+    }
     _validate(document)
-    for change in (lambda d: d["pmf"].__setitem__(0, 0.25),  # a float where an exact rational belongs
-                   lambda d: d["pmf"].__setitem__(0, "0.25"),  # a decimal is not a rational string
-                   lambda d: d["parameters"].__setitem__("alpha", "1/3/4"),
-                   lambda d: d.pop("source"),
-                   lambda d: d.__setitem__("extra", 1),
-                   lambda d: d.__setitem__("q", -1)):
+    for change in (
+        lambda d: d["pmf"].__setitem__(0, 0.25),  # a float where an exact rational belongs
+        lambda d: d["pmf"].__setitem__(0, "0.25"),  # a decimal is not a rational string
+        lambda d: d["parameters"].__setitem__("alpha", "1/3/4"),
+        lambda d: d.pop("source"),
+        lambda d: d.__setitem__("extra", 1),
+        lambda d: d.__setitem__("q", -1),
+    ):
         changed = copy.deepcopy(document)
         change(changed)
         with pytest.raises(AssertionError):
@@ -130,66 +147,175 @@ def test_a_schema_rejects_what_it_must() -> None:
 # --- every command, run for real -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("argv", [
-    ["pmf", "gtm", "--alpha", "1/3", "--n", "4", "--T", "100", "--q", "2"],
-    ["pmf", "gtm", "--alpha", "1/3", "--n", "4", "--T", "10^100", "--q", "2", "--from-code"],
-    ["pmf", "gtm", "--alpha", "1/3", "--n", "4", "--T", "100", "--q", "2", "--from-code"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["pmf", "gtm", "--alpha", "1/3", "--n", "4", "--T", "100", "--q", "2"],
+        ["pmf", "gtm", "--alpha", "1/3", "--n", "4", "--T", "10^100", "--q", "2", "--from-code"],
+        ["pmf", "gtm", "--alpha", "1/3", "--n", "4", "--T", "100", "--q", "2", "--from-code"],
+    ],
+)
 def test_pmf_gtm(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     document = _run(capsys, argv)
     assert len(document["pmf"]) == 5
 
 
-@pytest.mark.parametrize(("argv", "code"), [
-    (["privacy", "gtm", "--alpha", "1/3", "--n", "3", "--T", "100", "--z3"], 1),
-    (["privacy", "gtm", "--alpha", "1/3", "--n", "3", "--T", "100", "--claim-alpha", "1/4"], 0),
-    (["privacy", "gtm", "--alpha", "1/2", "--n", "5", "--T", "10"], 1),  # below the support bound: infinite loss
-])
+@pytest.mark.parametrize(
+    ("argv", "code"),
+    [
+        (["privacy", "gtm", "--alpha", "1/3", "--n", "3", "--T", "100", "--z3"], 1),
+        (["privacy", "gtm", "--alpha", "1/3", "--n", "3", "--T", "100", "--claim-alpha", "1/4"], 0),
+        (["privacy", "gtm", "--alpha", "1/2", "--n", "5", "--T", "10"], 1),  # below the support bound: infinite loss
+    ],
+)
 def test_privacy_gtm(argv: list[str], code: int, capsys: pytest.CaptureFixture[str]) -> None:
     document = _run(capsys, argv, code)
     assert ("z3" in document) == ("--z3" in argv)
 
 
-@pytest.mark.parametrize("argv", [
-    ["privacy", "dgauss", "--sigma2", "7/3", "--epsilon", "1/2", "--sensitivity", "2"],  # with the cross-check
-    ["privacy", "dgauss", "--sigma2", "10^100", "--epsilon", "1"],  # cross-check skipped
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["privacy", "dgauss", "--sigma2", "7/3", "--epsilon", "1/2", "--sensitivity", "2"],  # with the cross-check
+        ["privacy", "dgauss", "--sigma2", "10^100", "--epsilon", "1"],  # cross-check skipped
+    ],
+)
 def test_privacy_dgauss(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     document = _run(capsys, argv)
     assert (document["hockey_stick_agrees"] is None) == ("10^100" in argv)
 
 
-@pytest.mark.parametrize(("argv", "code"), [
-    (["privacy", "gazeau", "--scale", "1.0", "--q", "0.0", "--q-prime", "1.0", "--bits", "12", "--lower", "-2.0",
-      "--upper", "2.0", "--step", "0.25", "--delta-0", "0"], 1),  # definition (5) contradicted under its conditions
-    (["privacy", "gazeau", "--scale", "0.25", "--q", "0.0", "--q-prime", "0.5", "--bits", "10", "--lower", "1.5",
-      "--upper", "2.5", "--step", "0.25"], 0),  # infinite loss, conditions not met
-])
+@pytest.mark.parametrize(
+    ("argv", "code"),
+    [
+        (
+            [
+                "privacy",
+                "gazeau",
+                "--scale",
+                "1.0",
+                "--q",
+                "0.0",
+                "--q-prime",
+                "1.0",
+                "--bits",
+                "12",
+                "--lower",
+                "-2.0",
+                "--upper",
+                "2.0",
+                "--step",
+                "0.25",
+                "--delta-0",
+                "0",
+            ],
+            1,
+        ),  # definition (5) contradicted under its conditions
+        (
+            [
+                "privacy",
+                "gazeau",
+                "--scale",
+                "0.25",
+                "--q",
+                "0.0",
+                "--q-prime",
+                "0.5",
+                "--bits",
+                "10",
+                "--lower",
+                "1.5",
+                "--upper",
+                "2.5",
+                "--step",
+                "0.25",
+            ],
+            0,
+        ),  # infinite loss, conditions not met
+    ],
+)
 def test_privacy_gazeau(argv: list[str], code: int, capsys: pytest.CaptureFixture[str]) -> None:
     _run(capsys, argv, code)
 
 
 @pytest.mark.parametrize("samples", ["0", "5"])
 def test_attack_laplace_float(samples: str, capsys: pytest.CaptureFixture[str]) -> None:
-    document = _run(capsys, ["attack", "laplace-float", "--scale", "1.0", "--q=0", "--q-prime", "1", "--bits", "8",
-                             "--samples", samples, "--seed", "3"])
+    document = _run(
+        capsys,
+        [
+            "attack",
+            "laplace-float",
+            "--scale",
+            "1.0",
+            "--q=0",
+            "--q-prime",
+            "1",
+            "--bits",
+            "8",
+            "--samples",
+            samples,
+            "--seed",
+            "3",
+        ],
+    )
     assert (document["reachability"] is None) == (samples == "0")
 
 
-@pytest.mark.parametrize("argv", [
-    ["account", "--mechanism", "gaussian", "--epsilon", "0.5", "--delta", "1e-6", "--k", "10", "--delta-prime", "1e-6"],
-    ["account", "--mechanism", "laplace", "--epsilon", "0.5", "--k", "10", "--delta-prime", "1e-6", "--sensitivity", "2"],
-    ["account", "--mechanism", "pure", "--epsilon", "2", "--k", "100", "--delta-prime", "1e-9"],
-    ["account", "--mechanism", "approx", "--epsilon", "0.5", "--delta", "1e-3", "--rho", "0.1", "--k", "10",
-     "--delta-prime", "1e-6"],
-    ["account", "--mechanism", "approx", "--epsilon", "1", "--delta", "0.5", "--k", "3", "--delta-prime", "0.5"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [
+            "account",
+            "--mechanism",
+            "gaussian",
+            "--epsilon",
+            "0.5",
+            "--delta",
+            "1e-6",
+            "--k",
+            "10",
+            "--delta-prime",
+            "1e-6",
+        ],
+        [
+            "account",
+            "--mechanism",
+            "laplace",
+            "--epsilon",
+            "0.5",
+            "--k",
+            "10",
+            "--delta-prime",
+            "1e-6",
+            "--sensitivity",
+            "2",
+        ],
+        ["account", "--mechanism", "pure", "--epsilon", "2", "--k", "100", "--delta-prime", "1e-9"],
+        [
+            "account",
+            "--mechanism",
+            "approx",
+            "--epsilon",
+            "0.5",
+            "--delta",
+            "1e-3",
+            "--rho",
+            "0.1",
+            "--k",
+            "10",
+            "--delta-prime",
+            "1e-6",
+        ],
+        ["account", "--mechanism", "approx", "--epsilon", "1", "--delta", "0.5", "--k", "3", "--delta-prime", "0.5"],
+    ],
+)
 def test_account(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     _run(capsys, argv)
 
 
 def test_check_on_a_module_with_a_met_a_violated_and_a_broken_spec(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     with spec_module(tmp_path, monkeypatch) as module:
         document = _run(capsys, ["check", "--spec-module", module, "--seed", "2", "--samples", "500"], 2)
     assert {e["outcome"] for e in document["entries"]} == {"proved", "violated", "error"}
@@ -200,8 +326,9 @@ def test_check_on_a_built_in_spec_with_the_source_tree_checks(capsys: pytest.Cap
     assert [c["check"] for c in document["repository"]] == ["static", "entry_points", "stale_proofs", "certificates"]
 
 
-def test_check_when_the_package_does_not_import(monkeypatch: pytest.MonkeyPatch,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_when_the_package_does_not_import(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from dpverify import _launch
 
     monkeypatch.setitem(sys.modules, "dpverify.verify.cli", None)
@@ -209,8 +336,9 @@ def test_check_when_the_package_does_not_import(monkeypatch: pytest.MonkeyPatch,
     _validate(json.loads(capsys.readouterr().out))
 
 
-def test_check_when_the_catalogue_does_not_load(monkeypatch: pytest.MonkeyPatch,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_when_the_catalogue_does_not_load(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from dpverify.verify.gate import _discovery
 
     def unloadable(*args: object, **kwargs: object) -> None:
@@ -227,10 +355,12 @@ def test_mutate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.
         main(["check", "--spec-module", module, "--spec", "flip-off-by-one", "--seed", "1", "--json", "violated.json"])
         main(["check", "--spec-module", module, "--spec", "flip", "--seed", "1", "--json", "passed.json"])
         capsys.readouterr()
-        runs = [_mutate_gate_run.GateRun(1, json.loads(Path("violated.json").read_text()), "", 1.0),
-                _mutate_gate_run.GateRun(0, json.loads(Path("passed.json").read_text()), "", 1.0),
-                _mutate_gate_run.GateRun(2, None, "dpverify: error: spec 'x': pmf(p) sums to 5/7, not 1.", 1.0),
-                _mutate_gate_run.GateRun(None, None, "", 300.0)]
+        runs = [
+            _mutate_gate_run.GateRun(1, json.loads(Path("violated.json").read_text()), "", 1.0),
+            _mutate_gate_run.GateRun(0, json.loads(Path("passed.json").read_text()), "", 1.0),
+            _mutate_gate_run.GateRun(2, None, "dpverify: error: spec 'x': pmf(p) sums to 5/7, not 1.", 1.0),
+            _mutate_gate_run.GateRun(None, None, "", 300.0),
+        ]
 
         def measure(targets: object, mutants: Sequence[Any], options: object, **kwargs: object) -> Any:
             results = []
@@ -255,8 +385,16 @@ def test_every_published_schema_is_installed_with_the_package() -> None:
     assert installed == {path.name: path.read_text(encoding="utf-8") for path in SCHEMA_FILES}
 
 
-@pytest.mark.parametrize("name, file", [("check", "check-3"), ("check-2", "check-2"), ("dpverify.diff/1", "diff-1"),
-                                        ("mutate/1", "mutate-1"), ("audit-2.schema.json", "audit-2")])
+@pytest.mark.parametrize(
+    "name, file",
+    [
+        ("check", "check-3"),
+        ("check-2", "check-2"),
+        ("dpverify.diff/1", "diff-1"),
+        ("mutate/1", "mutate-1"),
+        ("audit-2.schema.json", "audit-2"),
+    ],
+)
 def test_schema_prints_the_named_schema(name: str, file: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["schema", name]) == 0
     assert capsys.readouterr().out == (SCHEMAS / f"{file}.schema.json").read_text(encoding="utf-8")

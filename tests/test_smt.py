@@ -101,7 +101,12 @@ def test_unequal_denominators_are_compared_exactly() -> None:
     assert proved.verdict is Verdict.PROVED
     assert violated.verdict is Verdict.VIOLATED
     assert violated.evidence["witness"] == {
-        "q": "b", "q_prime": "a", "output": 0, "p": "1/3", "p_prime": "1/2", "ratio": "2/3"
+        "q": "b",
+        "q_prime": "a",
+        "output": 0,
+        "p": "1/3",
+        "p_prime": "1/2",
+        "ratio": "2/3",
     }
 
 
@@ -135,9 +140,7 @@ def test_smtlib_of_a_proved_instance_is_unsat() -> None:
 
 
 @pytest.mark.parametrize(("alpha", "n", "T"), [("1/3", 5, 1000), ("1/2", 5, 10)])
-def test_smtlib_of_a_violated_instance_is_sat_and_its_model_names_a_violation(
-    alpha: str, n: int, T: int
-) -> None:
+def test_smtlib_of_a_violated_instance_is_sat_and_its_model_names_a_violation(alpha: str, n: int, T: int) -> None:
     table, neighbours, claim = _gtm(alpha, n, T)
     text = smtlib_obligation(table, neighbours, claim)
     status, solver = _recheck(text)
@@ -174,9 +177,7 @@ def test_agrees_with_the_exact_engine(alpha: str, n: int, T: int) -> None:
     n=st.integers(1, 6),
     T=st.integers(1, 10**5),
 )
-def test_agrees_with_the_exact_engine_on_drawn_parameters(
-    alpha: Fraction, claim: Fraction, n: int, T: int
-) -> None:
+def test_agrees_with_the_exact_engine_on_drawn_parameters(alpha: Fraction, claim: Fraction, n: int, T: int) -> None:
     table, neighbours, _ = _gtm(str(alpha), n, T)
     _assert_agreement(table, neighbours, PureDpClaim(claim))
 

@@ -16,7 +16,6 @@ import pytest
 import dpverify.samplers._random_source as module
 from dpverify.samplers import InvalidArgument, SeededRandomSource, SystemRandomSource
 from dpverify.verify import CheckResult, Verdict
-from dpverify.verify.gate._time_bound import time_bound
 from dpverify.verify.gate._source_check import (
     check_bernoulli,
     check_randbelow,
@@ -26,9 +25,10 @@ from dpverify.verify.gate._source_check import (
     default_sizes,
     width_generic,
 )
-from dpverify.verify.gate._word_sources import SEEDED, SYSTEM, Call, WordSource
 from dpverify.verify.gate._source_specs import SEEDED_SOURCE, SOURCE_SPECS, SYSTEM_SOURCE
 from dpverify.verify.gate._spec_run import run_case
+from dpverify.verify.gate._time_bound import time_bound
+from dpverify.verify.gate._word_sources import SEEDED, SYSTEM, Call, WordSource
 
 
 def mutant(source: WordSource, method: str, old: str, new: str, *, count: int = 1) -> WordSource:
@@ -66,8 +66,13 @@ def test_the_gate_entries_meet_their_expectations_at_every_width(spec: object) -
         outcome = run_case(spec, case, seed=1, samples=1000)  # type: ignore[arg-type]
         assert outcome.met and outcome.outcome == "proved", outcome.problems or outcome.error
         production = "production_words" if spec.name == "system-source" else "production_blocks"  # type: ignore[attr-defined]
-        assert [c.check for c in outcome.checks] == ["randbelow_exact", "bernoulli_exact", "successive_draws", "refuses",
-                                                     production]
+        assert [c.check for c in outcome.checks] == [
+            "randbelow_exact",
+            "bernoulli_exact",
+            "successive_draws",
+            "refuses",
+            production,
+        ]
 
 
 def test_the_default_cases_cover_every_relation_of_k_and_the_width() -> None:
@@ -216,7 +221,9 @@ def test_x_le_c_under_x_ne_c_is_an_equivalent_mutant_and_proves() -> None:
 
 
 def test_bernoulli_is_checked_above_two_to_the_2w_with_the_exact_bound() -> None:
-    wrong = mutant(SYSTEM, "bernoulli", "if num == 0:\n            return False", "if num == 0:\n            return True")
+    wrong = mutant(
+        SYSTEM, "bernoulli", "if num == 0:\n            return False", "if num == 0:\n            return True"
+    )
     result = assert_violated(check_bernoulli(wrong, 2, [(3, 2**6)]))  # p = 3/64: its last digit is in word 3
     assert result.evidence["call"] == "bernoulli(3, 64)"
 
@@ -224,8 +231,10 @@ def test_bernoulli_is_checked_above_two_to_the_2w_with_the_exact_bound() -> None
 # --- mutants of SeededRandomSource ----------------------------------------------------------------
 
 #: The pool hands out the last bit of each draw again as the first bit of the next.
-REUSE = ("    self._pool &= (1 << self._pool_bits) - 1\n",
-         "    self._pool_bits += 1\n    self._pool &= (1 << self._pool_bits) - 1\n")
+REUSE = (
+    "    self._pool &= (1 << self._pool_bits) - 1\n",
+    "    self._pool_bits += 1\n    self._pool &= (1 << self._pool_bits) - 1\n",
+)
 
 
 @pytest.mark.parametrize(
@@ -267,11 +276,14 @@ def test_specs_are_declared_through_the_public_api() -> None:
     assert all(c.expect == "proved" for spec in SOURCE_SPECS for c in spec.cases)
 
 
-@pytest.mark.parametrize(("method", "arguments", "match"), [
-    ("randbelow", (0,), "randbelow needs an int n >= 1"),
-    ("bernoulli", (3, 2), "bernoulli needs ints"),
-    ("getrandbits", (3,), "a Call is"),
-])
+@pytest.mark.parametrize(
+    ("method", "arguments", "match"),
+    [
+        ("randbelow", (0,), "randbelow needs an int n >= 1"),
+        ("bernoulli", (3, 2), "bernoulli needs ints"),
+        ("getrandbits", (3,), "a Call is"),
+    ],
+)
 def test_a_call_is_checked_when_made(method: str, arguments: tuple[int, ...], match: str) -> None:
     with pytest.raises(InvalidArgument, match=match):
         Call(method, arguments)

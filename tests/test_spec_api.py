@@ -15,8 +15,8 @@ import pytest
 
 from dpverify.samplers import RandomSource
 from dpverify.specs import (
-    ApproxDp,
     DEFAULT_MAX_UNEXPLORED,
+    ApproxDp,
     Bounded,
     Case,
     Input,
@@ -28,10 +28,10 @@ from dpverify.specs import (
     Zcdp,
 )
 from dpverify.verify import Verdict, enumerate_outputs
-from dpverify.verify.gate._discovery import discover, specs_from_module
-from dpverify.verify.engine._random_compat import RandomCompat
-from dpverify.verify.gate._spec_run import run_case
 from dpverify.verify.cli import main
+from dpverify.verify.engine._random_compat import RandomCompat
+from dpverify.verify.gate._discovery import discover, specs_from_module
+from dpverify.verify.gate._spec_run import run_case
 
 SEED = 7
 
@@ -82,7 +82,10 @@ def test_a_one_unit_error_is_a_violation_with_both_exact_probabilities() -> None
     assert not outcome.met and outcome.error is None
     exactness = _after_smoke(outcome)[0]
     assert exactness.verdict is Verdict.VIOLATED
-    assert Fraction(exactness.evidence["code_p"]) - Fraction(exactness.evidence["spec_p"]) in {Fraction(1, 1999), Fraction(-1, 1999)}
+    assert Fraction(exactness.evidence["code_p"]) - Fraction(exactness.evidence["spec_p"]) in {
+        Fraction(1, 1999),
+        Fraction(-1, 1999),
+    }
     # statistics at N = 2000 cannot see a 1/1999 shift: only the exact check does
     statistical = next(c for c in outcome.checks if c.check == "statistical")
     assert statistical.verdict is Verdict.PROVED
@@ -171,7 +174,9 @@ def test_a_proof_looser_than_the_default_tolerance_is_inconclusive() -> None:
     assert _after_smoke(outcome)[0].check == "intervals" and _after_smoke(outcome)[0].verdict is Verdict.INCONCLUSIVE
     assert "max_unexplored=1/1000000" in _after_smoke(outcome)[0].summary
     why = "a test of the tolerance itself"
-    accepted = replace(UNIFORM3, enumeration=Bounded(min_mass=Fraction(1, 50), max_unexplored=None, tolerance_reason=why))
+    accepted = replace(
+        UNIFORM3, enumeration=Bounded(min_mass=Fraction(1, 50), max_unexplored=None, tolerance_reason=why)
+    )
     proof = _after_smoke(run_case(accepted, accepted.cases[0], seed=SEED, samples=1_000))[0]
     assert proof.verdict is Verdict.PROVED and proof.within == Fraction(1, 16)  # the third draw weighs 1/64 < 1/50
     assert proof.evidence["tolerance_reason"] == why and why in proof.summary
@@ -242,7 +247,10 @@ def _shuffled(rng: RandomCompat) -> list[int]:
         ({"parameters": {"alpha": (0, 1)}}, "parameters must map each name"),
         ({"cases": ()}, "cases must be a non-empty sequence"),
         ({"claim": 0.5}, "claim must be PureDp"),
-        ({"cases": (Case({"alpha": "3/2"}),)}, "parameter outside its declared domain: alpha must be a rational in (0, 1]"),
+        (
+            {"cases": (Case({"alpha": "3/2"}),)},
+            "parameter outside its declared domain: alpha must be a rational in (0, 1]",
+        ),
         ({"cases": (Case({}),)}, "missing parameter(s) alpha"),
         ({"cases": (Case({"alpha": "1/2", "beta": 1}),)}, "undeclared parameter(s) beta"),
         ({"cases": (Case({"alpha": "1/2"}, expect="passed"),)}, "expect must be one of"),
@@ -271,7 +279,10 @@ def _raises(bit: int, alpha: Fraction, rng: RandomSource) -> int:
         ({"pmf": lambda p, q: {q: 0.75, 1 - q: 0.25}}, "exact probabilities"),
         ({"pmf": lambda p, q: 1 / 0}, "pmf(p, 0) raised ZeroDivisionError"),
         ({"claim": lambda p: 0.5}, "claim(p) returned 0.5 (float); it must return PureDp"),
-        ({"claim": lambda p: PureDp(alpha=2)}, "claim(p) raised InvalidArgument: claim alpha must be a rational in (0, 1]"),
+        (
+            {"claim": lambda p: PureDp(alpha=2)},
+            "claim(p) raised InvalidArgument: claim alpha must be a rational in (0, 1]",
+        ),
         ({"input": Input("bit", values=lambda p: ())}, "input.values(p) is empty"),
     ],
 )
@@ -296,8 +307,9 @@ def _never_returns(bit: int, alpha: Fraction, rng: RandomSource) -> int:
 
 
 def test_a_sampler_that_never_returns_ends_within_the_time_bound_as_inconclusive() -> None:
-    outcome = run_case(replace(FLIP, sampler=_never_returns), Case({"alpha": "1/3"}), seed=SEED, samples=100,
-                       time_limit=1)
+    outcome = run_case(
+        replace(FLIP, sampler=_never_returns), Case({"alpha": "1/3"}), seed=SEED, samples=100, time_limit=1
+    )
     assert outcome.outcome == "inconclusive" and not outcome.met
     assert any("smoke inconclusive: no output within" in problem for problem in outcome.problems)
     assert not any("time bound hit" in problem for problem in outcome.problems)
@@ -306,7 +318,7 @@ def test_a_sampler_that_never_returns_ends_within_the_time_bound_as_inconclusive
 # --- discovery and the command line -----------------------------------------------------------
 
 
-SPEC_MODULE = '''
+SPEC_MODULE = """
 from fractions import Fraction
 from dpverify.specs import Case, Input, PureDp, Rational, Spec
 
@@ -320,15 +332,19 @@ def pmf(p, q):
 
 GOOD = Spec("good-flip", flip, {"alpha": Rational(0, 1, low_open=True)}, (Case({"alpha": "1/3"}),),
             lambda p: PureDp(alpha=p["alpha"]), input=Input("bit", lambda p: (0, 1)), pmf=pmf)
-'''
+"""
 
 
 @pytest.fixture()
 def spec_modules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.syspath_prepend(str(tmp_path))
     (tmp_path / "good_specs.py").write_text(SPEC_MODULE + "SPECS = (GOOD,)\n")
-    (tmp_path / "sums_wrong.py").write_text(SPEC_MODULE.replace("1 - keep}", "1 - keep + Fraction(1, 7)}") + "SPECS = [GOOD]\n")
-    (tmp_path / "declared_wrong.py").write_text(SPEC_MODULE.replace('"alpha": "1/3"', '"alpha": "4/3"') + "SPECS = (GOOD,)\n")
+    (tmp_path / "sums_wrong.py").write_text(
+        SPEC_MODULE.replace("1 - keep}", "1 - keep + Fraction(1, 7)}") + "SPECS = [GOOD]\n"
+    )
+    (tmp_path / "declared_wrong.py").write_text(
+        SPEC_MODULE.replace('"alpha": "1/3"', '"alpha": "4/3"') + "SPECS = (GOOD,)\n"
+    )
     (tmp_path / "no_specs.py").write_text("X = 1\n")
     (tmp_path / "not_specs.py").write_text("SPECS = (1, 2)\n")
     (tmp_path / "twice.py").write_text(SPEC_MODULE + "SPECS = (GOOD, GOOD)\n")
@@ -349,7 +365,10 @@ def test_check_spec_module_proves_a_good_spec(spec_modules: Path, capsys: pytest
     ("module", "message"),
     [
         ("sums_wrong", "broken spec: spec 'good-flip', case 'alpha=1/3': pmf(p, 0) sums to 8/7, not 1"),
-        ("declared_wrong", "dpverify: error: module declared_wrong: spec 'good-flip', case 1 (alpha=4/3): parameter outside its declared domain"),
+        (
+            "declared_wrong",
+            "dpverify: error: module declared_wrong: spec 'good-flip', case 1 (alpha=4/3): parameter outside its declared domain",
+        ),
         ("no_specs", "dpverify: error: module no_specs has no SPECS"),
         ("not_specs", "dpverify: error: module not_specs: SPECS must hold dpverify.specs.Spec objects; found 1 (int)"),
         ("twice", "dpverify: error: spec name 'good-flip' is declared twice"),
@@ -375,7 +394,11 @@ def test_the_builtin_catalogue_is_found_through_its_entry_point() -> None:
     assert {"gtm", "dlaplace", "dgauss", "grid-laplace"} <= {f.spec.name for f in found}
     assert all(f.builtin and f.origin == "entry point builtin (dpverify)" for f in found if f.spec.name == "gtm")
     assert [f.spec.name for f in specs_from_module("dpverify.verify.gate._catalogue")][:4] == [
-        "rational-parsing", "system-source", "seeded-source", "gtm"]
+        "rational-parsing",
+        "system-source",
+        "seeded-source",
+        "gtm",
+    ]
 
 
 def test_statistics_see_what_they_should_on_the_flip() -> None:
@@ -393,7 +416,10 @@ def test_a_neighbour_relation_outside_the_inputs_is_a_broken_spec() -> None:
 
 
 def test_unordered_outputs_stop_one_case_with_a_message_not_the_run() -> None:
-    spec = replace(FLIP, sampler=lambda bit, alpha, rng: ("a", 1)[flip(bit, alpha, rng)],
-                   pmf=lambda p, q: {("a", 1)[q]: 1 / (1 + p["alpha"]), ("a", 1)[1 - q]: p["alpha"] / (1 + p["alpha"])})
+    spec = replace(
+        FLIP,
+        sampler=lambda bit, alpha, rng: ("a", 1)[flip(bit, alpha, rng)],
+        pmf=lambda p, q: {("a", 1)[q]: 1 / (1 + p["alpha"]), ("a", 1)[1 - q]: p["alpha"] / (1 + p["alpha"])},
+    )
     outcome = run_case(spec, Case({"alpha": "1/3"}), seed=SEED, samples=100)
     assert outcome.outcome == "error" and "totally ordered outputs" in (outcome.error or "")

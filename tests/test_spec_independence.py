@@ -16,8 +16,8 @@ import pytest
 
 from dpverify.samplers import grid_laplace
 from dpverify.specs import Case, GridLaplaceSpec
-from dpverify.verify.gate._catalogue import GRID_LAPLACE
 from dpverify.verify.engine._results import Verdict
+from dpverify.verify.gate._catalogue import GRID_LAPLACE
 from dpverify.verify.gate._spec_run import run_case
 from dpverify.verify.gate._static import check_samplers_static, scan_spec_file, scanned_spec_files
 
@@ -66,11 +66,16 @@ def test_each_repository_spec_file_takes_no_sampler_code(path: Path) -> None:
     ("code", "taken"),
     [
         ("from dpverify.samplers.grid_laplace import snap_index", "grid_laplace.snap_index"),
-        ("from dpverify.samplers import grid_laplace\n\n\ndef index(q, step):\n"
-         "    return grid_laplace.snap_index(q, step)", "grid_laplace.snap_index"),
+        (
+            "from dpverify.samplers import grid_laplace\n\n\ndef index(q, step):\n"
+            "    return grid_laplace.snap_index(q, step)",
+            "grid_laplace.snap_index",
+        ),
         ("from dpverify.samplers.discrete_laplace import _sample_scaled", "discrete_laplace._sample_scaled"),
-        ("from dpverify.samplers import discrete_laplace as dlap\nDRAW = dlap._sample_scaled",
-         "discrete_laplace._sample_scaled"),
+        (
+            "from dpverify.samplers import discrete_laplace as dlap\nDRAW = dlap._sample_scaled",
+            "discrete_laplace._sample_scaled",
+        ),
         ("from dpverify.samplers.gtm import gtpmf", "gtm.gtpmf"),
         ("from dpverify.samplers import gtm\nCDF = gtm.cdf_vector(1, 2, 0)", "gtm.cdf_vector"),
         ("import dpverify.samplers.gtm as g\nPICK = g.inverse_transform", "gtm.inverse_transform"),
@@ -105,7 +110,9 @@ def test_a_dynamic_import_in_a_spec_is_reported(root: Path) -> None:
 
 
 def test_entry_points_validate_errors_and_parsing_are_allowed(root: Path) -> None:
-    path = _spec_file(root, """
+    path = _spec_file(
+        root,
+        """
 from dpverify.samplers import (DpverifyError, InvalidArgument, RandomSource, SamplerContractError, as_fraction,
                                as_int, as_open_unit_interval, discrete_laplace, gtm)
 from dpverify.samplers import grid_laplace as _grid
@@ -127,7 +134,8 @@ def release(q, rng):
 def create(alpha, n, T):
     alpha_, n_, _, T_ = gtm.validate(alpha, n, 0, T)
     return as_fraction("alpha", alpha_), as_int("n", n_, low=1), _rational.as_fraction("T", T_), MAX_DIGITS
-""")
+""",
+    )
     assert scan_spec_file(path, root) == []
     assert check_samplers_static(root).verdict is Verdict.PROVED
 
@@ -140,9 +148,14 @@ def test_entry_points_are_read_from_the_sampler_source(root: Path) -> None:
         "def draw_keyword(x, *, rng):\n    return x\n\n\n"
         "def helper(x):\n    return x\n\n\n"
         "def extra(x, rng):\n    return x\n\n\n"
-        "ALIAS = draw\n", encoding="utf-8")
-    path = _spec_file(root, "from dpverify.samplers import toy\n"
-                            "A = toy.draw\nB = toy.draw_keyword\nC = toy.helper\nD = toy.extra\nE = toy.ALIAS")
+        "ALIAS = draw\n",
+        encoding="utf-8",
+    )
+    path = _spec_file(
+        root,
+        "from dpverify.samplers import toy\n"
+        "A = toy.draw\nB = toy.draw_keyword\nC = toy.helper\nD = toy.extra\nE = toy.ALIAS",
+    )
     assert _where(root, path) == [(4, RULE), (5, RULE), (6, RULE)]
 
 
@@ -152,8 +165,11 @@ def test_a_spec_file_that_does_not_parse_is_a_finding(root: Path) -> None:
 
 
 def test_names_that_are_not_sampler_code_are_not_judged(root: Path) -> None:
-    path = _spec_file(root, "from dpverify.specs.noise import _positive, _rng\nimport math\n"
-                            "INDEX = math.floor(Fraction(3, 2))\nfrom fractions import Fraction\n")
+    path = _spec_file(
+        root,
+        "from dpverify.specs.noise import _positive, _rng\nimport math\n"
+        "INDEX = math.floor(Fraction(3, 2))\nfrom fractions import Fraction\n",
+    )
     assert scan_spec_file(path, root) == []
 
 

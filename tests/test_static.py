@@ -68,8 +68,10 @@ def test_a_clean_copy_passes(root: Path) -> None:
         ("from ._random_source import _WORDS", "random-bypass"),
         ("from . import _random_source\nWORD = _random_source._pop()", "random-bypass"),
         ("import importlib\nR = importlib.import_module('random')", "dynamic-import"),
-        ("from dpverify.samplers import SystemRandomSource\nR = SystemRandomSource.from_words(lambda: 3, 2)",
-         "random-bypass"),
+        (
+            "from dpverify.samplers import SystemRandomSource\nR = SystemRandomSource.from_words(lambda: 3, 2)",
+            "random-bypass",
+        ),
     ],
 )
 def test_a_mutated_sampler_is_caught_with_file_and_line(root: Path, code: str, rule: str) -> None:
@@ -78,15 +80,19 @@ def test_a_mutated_sampler_is_caught_with_file_and_line(root: Path, code: str, r
     assert result.verdict is Verdict.VIOLATED
     findings = result.evidence["findings"]
     assert {"file": "samplers/gtm.py", "line": line, "rule": rule} in [
-        {k: f[k] for k in ("file", "line", "rule")} for f in findings], findings
+        {k: f[k] for k in ("file", "line", "rule")} for f in findings
+    ], findings
     assert f"samplers/gtm.py:{line}: {rule}" in result.summary
     assert all(f["snippet"] for f in findings)
 
 
 def test_exact_integer_math_is_allowed(root: Path) -> None:
     assert MATH_ALLOWED == {"isqrt", "gcd", "lcm"}
-    _append(root / "samplers" / "gtm.py", "import math\nfrom math import gcd, isqrt\n"
-            "def _root(n):\n    return math.isqrt(n) + isqrt(n) + gcd(n, 6) + math.lcm(n, 2)")
+    _append(
+        root / "samplers" / "gtm.py",
+        "import math\nfrom math import gcd, isqrt\n"
+        "def _root(n):\n    return math.isqrt(n) + isqrt(n) + gcd(n, 6) + math.lcm(n, 2)",
+    )
     assert check_samplers_static(root).verdict is Verdict.PROVED
 
 
@@ -109,8 +115,10 @@ def test_a_file_that_does_not_parse_is_a_finding(root: Path) -> None:
 
 
 def test_docstrings_and_comments_mentioning_floats_are_fine(root: Path) -> None:
-    _append(root / "samplers" / "gtm.py",
-            'def _doc():\n    """Never 0.5, never math.log, never random."""\n    return 1  # not 0.5')
+    _append(
+        root / "samplers" / "gtm.py",
+        'def _doc():\n    """Never 0.5, never math.log, never random."""\n    return 1  # not 0.5',
+    )
     assert check_samplers_static(root).verdict is Verdict.PROVED
 
 

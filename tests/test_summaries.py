@@ -14,10 +14,10 @@ from dpverify.samplers import RandomSource, discrete_gaussian, discrete_laplace
 from dpverify.samplers._loops import subroutine, until_accepted
 from dpverify.specs import Case
 from dpverify.verify import Verdict, enumerate_outputs
-from dpverify.verify.gate._catalogue import DISCRETE_GAUSSIAN, DISCRETE_LAPLACE, GRID_LAPLACE, SPECS
-from dpverify.verify.gate._entry_points import check_entry_points, public_entry_points
 from dpverify.verify.engine._enumerate import LoopNeverAccepts
 from dpverify.verify.engine._intervals import check_intervals
+from dpverify.verify.gate._catalogue import DISCRETE_GAUSSIAN, DISCRETE_LAPLACE, GRID_LAPLACE, SPECS
+from dpverify.verify.gate._entry_points import check_entry_points, public_entry_points
 from dpverify.verify.gate._spec_run import run_case
 
 SEED = 20261123
@@ -85,8 +85,14 @@ def _acceptance_one_unit_off(n: int, d: int, rng: RandomSource) -> int | None:
 
 def test_a_one_unit_error_in_a_gaussian_acceptance_coin_is_caught() -> None:
     loop = until_accepted(_acceptance_one_unit_off)
-    mutant = replace(DISCRETE_GAUSSIAN, sampler=lambda sigma2, rng: loop(sigma2.numerator, sigma2.denominator, rng),
-                     batch=None, refuses=(), checks=(), timing=False)
+    mutant = replace(
+        DISCRETE_GAUSSIAN,
+        sampler=lambda sigma2, rng: loop(sigma2.numerator, sigma2.denominator, rng),
+        batch=None,
+        refuses=(),
+        checks=(),
+        timing=False,
+    )
     outcome = run_case(mutant, Case({"sigma2": "5/2", "sensitivity": 1}), seed=SEED, samples=2_000)
     intervals = next(c for c in outcome.checks if c.check == "intervals")
     assert intervals.verdict is Verdict.VIOLATED and not outcome.met
@@ -166,8 +172,12 @@ def test_an_output_outside_the_listed_ones_is_violated() -> None:
         z = discrete_gaussian.sample(sigma2, rng)
         return 10**6 if z == 0 and rng.bernoulli(1, 1000) else z
 
-    outcome = run_case(replace(DISCRETE_GAUSSIAN, sampler=far, batch=None, refuses=(), checks=(), timing=False),
-                       Case({"sigma2": 1, "sensitivity": 1}), seed=SEED, samples=2_000)
+    outcome = run_case(
+        replace(DISCRETE_GAUSSIAN, sampler=far, batch=None, refuses=(), checks=(), timing=False),
+        Case({"sigma2": 1, "sensitivity": 1}),
+        seed=SEED,
+        samples=2_000,
+    )
     intervals = next(c for c in outcome.checks if c.check == "intervals")
     assert intervals.verdict is Verdict.VIOLATED and intervals.evidence["output"] == 10**6
 
@@ -194,9 +204,12 @@ def test_a_sampler_that_lets_bad_input_through_fails_refuses() -> None:
     def lenient(scale: Fraction | int, rng: RandomSource) -> int:
         return 0 if scale == 0 else discrete_laplace.sample(scale, rng)
 
-    outcome = run_case(replace(DISCRETE_LAPLACE, sampler=lenient, batch=None, refuses=({"scale": 0},), timing=False),
-                       DISCRETE_LAPLACE.cases[0],
-                       seed=SEED, samples=2_000)
+    outcome = run_case(
+        replace(DISCRETE_LAPLACE, sampler=lenient, batch=None, refuses=({"scale": 0},), timing=False),
+        DISCRETE_LAPLACE.cases[0],
+        seed=SEED,
+        samples=2_000,
+    )
     refuses = next(c for c in outcome.checks if c.check == "refuses")
     assert refuses.verdict is Verdict.VIOLATED and "scale=0 was accepted (returned 0)" in refuses.summary
     assert not outcome.met
@@ -208,8 +221,9 @@ def test_a_batch_form_that_refuses_k_zero_fails_refuses() -> None:
             raise discrete_laplace.InvalidArgument("k must be >= 1")
         return discrete_laplace.sample_many(scale, k, rng)
 
-    outcome = run_case(replace(DISCRETE_LAPLACE, batch=strict, timing=False), DISCRETE_LAPLACE.cases[0],
-                       seed=SEED, samples=2_000)
+    outcome = run_case(
+        replace(DISCRETE_LAPLACE, batch=strict, timing=False), DISCRETE_LAPLACE.cases[0], seed=SEED, samples=2_000
+    )
     refuses = next(c for c in outcome.checks if c.check == "refuses")
     assert refuses.verdict is Verdict.VIOLATED and "k=0 was refused" in refuses.summary
 
@@ -251,8 +265,12 @@ def test_refuses_wants_the_error_to_name_the_parameter() -> None:
             raise discrete_laplace.InvalidArgument("randbelow needs an int n >= 1; got n=0.")
         return discrete_laplace.sample(scale, rng)
 
-    outcome = run_case(replace(DISCRETE_LAPLACE, sampler=vague, batch=None, refuses=({"scale": 0},), timing=False),
-                       DISCRETE_LAPLACE.cases[0], seed=SEED, samples=2_000)
+    outcome = run_case(
+        replace(DISCRETE_LAPLACE, sampler=vague, batch=None, refuses=({"scale": 0},), timing=False),
+        DISCRETE_LAPLACE.cases[0],
+        seed=SEED,
+        samples=2_000,
+    )
     refuses = next(c for c in outcome.checks if c.check == "refuses")
     assert refuses.verdict is Verdict.VIOLATED and "does not name scale" in refuses.summary
 

@@ -62,13 +62,20 @@ def test_a_black_box_that_passes_is_not_refuted_never_proved(monkeypatch: pytest
 
 
 def test_a_library_that_does_not_import_an_audit_that_raises_and_a_service_are_rows(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     def raises(budget: Budget) -> Finding:
         raise OverflowError("the audit overflowed")
 
-    _fake_library(monkeypatch, "absent", Library("absent", "no_such_module_dpverify", ("absent==1",), "never installed"), [])
-    _fake_library(monkeypatch, "raising", Library("raising", "json", ("json==1",), "imports"),
-                  [Primitive("p", "Laplace", "x", "black box", raises)])
+    _fake_library(
+        monkeypatch, "absent", Library("absent", "no_such_module_dpverify", ("absent==1",), "never installed"), []
+    )
+    _fake_library(
+        monkeypatch,
+        "raising",
+        Library("raising", "json", ("json==1",), "imports"),
+        [Primitive("p", "Laplace", "x", "black box", raises)],
+    )
     _fake_library(monkeypatch, "service", Library("service", "json", ("s==1",), "needs Spark", needs="needs Spark"), [])
     document = _survey.run_survey(["absent", "raising", "service"], BUDGET, here=True, root=Path("unused"))
     _validate(document)
@@ -93,7 +100,11 @@ def test_a_worker_that_dies_is_a_skipped_library(tmp_path: Path) -> None:
     fake.write_text("#!/bin/sh\necho 'no module named dpverify' >&2\nexit 1\n")
     fake.chmod(0o755)
     result = _survey._worker_in(fake, "numpy", BUDGET, 1)
-    assert result["status"] == "skipped" and "exited 1" in result["reason"] and "no module named dpverify" in result["reason"]
+    assert (
+        result["status"] == "skipped"
+        and "exited 1" in result["reason"]
+        and "no module named dpverify" in result["reason"]
+    )
 
 
 def test_the_command_writes_the_table_and_the_document(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -108,10 +119,13 @@ def test_the_command_writes_the_table_and_the_document(tmp_path: Path, capsys: p
     assert "numpy" in (out / "ecosystem.md").read_text() and "wrote" in captured.err
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["survey", "--library", "nope"], "argument --library: must be one of diffprivlib"),
-    (["survey", "--samples", "2"], "samples"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["survey", "--library", "nope"], "argument --library: must be one of diffprivlib"),
+        (["survey", "--samples", "2"], "samples"),
+    ],
+)
 def test_bad_input_is_one_line(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_:
         main(argv)
@@ -129,6 +143,7 @@ def test_each_librarys_extra_pins_what_its_environment_pins() -> None:
     import tomllib
 
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+
     def distribution(requirement: str) -> str:
         return re.split(r"[=<>!~]", requirement, maxsplit=1)[0]
 

@@ -8,6 +8,7 @@ import struct
 from fractions import Fraction
 
 import pytest
+
 from dpverify.specs._claims import Zcdp
 from dpverify.verify.survey import _lib_opacus
 from dpverify.verify.survey._primitive import Budget

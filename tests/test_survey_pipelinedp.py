@@ -21,8 +21,10 @@ def test_the_rows_are_black_boxes_declared_without_the_library() -> None:
     assert len({r.name for r in rows}) == len(rows)
     # pipeline-dp's noise is python-dp's: both are pinned, so the survey's environment is the tested pair
     assert _lib_pipelinedp.LIBRARY.requirements == ("pipeline-dp==0.3.1", "python-dp==1.1.5")
-    probe = ("import sys; from dpverify.verify.survey import _lib_pipelinedp; _lib_pipelinedp.primitives(); "
-             "print(sorted(m for m in ('pipeline_dp', 'pydp') if m in sys.modules))")
+    probe = (
+        "import sys; from dpverify.verify.survey import _lib_pipelinedp; _lib_pipelinedp.primitives(); "
+        "print(sorted(m for m in ('pipeline_dp', 'pydp') if m in sys.modules))"
+    )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
 
@@ -35,12 +37,15 @@ def test_a_count_takes_the_double_path() -> None:
     assert any(o != round(o) for o in outputs)
 
 
-@pytest.mark.parametrize(("name", "verdict"), [
-    ("pipelinedp-gaussian-count", "violated"),
-    ("pipelinedp-laplace-count", "not refuted"),
-    ("pipelinedp-exponential", "not refuted"),
-    ("pipelinedp-gaussian-thresholding", "not refuted"),
-])
+@pytest.mark.parametrize(
+    ("name", "verdict"),
+    [
+        ("pipelinedp-gaussian-count", "violated"),
+        ("pipelinedp-laplace-count", "not refuted"),
+        ("pipelinedp-exponential", "not refuted"),
+        ("pipelinedp-gaussian-thresholding", "not refuted"),
+    ],
+)
 def test_the_audits_on_the_library(name: str, verdict: str) -> None:
     pytest.importorskip("pipeline_dp")
     spec = _lib_pipelinedp.PIPELINEDP_SPECS[name]

@@ -22,8 +22,9 @@ def test_the_rows_are_black_boxes_declared_without_the_library() -> None:
     assert [r.method for r in rows] == ["black box"] * len(_lib_pydp.PYDP_SPECS)
     assert len({r.name for r in rows}) == len(rows)
     # the survey's own process never has the library: declaring the rows must not import it
-    probe = ("import sys; from dpverify.verify.survey import _lib_pydp; _lib_pydp.primitives(); "
-             "print('pydp' in sys.modules)")
+    probe = (
+        "import sys; from dpverify.verify.survey import _lib_pydp; _lib_pydp.primitives(); print('pydp' in sys.modules)"
+    )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
 
@@ -75,12 +76,15 @@ def test_the_gaussian_noise_is_finer_at_input_0_than_one_plus_noise_can_be() -> 
     assert max(_denominator_bits(_lib_pydp.laplace_double(0, Fraction(1))) for _ in range(2_000)) <= 40
 
 
-@pytest.mark.parametrize(("name", "verdict"), [
-    ("pydp-gaussian-double", "violated"),
-    ("pydp-laplace-double", "not refuted"),
-    ("pydp-count", "not refuted"),
-    ("pydp-partition-truncated-geometric", "not refuted"),
-])
+@pytest.mark.parametrize(
+    ("name", "verdict"),
+    [
+        ("pydp-gaussian-double", "violated"),
+        ("pydp-laplace-double", "not refuted"),
+        ("pydp-count", "not refuted"),
+        ("pydp-partition-truncated-geometric", "not refuted"),
+    ],
+)
 def test_the_audits_on_the_library(name: str, verdict: str) -> None:
     pytest.importorskip("pydp")
     spec = _lib_pydp.PYDP_SPECS[name]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+
 from dpverify.specs._claims import ApproxDp, PureDp
 from dpverify.verify.survey import _lib_smartnoise
 from dpverify.verify.survey._primitive import Budget
@@ -16,7 +17,9 @@ def test_the_module_declares_its_rows_and_exact_claims_without_importing_snsql()
     rows = _lib_smartnoise.primitives()
     assert len({row.name for row in rows}) == len(rows)
     assert [row.method for row in rows] == ["black box", "black box", "exact at k bits", "black box"]
-    assert _lib_smartnoise.LIBRARY.module == "snsql" and _lib_smartnoise.LIBRARY.requirements == ("smartnoise-sql==1.0.10",)
+    assert _lib_smartnoise.LIBRARY.module == "snsql" and _lib_smartnoise.LIBRARY.requirements == (
+        "smartnoise-sql==1.0.10",
+    )
     laplace, gaussian = _lib_smartnoise.SMARTNOISE_LAPLACE, _lib_smartnoise.SMARTNOISE_GAUSSIAN
     assert laplace.claim_for(laplace.bind(laplace.cases[0])) == PureDp(epsilon=1)
     assert gaussian.claim_for(gaussian.bind(gaussian.cases[0])) == ApproxDp(epsilon=1, delta=Fraction(1, 100000))

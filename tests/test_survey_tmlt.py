@@ -25,7 +25,6 @@ def test_the_module_declares_tumult_core_pinned_and_three_primitives() -> None:
     assert _lib_tmlt.LIBRARY.requirements == ("tmlt-core==0.20.0",)
 
 
-
 def _tmlt_draw(function):
     def run(source: RandomSource):
         with patched_generator("tmlt.core.random.rng", "_core_privacy_prng", source):
@@ -54,20 +53,21 @@ def test_the_patched_generator_is_the_adapter_only_inside_the_block(tmlt_core: o
     import numpy as np
     from tmlt.core.random import rng
 
-    with pytest.raises(KeyError):
-        with patched_generator(rng, "_core_privacy_prng", _Fixed()) as compat:
-            assert isinstance(compat, GeneratorCompat) and int(rng.prng().integers(0, 10)) == 4
-            raise KeyError("leave")
+    with pytest.raises(KeyError), patched_generator(rng, "_core_privacy_prng", _Fixed()) as compat:
+        assert isinstance(compat, GeneratorCompat) and int(rng.prng().integers(0, 10)) == 4
+        raise KeyError("leave")
     assert isinstance(rng.prng(), np.random.Generator)
 
 
 def test_geometric_noise_is_within_u_of_the_discrete_laplace_and_not_of_another(tmlt_core: object) -> None:
-    right = _lib_tmlt._exact("AddGeometricNoise", "alpha", Fraction(1), DiscreteLaplaceSpec.create(1),
-                             Fraction(1, 10**4))(Budget(0, 100, 60))
+    right = _lib_tmlt._exact(
+        "AddGeometricNoise", "alpha", Fraction(1), DiscreteLaplaceSpec.create(1), Fraction(1, 10**4)
+    )(Budget(0, 100, 60))
     assert right.verdict == "proved" and "U = " in right.evidence
     assert Fraction(right.details["check"]["evidence"]["unexplored"]) < Fraction(1, 5)
-    wrong = _lib_tmlt._exact("AddGeometricNoise", "alpha", Fraction(1), DiscreteLaplaceSpec.create(2),
-                             Fraction(1, 10**4))(Budget(0, 100, 60))
+    wrong = _lib_tmlt._exact(
+        "AddGeometricNoise", "alpha", Fraction(1), DiscreteLaplaceSpec.create(2), Fraction(1, 10**4)
+    )(Budget(0, 100, 60))
     assert wrong.verdict == "violated"
 
 

@@ -29,12 +29,12 @@ import pytest
 from dpverify.samplers import DpverifyError, InvalidArgument, RandomSource
 from dpverify.specs import Case, Input, PureDp, Rational, Spec
 from dpverify.verify.changes import _mutate, _mutate_gate_run, _mutate_status, _mutate_targets
-from dpverify.verify.gate import _sweep
 from dpverify.verify.changes._mutants import mutants_of, verified_source
-from dpverify.verify.gate._spec_run import run_case
-from dpverify.verify.gate._time_bound import CaseTimeUp, time_bound
-from dpverify.verify.gate._sweep import need_scheduler, sweep, sweep_results
 from dpverify.verify.cli import main
+from dpverify.verify.gate import _sweep
+from dpverify.verify.gate._spec_run import run_case
+from dpverify.verify.gate._sweep import need_scheduler, sweep, sweep_results
+from dpverify.verify.gate._time_bound import CaseTimeUp, time_bound
 
 # --- module-level work, so that worker processes can run it ---------------------------------------
 
@@ -66,8 +66,15 @@ def _never_returns(bit: int, alpha: Fraction, rng: RandomSource) -> int:
     return bit
 
 
-NEVER = Spec("never", _never_returns, {"alpha": Rational(0, 1, low_open=True)}, (Case({"alpha": "1/3"}),),
-             lambda p: PureDp(alpha=p["alpha"]), input=Input("bit", lambda p: (0, 1)), pmf=_flip_pmf)
+NEVER = Spec(
+    "never",
+    _never_returns,
+    {"alpha": Rational(0, 1, low_open=True)},
+    (Case({"alpha": "1/3"}),),
+    lambda p: PureDp(alpha=p["alpha"]),
+    input=Input("bit", lambda p: (0, 1)),
+    pmf=_flip_pmf,
+)
 
 
 def _never_ending_case(time_limit: int) -> tuple[str, tuple[str, ...], bool]:
@@ -102,23 +109,45 @@ def test_an_exception_is_raised_at_its_place_in_the_order() -> None:
         sweep(_fails_at, [(x, 2) for x in range(6)], jobs=2)
 
 
-@pytest.mark.parametrize("address", ["", "localhost", "tcp://", "host:0", "host:65536", "ucx://host:1",
-                                     "tcp://host:1/path", "-host:1", "tcp://[::1:8786", 8786, b"h:1"])
+@pytest.mark.parametrize(
+    "address",
+    [
+        "",
+        "localhost",
+        "tcp://",
+        "host:0",
+        "host:65536",
+        "ucx://host:1",
+        "tcp://host:1/path",
+        "-host:1",
+        "tcp://[::1:8786",
+        8786,
+        b"h:1",
+    ],
+)
 def test_a_bad_scheduler_address_is_one_line(address: object) -> None:
-    with pytest.raises(InvalidArgument, match=r"^scheduler must be a Dask scheduler address .*; got scheduler=") as caught:
+    with pytest.raises(
+        InvalidArgument, match=r"^scheduler must be a Dask scheduler address .*; got scheduler="
+    ) as caught:
         sweep(_fails_at, [(1, 0)], scheduler=address)  # type: ignore[arg-type]
     assert "\n" not in str(caught.value)
 
 
 def test_good_scheduler_addresses_are_accepted() -> None:
     pytest.importorskip("distributed")
-    for address in ("tcp://10.0.0.5:8786", "10.0.0.5:8786", "tls://scheduler.example.org:8786", "tcp://[::1]:8786",
-                    "localhost:1"):
+    for address in (
+        "tcp://10.0.0.5:8786",
+        "10.0.0.5:8786",
+        "tls://scheduler.example.org:8786",
+        "tcp://[::1]:8786",
+        "localhost:1",
+    ):
         assert need_scheduler(address) == address
 
 
-def test_without_dask_the_scheduler_names_the_extra(monkeypatch: pytest.MonkeyPatch,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_without_dask_the_scheduler_names_the_extra(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed now raises ImportError
     with pytest.raises(DpverifyError, match=r"pip install 'dpverify\[dask\]'"):
         sweep(_fails_at, [(1, 0)], scheduler="tcp://127.0.0.1:8786")
@@ -255,8 +284,10 @@ def _comparable(document: dict[str, Any]) -> dict[str, Any]:
     production-source sample (drawn from the OS) keeps only its verdict."""
     document = json.loads(json.dumps(document))
     for entry in document["entries"]:
-        entry["checks"] = [c if c["check"] != "statistical_production" else {"check": c["check"], "verdict": c["verdict"]}
-                           for c in entry["checks"]]
+        entry["checks"] = [
+            c if c["check"] != "statistical_production" else {"check": c["check"], "verdict": c["verdict"]}
+            for c in entry["checks"]
+        ]
     return document
 
 
@@ -284,16 +315,18 @@ def serial_check(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, dict[st
     return code, _comparable(json.loads(out.read_text())), _report(text.getvalue())
 
 
-def test_check_with_jobs_gives_the_serial_document_and_report(serial_check: tuple[int, dict[str, Any], list[str]],
-                                                                tmp_path: Path,
-                                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_with_jobs_gives_the_serial_document_and_report(
+    serial_check: tuple[int, dict[str, Any], list[str]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert serial_check[0] == 0 and len(serial_check[1]["entries"]) == 4
     assert _check(tmp_path, capsys, *CHEAP, "--jobs", "2") == serial_check
 
 
 #: The fuzz's one-spec module (a correct flip and its PMF), then three specs of it, the middle one
 #: claiming too much: serially, --fail-fast stops at its first case.
-SPEC_MODULE = _fuzz.TINY_SPEC_MODULE + '''
+SPEC_MODULE = (
+    _fuzz.TINY_SPEC_MODULE
+    + """
 def spec(name, claim, alphas):
     return Spec(name, flip, {"alpha": Rational(0, 1, low_open=True)}, tuple(Case({"alpha": a}) for a in alphas),
                 claim, input=Input("bit", lambda p: (0, 1)), pmf=pmf)
@@ -303,7 +336,8 @@ SPECS = (
     spec("too-strong", lambda p: PureDp(alpha=Fraction(1, 2)), ("1/5", "1/4")),  # tightest alpha < 1/2: violated
     spec("after", lambda p: PureDp(alpha=p["alpha"]), ("1/7", "2/3", "3/4")),
 )
-'''
+"""
+)
 
 
 @pytest.fixture
@@ -314,8 +348,9 @@ def spec_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str
     sys.modules.pop("parallel_specs", None)
 
 
-def test_fail_fast_in_parallel_reports_what_the_serial_run_reports(spec_module: str, tmp_path: Path,
-                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_fail_fast_in_parallel_reports_what_the_serial_run_reports(
+    spec_module: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     options = ["--spec-module", spec_module, "--fail-fast", "--seed", "5", "--samples", "500"]
     serial = _check(tmp_path, capsys, *options)
     parallel = _check(tmp_path, capsys, *options, "--jobs", "3")
@@ -338,8 +373,9 @@ def cluster() -> Iterator[str]:
 
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
     try:
-        with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=":0",
-                                      silence_logs=40) as local:
+        with distributed.LocalCluster(
+            n_workers=2, processes=True, threads_per_worker=1, dashboard_address=":0", silence_logs=40
+        ) as local:
             yield local.scheduler_address
     finally:
         cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
@@ -370,8 +406,11 @@ def test_a_never_ending_case_in_a_dask_worker_is_inconclusive(cluster: str) -> N
 
 
 def test_check_on_a_cluster_gives_the_serial_document_and_report(
-        cluster: str, serial_check: tuple[int, dict[str, Any], list[str]], tmp_path: Path,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    cluster: str,
+    serial_check: tuple[int, dict[str, Any], list[str]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     assert _check(tmp_path, capsys, *CHEAP, "--scheduler", cluster) == serial_check
 
 
@@ -390,11 +429,18 @@ def test_a_mutant_task_builds_its_own_copy_on_a_worker(cluster: str) -> None:
     assert mutant.description == "line 32: constant: `MAX_DIGITS = 1000` -> `MAX_DIGITS = 999`"
     options = _mutate_gate_run.GateOptions(seed=0, samples=500, specs=("rational-parsing",), time_limit=60)
     modules = ((target.module, hashlib.sha256(target.source.encode()).hexdigest()),)
-    tasks = [(_mutate.CopyTask(modules, options),),
-             (_mutate.CopyTask(modules, options, (target.module, verified_source(mutant, target.source))),)]
+    tasks = [
+        (_mutate.CopyTask(modules, options),),
+        (_mutate.CopyTask(modules, options, (target.module, verified_source(mutant, target.source))),),
+    ]
 
-    def verdicts(runs: list[tuple[_mutate_gate_run.GateRun, frozenset[tuple[str, str]]]]) -> list[tuple[str, list[str]]]:
-        return [(status, sorted(str(k) for k in kills)) for status, kills, _ in (_mutate_status.classify(r) for r, _ in runs)]
+    def verdicts(
+        runs: list[tuple[_mutate_gate_run.GateRun, frozenset[tuple[str, str]]]],
+    ) -> list[tuple[str, list[str]]]:
+        return [
+            (status, sorted(str(k) for k in kills))
+            for status, kills, _ in (_mutate_status.classify(r) for r, _ in runs)
+        ]
 
     here = verdicts([_mutate.run_in_copy(*task) for task in tasks])
     assert [status for status, _ in here] == ["survived", "killed"]
@@ -405,17 +451,33 @@ def test_a_mutant_task_builds_its_own_copy_on_a_worker(cluster: str) -> None:
         _mutate.run_in_copy(replace(tasks[1][0], modules=((target.module, "0" * 64),)))
 
 
-MUTANTS = ["dpverify.samplers.bernoulli:bernoulli:68349736b4", "dpverify.samplers.bernoulli:_probability:bd20d2dd5c",
-           "dpverify.samplers.bernoulli:bernoulli_exp:0496e06c09"]  # the last: no bernoulli case runs it
+MUTANTS = [
+    "dpverify.samplers.bernoulli:bernoulli:68349736b4",
+    "dpverify.samplers.bernoulli:_probability:bd20d2dd5c",
+    "dpverify.samplers.bernoulli:bernoulli_exp:0496e06c09",
+]  # the last: no bernoulli case runs it
 
 
 @pytest.mark.slow
-def test_mutate_on_a_cluster_gives_the_local_statuses(cluster: str, tmp_path: Path,
-                                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_mutate_on_a_cluster_gives_the_local_statuses(
+    cluster: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     def statuses(*options: str) -> list[tuple[str, str, list[str]]]:
         out = tmp_path / f"mutate{len(options)}.json"
-        main(["mutate", "dpverify.samplers.bernoulli", "--spec", "bernoulli", "--samples", "2000",
-              *(a for m in MUTANTS for a in ("--only", m)), *options, "--json", str(out)])
+        main(
+            [
+                "mutate",
+                "dpverify.samplers.bernoulli",
+                "--spec",
+                "bernoulli",
+                "--samples",
+                "2000",
+                *(a for m in MUTANTS for a in ("--only", m)),
+                *options,
+                "--json",
+                str(out),
+            ]
+        )
         capsys.readouterr()
         document = json.loads(out.read_text())
         assert document["gate"]["scheduler"] == (options[1] if options[0] == "--scheduler" else None)
@@ -426,7 +488,7 @@ def test_mutate_on_a_cluster_gives_the_local_statuses(cluster: str, tmp_path: Pa
     assert statuses("--scheduler", cluster) == local
 
 
-_INTERRUPTED_SWEEP = '''
+_INTERRUPTED_SWEEP = """
 import os, sys, time
 from dpverify.verify.gate._sweep import sweep
 
@@ -441,7 +503,7 @@ if __name__ == "__main__":
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         sys.exit(130)
-'''
+"""
 
 
 def test_ctrl_c_stops_a_local_sweep_without_a_worker_traceback(tmp_path: Path) -> None:
@@ -450,8 +512,14 @@ def test_ctrl_c_stops_a_local_sweep_without_a_worker_traceback(tmp_path: Path) -
 
     (tmp_path / "interrupted_sweep.py").write_text(_INTERRUPTED_SWEEP)
     # one worker in a long task, the other idle once its task is done: Ctrl-C reaches both
-    process = subprocess.Popen([sys.executable, "interrupted_sweep.py", str(tmp_path)], cwd=tmp_path,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    process = subprocess.Popen(
+        [sys.executable, "interrupted_sweep.py", str(tmp_path)],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 120
         while len(list(tmp_path.glob("started-*"))) < 2 and process.poll() is None and time.monotonic() < deadline:

@@ -96,8 +96,9 @@ def test_a_sampler_half_a_percent_off_was_proved_under_the_old_default_and_now_s
     """min_mass 1/20000 leaves the loop's eighth round, 2^-7 of the mass, unexplored: the ideal lies
     inside [E(o), E(o) + 1/128] at both outputs, which the old default (1/100) accepted as proved."""
     U = Fraction(1, 128)
-    old = check_intervals(fair_bit, lambda o, dps: _point(OFF[o]), (0, 1), min_mass=Fraction(1, 20000),
-                          max_unexplored=Fraction(1, 100))
+    old = check_intervals(
+        fair_bit, lambda o, dps: _point(OFF[o]), (0, 1), min_mass=Fraction(1, 20000), max_unexplored=Fraction(1, 100)
+    )
     assert old.verdict is Verdict.PROVED and old.within == U  # never a bare "proved" any more
     assert old.verdict_text == "proved within U = 0.00782"
     default = replace(OFF_BY_HALF_A_PERCENT, enumeration=Bounded(min_mass=Fraction(1, 20000)))
@@ -142,9 +143,12 @@ def test_a_tolerance_at_or_below_the_default_needs_no_reason_and_one_outside_0_1
 
 def test_a_declared_reason_is_carried_by_every_verdict_of_the_spec() -> None:
     why = "a coarse budget on purpose: this test reads the reason back"
-    spec = replace(OFF_BY_HALF_A_PERCENT, name="fair-bit", ideal=lambda p, output, dps: _point(Fraction(1, 2)),
-                   enumeration=Bounded(min_mass=Fraction(1, 20000), max_unexplored=Fraction(1, 50),
-                                       tolerance_reason=why))
+    spec = replace(
+        OFF_BY_HALF_A_PERCENT,
+        name="fair-bit",
+        ideal=lambda p, output, dps: _point(Fraction(1, 2)),
+        enumeration=Bounded(min_mass=Fraction(1, 20000), max_unexplored=Fraction(1, 50), tolerance_reason=why),
+    )
     outcome = run_case(spec, spec.cases[0], seed=SEED, samples=100)
     intervals = _after_smoke(outcome)[0]
     assert outcome.met and intervals.verdict is Verdict.PROVED and intervals.within == Fraction(1, 128)
@@ -159,8 +163,9 @@ def test_a_declared_reason_is_carried_by_every_verdict_of_the_spec() -> None:
 
 
 def test_an_exact_proof_stays_plain_and_a_proof_within_U_says_so() -> None:
-    exact = check_intervals(lambda rng: rng.bernoulli(1, 3), lambda o, dps: _point(Fraction(1, 3) if o else Fraction(2, 3)),
-                            (True, False))
+    exact = check_intervals(
+        lambda rng: rng.bernoulli(1, 3), lambda o, dps: _point(Fraction(1, 3) if o else Fraction(2, 3)), (True, False)
+    )
     assert exact.verdict is Verdict.PROVED and exact.within is None and exact.verdict_text == "proved"
     assert "within" not in exact.to_json() and "equals the ideal PMF" in exact.summary
     approximate = check_intervals(fair_bit, lambda o, dps: _point(Fraction(1, 2)), (0, 1), min_mass=Fraction(1, 10**4))
@@ -168,7 +173,9 @@ def test_an_exact_proof_stays_plain_and_a_proof_within_U_says_so() -> None:
     U = Fraction(document["evidence"]["unexplored"])
     assert approximate.within == U > 0 and document["within"] == document["evidence"]["unexplored"]
     assert Fraction(document["within_decimal"]) >= U  # rounded up, never understated
-    assert document["within_decimal"] == tolerance_text(U) and approximate.verdict_text.endswith(document["within_decimal"])
+    assert document["within_decimal"] == tolerance_text(U) and approximate.verdict_text.endswith(
+        document["within_decimal"]
+    )
     assert f"U = {tolerance_text(U)}" in approximate.summary and "total variation <=" in approximate.summary
 
 
@@ -183,8 +190,13 @@ def test_within_is_only_for_proofs() -> None:
 
 def test_the_check_document_carries_within_and_validates_against_its_schema() -> None:
     jsonschema = pytest.importorskip("jsonschema")
-    spec = replace(OFF_BY_HALF_A_PERCENT, name="fair-third", sampler=fair_third,
-                   ideal=lambda p, output, dps: _point(Fraction(1, 3)), outputs=lambda p: (0, 1, 2))
+    spec = replace(
+        OFF_BY_HALF_A_PERCENT,
+        name="fair-third",
+        sampler=fair_third,
+        ideal=lambda p, output, dps: _point(Fraction(1, 3)),
+        outputs=lambda p: (0, 1, 2),
+    )
     outcome = run_case(spec, spec.cases[0], seed=SEED, samples=100)
     assert outcome.met, outcome.problems  # the default budget leaves 4^-14 of the retries unexplored
     document = json.loads(json.dumps(gate_json((outcome,), seed=SEED, samples=100)))
@@ -262,8 +274,10 @@ def test_interval_tables_prove_an_eps_delta_that_holds_for_every_event() -> None
     and delta is the mass the shared outputs leave uncovered.  Laws inside the intervals satisfy
     P(A|q) <= e^eps P(A|q') + delta for all sixteen events over four outputs, both ways."""
     U = Fraction(1, 100)
-    explored = {"q": {0: Fraction(30, 100), 1: Fraction(40, 100), 2: Fraction(29, 100)},
-                "q'": {0: Fraction(20, 100), 1: Fraction(50, 100)}}
+    explored = {
+        "q": {0: Fraction(30, 100), 1: Fraction(40, 100), 2: Fraction(29, 100)},
+        "q'": {0: Fraction(20, 100), 1: Fraction(50, 100)},
+    }
     rows = {q: {o: (e, e + U) for o, e in table.items()} for q, table in explored.items()}
     loss = _interval_loss(rows, [("q", "q'")])["json"]
     implied = loss["implied"]

@@ -78,8 +78,9 @@ def mutated(old: str, new: str, *, name: str = "cks20_mutant") -> types.ModuleTy
     (``old == new`` gives the reference itself), executed as a fresh in-memory module."""
     count = SOURCE.count(old)
     if count != 1:
-        raise InvalidArgument(f"old must occur exactly once in the reference source; got old={old!r}, "
-                              f"which occurs {count} times.")
+        raise InvalidArgument(
+            f"old must occur exactly once in the reference source; got old={old!r}, which occurs {count} times."
+        )
     module = types.ModuleType(name)
     module.__file__ = f"<{name}>"
     exec(compile(SOURCE.replace(old, new), module.__file__, "exec"), module.__dict__)  # noqa: S102
@@ -127,37 +128,71 @@ def _dlaplace(name: str, module: types.ModuleType, cases: tuple[Case, ...], what
 
 
 def _dgauss(name: str, module: types.ModuleType, cases: tuple[Case, ...], what: str) -> Spec:
-    return _cks20(name, module.sample_dgauss, "sigma2", DiscreteGaussianSpec, cases, what,
-                  "Definition 1 and Algorithm 3")
+    return _cks20(
+        name, module.sample_dgauss, "sigma2", DiscreteGaussianSpec, cases, what, "Definition 1 and Algorithm 3"
+    )
 
 
 REFERENCE_DLAPLACE = _dlaplace(
-    "cks20-reference-dlaplace", REFERENCE,
-    (Case({"scale": 1}, "proved", "the published sample_dlaplace samples Lap_Z(1)", label="scale=1"),
-     Case({"scale": "3/2"}, "proved", "a non-integer scale: the geometric's fast path draws u < t = 2",
-          label="scale=3/2", sample_inputs=())),
+    "cks20-reference-dlaplace",
+    REFERENCE,
+    (
+        Case({"scale": 1}, "proved", "the published sample_dlaplace samples Lap_Z(1)", label="scale=1"),
+        Case(
+            {"scale": "3/2"},
+            "proved",
+            "a non-integer scale: the geometric's fast path draws u < t = 2",
+            label="scale=3/2",
+            sample_inputs=(),
+        ),
+    ),
     "CKS20's reference sample_dlaplace(scale, rng), unmodified, on RandomCompat",
 )
 
 REFERENCE_DGAUSS = _dgauss(
-    "cks20-reference-dgauss", REFERENCE,
-    (Case({"sigma2": 1}, "proved", "the published sample_dgauss samples N_Z(0, 1)", label="sigma2=1"),
-     Case({"sigma2": "1/2"}, "proved", "below sigma = 1, t = floor(sqrt(1/2)) + 1 = 1", label="sigma2=1/2",
-          sample_inputs=())),
+    "cks20-reference-dgauss",
+    REFERENCE,
+    (
+        Case({"sigma2": 1}, "proved", "the published sample_dgauss samples N_Z(0, 1)", label="sigma2=1"),
+        Case(
+            {"sigma2": "1/2"},
+            "proved",
+            "below sigma = 1, t = floor(sqrt(1/2)) + 1 = 1",
+            label="sigma2=1/2",
+            sample_inputs=(),
+        ),
+    ),
     "CKS20's reference sample_dgauss(sigma2, rng), unmodified, on RandomCompat",
 )
 
 BUG_DLAPLACE = _dlaplace(
-    "cks20-bug-geometric-by-two", GEOMETRIC_BY_TWO,
-    (Case({"scale": 1}, "violated", "k=k+2 in sample_geometric_exp_slow: only even magnitudes at t = 1, so "
-          "P(+-1) = 0 where Lap_Z(1) has 0.18", label="scale=1", sample_inputs=()),),
+    "cks20-bug-geometric-by-two",
+    GEOMETRIC_BY_TWO,
+    (
+        Case(
+            {"scale": 1},
+            "violated",
+            "k=k+2 in sample_geometric_exp_slow: only even magnitudes at t = 1, so P(+-1) = 0 where Lap_Z(1) has 0.18",
+            label="scale=1",
+            sample_inputs=(),
+        ),
+    ),
     "the reference with k=k+1 -> k=k+2 in sample_geometric_exp_slow",
 )
 
 BUG_DGAUSS = _dgauss(
-    "cks20-bug-bias-plus-one", BIAS_PLUS_ONE,
-    (Case({"sigma2": 1}, "violated", "(2*sigma2+1) in the bias accepts far candidates too often: the code "
-          "puts too little mass on 0 (at most 0.3822 where N_Z(0, 1) has 0.3989)", label="sigma2=1", sample_inputs=()),),
+    "cks20-bug-bias-plus-one",
+    BIAS_PLUS_ONE,
+    (
+        Case(
+            {"sigma2": 1},
+            "violated",
+            "(2*sigma2+1) in the bias accepts far candidates too often: the code "
+            "puts too little mass on 0 (at most 0.3822 where N_Z(0, 1) has 0.3989)",
+            label="sigma2=1",
+            sample_inputs=(),
+        ),
+    ),
     "the reference with 2*sigma2 -> 2*sigma2+1 in sample_dgauss's bias",
 )
 
@@ -173,17 +208,32 @@ REFERENCE_BERNOULLI_EXP = Spec(
     enumeration=Bounded(min_mass=MIN_MASS, renewal=True, max_unexplored=MAX_UNEXPLORED),
     description="CKS20's reference sample_bernoulli_exp(x, rng), unmodified, on RandomCompat",
     citation="Canonne, Kamath, Steinke 2020, Algorithm 1; reference implementation discretegauss.py",
-    cases=(Case({"x": "1/3"}, "proved", "x <= 1: one sample_bernoulli_exp1 loop", label="x=1/3"),
-           Case({"x": "5/2"}, "proved", "x > 1: two Bernoulli(exp(-1)) coins, then exp(-1/2)", label="x=5/2",
-                sample_inputs=())),
+    cases=(
+        Case({"x": "1/3"}, "proved", "x <= 1: one sample_bernoulli_exp1 loop", label="x=1/3"),
+        Case(
+            {"x": "5/2"},
+            "proved",
+            "x > 1: two Bernoulli(exp(-1)) coins, then exp(-1/2)",
+            label="x=5/2",
+            sample_inputs=(),
+        ),
+    ),
 )
 
 
 BUG_DGAUSS_SUBTLE = _dgauss(
-    "cks20-bug-bias-tenth-percent", BIAS_TENTH_PERCENT,
-    (Case({"sigma2": 1}, "violated", "2*sigma2*1001/1000 in the bias: the acceptance coin is off by 0.1% of its "
-          "exponent, and the code's mass at 0 leaves the ideal's by far more than U", label="sigma2=1",
-          sample_inputs=()),),
+    "cks20-bug-bias-tenth-percent",
+    BIAS_TENTH_PERCENT,
+    (
+        Case(
+            {"sigma2": 1},
+            "violated",
+            "2*sigma2*1001/1000 in the bias: the acceptance coin is off by 0.1% of its "
+            "exponent, and the code's mass at 0 leaves the ideal's by far more than U",
+            label="sigma2=1",
+            sample_inputs=(),
+        ),
+    ),
     "the reference with 2*sigma2 -> 2*sigma2*1001/1000 in sample_dgauss's bias",
 )
 
@@ -198,12 +248,15 @@ PROPOSAL_PLUS_TWO = mutated("t = floorsqrt(sigma2)+1", "t = floorsqrt(sigma2)+2"
 LOOP_AT_ONE = mutated("while x>1:", "while x>=1:", name="cks20_loop_at_one")
 
 REWRITE_DGAUSS = _dgauss(
-    "cks20-rewrite-dgauss-proposal-plus-two", PROPOSAL_PLUS_TWO,
+    "cks20-rewrite-dgauss-proposal-plus-two",
+    PROPOSAL_PLUS_TWO,
     (Case({"sigma2": 1}, "proved", "t = 3 instead of 2: the same law", label="sigma2=1", sample_inputs=()),),
     "the reference with the proposal scale t = floorsqrt(sigma2)+2 in sample_dgauss (the same law for every t > 0)",
 )
 REWRITE_BERNOULLI_EXP = replace(
-    REFERENCE_BERNOULLI_EXP, name="cks20-rewrite-bernoulli-exp-loop-at-one", sampler=LOOP_AT_ONE.sample_bernoulli_exp,
+    REFERENCE_BERNOULLI_EXP,
+    name="cks20-rewrite-bernoulli-exp-loop-at-one",
+    sampler=LOOP_AT_ONE.sample_bernoulli_exp,
     description="the reference with while x>=1 for while x>1 in sample_bernoulli_exp (the same law)",
     cases=(Case({"x": 2}, "proved", "an integer x: the rewritten loop runs once more", label="x=2"),),
 )
@@ -263,19 +316,46 @@ def _module_spec(name: str, sampler: Any, pmf: Any, cases: tuple[Case, ...], wha
 
 
 MODULE_RR = _module_spec(
-    "module-randomized-response", randomized_response, _rr_pmf,
-    (Case({"k": 4}, "proved", "every module-level draw redirected: the exact PMF, ratio 3", label="k=4",
-          sample_inputs=(0, 1)),
-     Case({"k": 37}, "proved", "a coin of 39 outcomes is one two-way branch", label="k=37", sample_inputs=())),
+    "module-randomized-response",
+    randomized_response,
+    _rr_pmf,
+    (
+        Case(
+            {"k": 4},
+            "proved",
+            "every module-level draw redirected: the exact PMF, ratio 3",
+            label="k=4",
+            sample_inputs=(0, 1),
+        ),
+        Case({"k": 37}, "proved", "a coin of 39 outcomes is one two-way branch", label="k=37", sample_inputs=()),
+    ),
     "k-ary randomized response drawing from secrets, random and a SystemRandom it creates",
 )
 
 MODULE_RR_BUG = _module_spec(
-    "module-randomized-response-off-by-one", randomized_response_off_by_one, _rr_off_by_one_pmf,
-    (Case({"k": 4}, "violated", "<= 3 for < 3: the code samples its own stated law exactly, and that law has "
-          "P(0|0)/P(0|1) = (2/3)/(1/9) = 6 > 3", label="k=4", sample_inputs=()),),
+    "module-randomized-response-off-by-one",
+    randomized_response_off_by_one,
+    _rr_off_by_one_pmf,
+    (
+        Case(
+            {"k": 4},
+            "violated",
+            "<= 3 for < 3: the code samples its own stated law exactly, and that law has "
+            "P(0|0)/P(0|1) = (2/3)/(1/9) = 6 > 3",
+            label="k=4",
+            sample_inputs=(),
+        ),
+    ),
     "the same with secrets.randbelow(k + 2) <= 3, its law stated exactly, checked against the claimed ratio 3",
 )
 
-SPECS = (REFERENCE_DLAPLACE, REFERENCE_DGAUSS, REFERENCE_BERNOULLI_EXP, BUG_DLAPLACE, BUG_DGAUSS, BUG_DGAUSS_SUBTLE,
-         MODULE_RR, MODULE_RR_BUG)
+SPECS = (
+    REFERENCE_DLAPLACE,
+    REFERENCE_DGAUSS,
+    REFERENCE_BERNOULLI_EXP,
+    BUG_DLAPLACE,
+    BUG_DGAUSS,
+    BUG_DGAUSS_SUBTLE,
+    MODULE_RR,
+    MODULE_RR_BUG,
+)

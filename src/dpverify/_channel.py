@@ -33,8 +33,23 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["CHANNEL_ENV", "PIPE_ATOMIC", "TTY_ENV", "attach", "begin", "crashed", "end", "finished", "isolate", "label", "labelled", "planned",
-           "supervised", "user_code_ran", "verdict"]
+__all__ = [
+    "CHANNEL_ENV",
+    "PIPE_ATOMIC",
+    "TTY_ENV",
+    "attach",
+    "begin",
+    "crashed",
+    "end",
+    "finished",
+    "isolate",
+    "label",
+    "labelled",
+    "planned",
+    "supervised",
+    "user_code_ran",
+    "verdict",
+]
 
 #: The environment variable that carries the channel's file descriptor to the child.
 CHANNEL_ENV = "DPVERIFY_CHANNEL_FD"
@@ -104,7 +119,7 @@ def _send(event: dict[str, Any]) -> None:
 
 def _send_text(kind: str, text: str) -> None:
     for start in range(0, len(text), _TEXT_CHUNK):
-        _send({"t": kind, "s": text[start:start + _TEXT_CHUNK]})
+        _send({"t": kind, "s": text[start : start + _TEXT_CHUNK]})
 
 
 class _ChannelStream(io.TextIOBase):

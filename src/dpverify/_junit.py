@@ -89,8 +89,11 @@ def junit_xml(suites: Sequence[JunitSuite], *, name: str) -> str:
 
 
 def _testcase(parent: ET.Element, case: JunitCase) -> None:
-    node = ET.SubElement(parent, "testcase", {"classname": _text(case.classname), "name": _text(case.name),
-                                              "time": _seconds(case.seconds)})
+    node = ET.SubElement(
+        parent,
+        "testcase",
+        {"classname": _text(case.classname), "name": _text(case.name), "time": _seconds(case.seconds)},
+    )
     if case.status != PASSED:
         outcome = ET.SubElement(node, case.status, {"message": _text(one_line(case.message))})
         if case.type:

@@ -54,7 +54,9 @@ def _child(arguments: list[str]) -> int:
             return 1
         code = _exit_status(stop)  # argparse's usage error (2), or --help (0): no user code has run
     except BaseException as error:  # noqa: BLE001 - the supervisor decides; no traceback reaches the user
-        _channel.crashed(f"{type(error).__name__}: {' '.join(str(error).split())[:300]} (at {_where(error, anywhere=True)})")
+        _channel.crashed(
+            f"{type(error).__name__}: {' '.join(str(error).split())[:300]} (at {_where(error, anywhere=True)})"
+        )
         return 1
     _channel.finished(code)
     return code
@@ -71,8 +73,9 @@ def _exit_status(stop: SystemExit) -> int:
 def _where(error: BaseException, *, anywhere: bool = False) -> str:
     """``file:line`` of the innermost frame inside dpverify (the line whose import failed), or of
     the innermost frame at all (``anywhere``)."""
-    frames = [f for f in traceback.extract_tb(error.__traceback__)
-              if anywhere or "dpverify" in f.filename.replace("\\", "/")]
+    frames = [
+        f for f in traceback.extract_tb(error.__traceback__) if anywhere or "dpverify" in f.filename.replace("\\", "/")
+    ]
     if isinstance(error, SyntaxError) and error.filename:
         return f"{error.filename}:{error.lineno}"
     return f"{frames[-1].filename}:{frames[-1].lineno}" if frames else "unknown place"
@@ -90,8 +93,14 @@ def _unimportable(error: Exception, arguments: list[str]) -> int:
     stdout_taken = "-" in (option_path(arguments[1:], "--json"), option_path(arguments[1:], "--junit"))
     print(f"FAIL imports: violated: {summary}", file=sys.stderr if stdout_taken else sys.stdout)
     reason = "no sampler or spec of a package that does not import can run"
-    outputs = check_failure_reports(arguments[1:], "imports", "violated", summary, reason,
-                                    {"error": type(error).__name__, "message": message, "where": where})
+    outputs = check_failure_reports(
+        arguments[1:],
+        "imports",
+        "violated",
+        summary,
+        reason,
+        {"error": type(error).__name__, "message": message, "where": where},
+    )
     for option, path, text in outputs:
         if path == "-":
             sys.stdout.write(text)
@@ -100,7 +109,9 @@ def _unimportable(error: Exception, arguments: list[str]) -> int:
             with open(path, "w", encoding="utf-8") as out:
                 out.write(text)
         except OSError as problem:
-            print(f"dpverify: error: {option} could not be written: {option}={path!r}: {problem.strerror}",
-                  file=sys.stderr)
+            print(
+                f"dpverify: error: {option} could not be written: {option}={path!r}: {problem.strerror}",
+                file=sys.stderr,
+            )
             return 2
     return 1

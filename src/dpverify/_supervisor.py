@@ -86,8 +86,11 @@ class _Run:
 
     def deadline(self) -> tuple[float, int, _Region] | None:
         """The earliest kill time over the processes running bounded user code."""
-        due = [(stack[0].started + stack[0].seconds + grace(stack[0].seconds), pid, stack[0])
-               for pid, stack in self.regions.items() if stack and stack[0].seconds is not None]
+        due = [
+            (stack[0].started + stack[0].seconds + grace(stack[0].seconds), pid, stack[0])
+            for pid, stack in self.regions.items()
+            if stack and stack[0].seconds is not None
+        ]
         return min(due, key=lambda d: d[0]) if due else None
 
     def running(self) -> str:
@@ -99,7 +102,11 @@ class _Run:
             return f"while running {stack[-1].label}"
         if workers:
             return f"while running {' and '.join(dict.fromkeys(workers))} (in a worker process)"
-        return f"while running {self.last_label}" if self.last_label else "while it ran no user code dpverify had announced"
+        return (
+            f"while running {self.last_label}"
+            if self.last_label
+            else "while it ran no user code dpverify had announced"
+        )
 
 
 def supervise(argv: Sequence[str]) -> int:
@@ -108,9 +115,15 @@ def supervise(argv: Sequence[str]) -> int:
     read_fd, write_fd = os.pipe()
     environment = dict(os.environ, **{CHANNEL_ENV: str(write_fd)}, **_terminal())
     try:
-        process = subprocess.Popen([sys.executable, "-m", "dpverify", *arguments], env=environment,
-                                   pass_fds=(write_fd,), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, start_new_session=True)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "dpverify", *arguments],
+            env=environment,
+            pass_fds=(write_fd,),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
     finally:
         os.close(write_fd)
     channel = os.fdopen(read_fd, "rb", buffering=0)
@@ -250,8 +263,9 @@ def _event(line: bytes, run: _Run, out: _Output) -> None:
         out.err(str(event.get("s", "")))
     elif kind == "begin":
         seconds = event.get("seconds")
-        region = _Region(str(event.get("label", "")), float(seconds) if isinstance(seconds, (int, float)) else None,
-                         time.monotonic())
+        region = _Region(
+            str(event.get("label", "")), float(seconds) if isinstance(seconds, (int, float)) else None, time.monotonic()
+        )
         run.regions.setdefault(pid, []).append(region)
         if region.label and pid == run.child:
             run.last_label = region.label
@@ -275,8 +289,10 @@ def _kill_overdue(process: subprocess.Popen[bytes], run: _Run, due: float, pid: 
     """SIGKILL a process whose user code outlived its bound: the child's whole session when it is
     the child, else that worker alone (the child then sees its worker die, and reports it)."""
     what = region.label or "user code"
-    reason = (f"the sampler disabled the time bound: {what} ran past its bound of {region.seconds:g} s and "
-              f"{grace(region.seconds or 0):g} s of grace without ending, so its process was killed with SIGKILL")
+    reason = (
+        f"the sampler disabled the time bound: {what} ran past its bound of {region.seconds:g} s and "
+        f"{grace(region.seconds or 0):g} s of grace without ending, so its process was killed with SIGKILL"
+    )
     run.regions.pop(pid, None)
     if pid == run.child:
         run.killed = reason
@@ -317,8 +333,11 @@ def _decide(arguments: list[str], run: _Run, status: int, out: _Output) -> int:
             return run.done
         if run.planned is None or (run.verdicts == run.planned and not run.missed):
             return 1 if out.broken and command in GATE_COMMANDS else 0
-        reason = (f"only {run.verdicts} of the {run.planned} planned cases sent a verdict" if run.verdicts != run.planned
-                  else f"{run.missed} case(s) missed their expectation")
+        reason = (
+            f"only {run.verdicts} of the {run.planned} planned cases sent a verdict"
+            if run.verdicts != run.planned
+            else f"{run.missed} case(s) missed their expectation"
+        )
         summary = f"the checking process asked for exit 0, but {reason}"
     elif run.killed is not None:
         summary = run.killed
@@ -329,8 +348,11 @@ def _decide(arguments: list[str], run: _Run, status: int, out: _Output) -> int:
         summary = f"the sampler's process was killed by {name} {run.running()}"
     else:
         summary = f"the sampler exited the process with status {status} {run.running()}, before every verdict was in"
-    not_decided = (f"; {run.planned - run.verdicts} of {run.planned} planned case(s) got no verdict"
-                   if run.planned is not None and run.verdicts < run.planned else "")
+    not_decided = (
+        f"; {run.planned - run.verdicts} of {run.planned} planned case(s) got no verdict"
+        if run.planned is not None and run.verdicts < run.planned
+        else ""
+    )
     out.human(f"FAIL supervision: inconclusive: {summary}{not_decided}\n")
     if command == "check":
         _check_reports(arguments, summary + not_decided, out)
@@ -343,8 +365,9 @@ def _check_reports(arguments: list[str], summary: str, out: _Output) -> None:
     """``check``'s JSON and JUnit when its child ended without writing them: one inconclusive
     repository check, ``supervision``."""
     reason = "the process that ran user code ended before it had reported every verdict"
-    for option, path, text in check_failure_reports(arguments[1:], "supervision", "inconclusive", summary, reason,
-                                                    {"summary": summary}):
+    for option, path, text in check_failure_reports(
+        arguments[1:], "supervision", "inconclusive", summary, reason, {"summary": summary}
+    ):
         if path == "-":
             out.out(text)
             continue
@@ -355,20 +378,34 @@ def _check_reports(arguments: list[str], summary: str, out: _Output) -> None:
             out.err(f"dpverify: error: {option} could not be written: {option}={path!r}: {problem.strerror}\n")
 
 
-def check_failure_reports(options: list[str], check: str, verdict: str, summary: str, reason: str,
-                          evidence: dict[str, Any]) -> list[tuple[str, str, str]]:
+def check_failure_reports(
+    options: list[str], check: str, verdict: str, summary: str, reason: str, evidence: dict[str, Any]
+) -> list[tuple[str, str, str]]:
     """``(option, path, text)`` for each of ``check``'s ``--json`` and ``--junit`` among
     ``options``: a run that failed before any case, as the one repository check ``check``."""
     json_path, junit_path = option_path(options, "--json"), option_path(options, "--junit")
     reports = []
     if json_path is not None:
         result = {"check": check, "verdict": verdict, "summary": summary, "reason": reason, "evidence": evidence}
-        document = {"schema": CHECK_SCHEMA, "passed": False, "broken_specs": 0, "seed": None, "samples": None,
-                    "entries": [], "repository": [result]}
+        document = {
+            "schema": CHECK_SCHEMA,
+            "passed": False,
+            "broken_specs": 0,
+            "seed": None,
+            "samples": None,
+            "entries": [],
+            "repository": [result],
+        }
         reports.append(("--json", json_path, json.dumps(document, indent=2) + "\n"))
     if junit_path is not None:
-        case = JunitCase("repository", check, status=FAILURE, message=f"{check} {verdict}: {summary}",
-                         type=f"expected proved, got {verdict}", details=f"FAIL {check}: {verdict}: {summary}\n{reason}")
+        case = JunitCase(
+            "repository",
+            check,
+            status=FAILURE,
+            message=f"{check} {verdict}: {summary}",
+            type=f"expected proved, got {verdict}",
+            details=f"FAIL {check}: {verdict}: {summary}\n{reason}",
+        )
         reports.append(("--junit", junit_path, junit_xml([JunitSuite("repository", (case,))], name="dpverify check")))
     return reports
 

@@ -87,26 +87,64 @@ def _positive(text: str) -> int:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("dpverify", "dpverify: check the project's differential-privacy specs")
-    group.addoption("--dpverify", action="store_true", default=False,
-                    help="collect one item per spec case and one search item per spec (off by default).")
-    group.addoption("--dpverify-module", action="append", default=[], metavar="MODULE",
-                    help="take specs from MODULE's SPECS instead of the dpverify.specs entry points (repeatable).")
-    group.addoption("--dpverify-builtin", action="store_true", default=False,
-                    help="also check dpverify's own built-in catalogue.")
-    group.addoption("--dpverify-seed", type=_count, default=None, metavar="N",
-                    help="seed for the statistical checks and the searches (default: fresh, printed in the header).")
-    group.addoption("--dpverify-samples", type=_positive, default=DEFAULT_SAMPLES, metavar="N",
-                    help=f"samples per statistical check (default {DEFAULT_SAMPLES}).")
-    group.addoption("--dpverify-examples", type=_positive, default=DEFAULT_EXAMPLES, metavar="N",
-                    help=f"parameter sets each spec's search checks (default {DEFAULT_EXAMPLES}).")
-    group.addoption("--dpverify-time-limit", type=_positive, default=None, metavar="SECONDS",
-                    help=f"bound on each case's running time (default {DEFAULT_TIME_LIMIT}, as dpverify check); a search may take "
-                         f"{SEARCH_TIME_LIMITS} times as long.  Each item runs in a process of its own, killed "
-                         "with SIGKILL if it outlives its bound.")
-    group.addoption("--dpverify-allow-empty", action="store_true", default=False,
-                    help="pass when --dpverify finds no spec (by default that is one failing item).")
-    parser.addini("dpverify_modules", type="linelist", default=[],
-                  help="spec modules for --dpverify when no --dpverify-module is given.")
+    group.addoption(
+        "--dpverify",
+        action="store_true",
+        default=False,
+        help="collect one item per spec case and one search item per spec (off by default).",
+    )
+    group.addoption(
+        "--dpverify-module",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="take specs from MODULE's SPECS instead of the dpverify.specs entry points (repeatable).",
+    )
+    group.addoption(
+        "--dpverify-builtin", action="store_true", default=False, help="also check dpverify's own built-in catalogue."
+    )
+    group.addoption(
+        "--dpverify-seed",
+        type=_count,
+        default=None,
+        metavar="N",
+        help="seed for the statistical checks and the searches (default: fresh, printed in the header).",
+    )
+    group.addoption(
+        "--dpverify-samples",
+        type=_positive,
+        default=DEFAULT_SAMPLES,
+        metavar="N",
+        help=f"samples per statistical check (default {DEFAULT_SAMPLES}).",
+    )
+    group.addoption(
+        "--dpverify-examples",
+        type=_positive,
+        default=DEFAULT_EXAMPLES,
+        metavar="N",
+        help=f"parameter sets each spec's search checks (default {DEFAULT_EXAMPLES}).",
+    )
+    group.addoption(
+        "--dpverify-time-limit",
+        type=_positive,
+        default=None,
+        metavar="SECONDS",
+        help=f"bound on each case's running time (default {DEFAULT_TIME_LIMIT}, as dpverify check); a search may take "
+        f"{SEARCH_TIME_LIMITS} times as long.  Each item runs in a process of its own, killed "
+        "with SIGKILL if it outlives its bound.",
+    )
+    group.addoption(
+        "--dpverify-allow-empty",
+        action="store_true",
+        default=False,
+        help="pass when --dpverify finds no spec (by default that is one failing item).",
+    )
+    parser.addini(
+        "dpverify_modules",
+        type="linelist",
+        default=[],
+        help="spec modules for --dpverify when no --dpverify-module is given.",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -120,9 +158,11 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_report_header(config: pytest.Config) -> str | None:
     if not config.getoption("dpverify"):
         return None
-    return (f"dpverify: seed {config.stash[_SEED]} (replay with --dpverify-seed {config.stash[_SEED]}), "
-            f"{config.getoption('dpverify_samples')} samples per statistical check, "
-            f"{config.getoption('dpverify_examples')} search examples per spec")
+    return (
+        f"dpverify: seed {config.stash[_SEED]} (replay with --dpverify-seed {config.stash[_SEED]}), "
+        f"{config.getoption('dpverify_samples')} samples per statistical check, "
+        f"{config.getoption('dpverify_examples')} search examples per spec"
+    )
 
 
 def pytest_report_collectionfinish(config: pytest.Config) -> str | None:
@@ -169,21 +209,32 @@ class DpverifyCollector(pytest.Collector):
         for item in found:
             spec = item.spec
             if spec.name in seen:
-                message = (f"spec name {spec.name!r} is declared twice: in {seen[spec.name]} and in {item.origin}; "
-                           "spec names must be unique.")
+                message = (
+                    f"spec name {spec.name!r} is declared twice: in {seen[spec.name]} and in {item.origin}; "
+                    "spec names must be unique."
+                )
                 items.append(BrokenItem.from_parent(self, name=f"{spec.name}/duplicate", message=message))
                 continue
             seen[spec.name] = item.origin
-            items += [CaseItem.from_parent(self, name=f"{spec.name}/{case.describe()}", found=item, case=case)
-                      for case in spec.cases]
+            items += [
+                CaseItem.from_parent(self, name=f"{spec.name}/{case.describe()}", found=item, case=case)
+                for case in spec.cases
+            ]
             items.append(SearchItem.from_parent(self, name=f"{spec.name}/search", found=item))
         self.config.stash[_FOUND] = (len(seen), len(items))
         if not found and not items and not self.config.getoption("dpverify_allow_empty"):
             where = ", ".join(name for name, _ in self._sources())
-            items.append(BrokenItem.from_parent(self, name="no-specs", message=(
-                f"--dpverify found no spec (looked in: {where}): nothing would be checked. Name a module with "
-                "--dpverify-module MODULE or the dpverify_modules ini option, install the package whose "
-                "dpverify.specs entry points declare them, or pass --dpverify-allow-empty.")))
+            items.append(
+                BrokenItem.from_parent(
+                    self,
+                    name="no-specs",
+                    message=(
+                        f"--dpverify found no spec (looked in: {where}): nothing would be checked. Name a module with "
+                        "--dpverify-module MODULE or the dpverify_modules ini option, install the package whose "
+                        "dpverify.specs entry points declare them, or pass --dpverify-allow-empty."
+                    ),
+                )
+            )
         for item in items:
             item.add_marker("dpverify")
         return items
@@ -202,8 +253,12 @@ class DpverifyCollector(pytest.Collector):
                 sys.path.insert(0, root)
             sources += [(name, lambda name=name: specs_from_module(name)) for name in modules]
         if not modules or builtin:
+
             def points() -> list[FoundSpec]:
-                return [f for f in specs_from_entry_points() if (f.builtin and builtin) or (not f.builtin and not modules)]
+                return [
+                    f for f in specs_from_entry_points() if (f.builtin and builtin) or (not f.builtin and not modules)
+                ]
+
             sources.append(("entry-points", points))
         return sources
 
@@ -251,8 +306,14 @@ class CaseItem(_DpverifyItem):
         from dpverify.verify.gate._spec_run import run_case
 
         def run() -> str | None:
-            outcome = run_case(self.found.spec, self.case, seed=self.seed, time_limit=self.time_limit,
-                               samples=self.config.getoption("dpverify_samples"), origin=self.found.origin)
+            outcome = run_case(
+                self.found.spec,
+                self.case,
+                seed=self.seed,
+                time_limit=self.time_limit,
+                samples=self.config.getoption("dpverify_samples"),
+                origin=self.found.origin,
+            )
             return None if outcome.met else "\n".join(_outcome_lines(outcome))
 
         what = f"spec {self.found.spec.name!r}, case {self.case.describe()!r}"
@@ -270,8 +331,9 @@ class SearchItem(_DpverifyItem):
 
     def runtest(self) -> None:
         spec = self.found.spec
-        failure = isolated(self._search, seconds=SEARCH_TIME_LIMITS * self.time_limit,
-                           what=f"the search of spec {spec.name!r}")
+        failure = isolated(
+            self._search, seconds=SEARCH_TIME_LIMITS * self.time_limit, what=f"the search of spec {spec.name!r}"
+        )
         if failure is None:
             return
         if failure.startswith(_XFAIL):
@@ -284,7 +346,9 @@ class SearchItem(_DpverifyItem):
         from dpverify.verify.gate._search import search_spec
 
         try:
-            result = search_spec(self.found.spec, seed=self.seed, max_examples=self.config.getoption("dpverify_examples"))
+            result = search_spec(
+                self.found.spec, seed=self.seed, max_examples=self.config.getoption("dpverify_examples")
+            )
         except SpecError as error:
             return f"dpverify: broken spec: {error}"
         if result.verdict == "proved":
@@ -349,8 +413,12 @@ def isolated(run: Callable[[], str | None], *, seconds: float, what: str) -> str
             report = run()
             payload = json.dumps({"failure": report}).encode("utf-8")
         except BaseException as error:  # noqa: BLE001 - whatever stopped the run is this item's failure
-            payload = json.dumps({"failure": f"dpverify: {what}: the run stopped on {type(error).__name__}: "
-                                             f"{' '.join(str(error).split())[:300]}"}).encode("utf-8")
+            payload = json.dumps(
+                {
+                    "failure": f"dpverify: {what}: the run stopped on {type(error).__name__}: "
+                    f"{' '.join(str(error).split())[:300]}"
+                }
+            ).encode("utf-8")
         try:
             with os.fdopen(write, "wb") as out:
                 out.write(payload)
@@ -367,8 +435,10 @@ def isolated(run: Callable[[], str | None], *, seconds: float, what: str) -> str
     _, status = os.waitpid(pid, 0)
     code = os.waitstatus_to_exitcode(status)
     if killed:
-        return (f"dpverify: {what}: the sampler disabled the time bound: it ran past {seconds:g} s and "
-                f"{grace(seconds):g} s of grace without ending, so its process was killed with SIGKILL")
+        return (
+            f"dpverify: {what}: the sampler disabled the time bound: it ran past {seconds:g} s and "
+            f"{grace(seconds):g} s of grace without ending, so its process was killed with SIGKILL"
+        )
     try:
         return json.loads(data)["failure"]  # type: ignore[no-any-return]
     except (ValueError, KeyError, TypeError):
@@ -428,9 +498,13 @@ def _counterexample(evidence: dict[str, Any]) -> str | None:
     """The inputs, output and exact probabilities a violated check's evidence names."""
     witness = evidence.get("witness")
     if isinstance(witness, dict) and {"q", "q_prime", "output", "p", "p_prime"} <= witness.keys():
-        return (f"inputs q={witness['q']!r}, q'={witness['q_prime']!r}, output={witness['output']!r}: "
-                f"P(output | q) = {witness['p']}, P(output | q') = {witness['p_prime']}")
+        return (
+            f"inputs q={witness['q']!r}, q'={witness['q_prime']!r}, output={witness['output']!r}: "
+            f"P(output | q) = {witness['p']}, P(output | q') = {witness['p_prime']}"
+        )
     if {"q", "output", "code_p", "spec_p"} <= evidence.keys():
-        return (f"input q={evidence['q']!r}, output={evidence['output']!r}: "
-                f"code P = {evidence['code_p']}, spec P = {evidence['spec_p']}")
+        return (
+            f"input q={evidence['q']!r}, output={evidence['output']!r}: "
+            f"code P = {evidence['code_p']}, spec P = {evidence['spec_p']}"
+        )
     return None

@@ -36,8 +36,9 @@ GIT_TIMEOUT_S = 120
 
 def _git(arguments: list[str], cwd: Path, *, text: bool = True) -> subprocess.CompletedProcess[Any]:
     try:
-        return subprocess.run(["git", *arguments], cwd=cwd, capture_output=True, text=text, timeout=GIT_TIMEOUT_S,
-                              check=False)
+        return subprocess.run(
+            ["git", *arguments], cwd=cwd, capture_output=True, text=text, timeout=GIT_TIMEOUT_S, check=False
+        )
     except FileNotFoundError:
         raise InvalidArgument("--base needs git on the PATH; it was not found.") from None
     except subprocess.TimeoutExpired:
@@ -49,8 +50,10 @@ def repository_root(where: Path | str | None = None) -> Path:
     where = Path.cwd() if where is None else Path(where)
     found = _git(["rev-parse", "--show-toplevel"], where)
     if found.returncode != 0:
-        raise InvalidArgument(f"--base needs a git repository; the directory {shown(str(where))} is not in one "
-                              "(run dpverify from the repository's checkout).")
+        raise InvalidArgument(
+            f"--base needs a git repository; the directory {shown(str(where))} is not in one "
+            "(run dpverify from the repository's checkout)."
+        )
     return Path(found.stdout.strip()).resolve()
 
 
@@ -60,14 +63,21 @@ class BaseRevision:
 
     def __init__(self, revision: str, root: Path | str | None = None) -> None:
         if not isinstance(revision, str) or not revision or revision.startswith("-") or len(revision) > 200:
-            raise InvalidArgument(f"base must name a git revision, such as HEAD~1 or a commit; got base={shown(revision)}.")
+            raise InvalidArgument(
+                f"base must name a git revision, such as HEAD~1 or a commit; got base={shown(revision)}."
+            )
         self.root = repository_root(root)
         found = _git(["rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"], self.root)
         if found.returncode != 0:
-            hint = (" A CI checkout needs history: fetch-depth: 0 (or at least 2 for HEAD~1)."
-                    if "~" in revision or "^" in revision else "")
-            raise InvalidArgument(f"base must name a commit of the repository at {self.root}; got base={shown(revision)}, "
-                                  f"which git does not know.{hint}")
+            hint = (
+                " A CI checkout needs history: fetch-depth: 0 (or at least 2 for HEAD~1)."
+                if "~" in revision or "^" in revision
+                else ""
+            )
+            raise InvalidArgument(
+                f"base must name a commit of the repository at {self.root}; got base={shown(revision)}, "
+                f"which git does not know.{hint}"
+            )
         self.revision = revision
         self.commit = found.stdout.strip()
         self.token = f"_dpverify_base_{self.commit[:12]}"
@@ -81,8 +91,9 @@ class BaseRevision:
         try:
             archive = _git(["archive", "--format=tar", self.commit], self.root, text=False)
             if archive.returncode != 0:
-                raise DpverifyError(f"git archive {self.commit[:12]} failed: "
-                                    f"{archive.stderr.decode(errors='replace').strip()[:200]}")
+                raise DpverifyError(
+                    f"git archive {self.commit[:12]} failed: {archive.stderr.decode(errors='replace').strip()[:200]}"
+                )
             with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
                 tar.extractall(self.directory, filter="data")
         except BaseException:

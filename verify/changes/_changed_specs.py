@@ -13,18 +13,18 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from dpverify.proofs._fingerprint import FingerprintError
 from dpverify.samplers import DpverifyError, SeededRandomSource
 from dpverify.specs._api import Attempt, Randomness, Spec
-from dpverify.proofs._fingerprint import FingerprintError
+from dpverify.verify import engine as engine_package
 from dpverify.verify.changes._diff import DiffOptions, SpecDiff, diff_sides
 from dpverify.verify.changes._diff_versions import Side, _current_enumeration, new_of, old_of
 from dpverify.verify.changes._reads import function_reads
 from dpverify.verify.changes._source_layout import module_file_of
 from dpverify.verify.engine._arguments import elided
-from dpverify.verify import engine as engine_package
 from dpverify.verify.engine._program_state import driver_files
-from dpverify.verify.gate._spec_checks import _Instance
 from dpverify.verify.gate import _time_bound as time_bound_module
+from dpverify.verify.gate._spec_checks import _Instance
 from dpverify.verify.gate._time_bound import CaseTimeUp, time_bound
 
 __all__ = ["TRACE_SEEDS", "changed_functions", "diff_changed_specs", "functions_run"]
@@ -97,8 +97,10 @@ def _harness_files() -> frozenset[str]:
     drivers suspended around every execution, the time bound and this tracer.  A change there is
     the engine's (the gate checks it), and is no reason to run the old sampler code."""
     engine = Path(engine_package.__file__).resolve().parent
-    return frozenset(os.path.realpath(f) for f in (
-        *driver_files(), time_bound_module.__file__, __file__, *map(str, engine.glob("*.py"))))
+    return frozenset(
+        os.path.realpath(f)
+        for f in (*driver_files(), time_bound_module.__file__, __file__, *map(str, engine.glob("*.py")))
+    )
 
 
 def changed_functions(spec: Spec, base: Any) -> tuple[str, ...]:
@@ -150,47 +152,86 @@ def diff_changed_specs(found: Sequence[Any], base: Any, options: DiffOptions) ->
 def _changed_spec(spec: Spec, base: Any, options: DiffOptions) -> SpecDiff:
     at = f"{spec.name} at {base.revision}"
     if spec.sampler is None:
-        return SpecDiff(spec.name, "", "", status="no sampler",
-                        reason="the spec declares no sampler, so no sampler code can have changed (dpverify check "
-                               "runs its declared checks)")
+        return SpecDiff(
+            spec.name,
+            "",
+            "",
+            status="no sampler",
+            reason="the spec declares no sampler, so no sampler code can have changed (dpverify check "
+            "runs its declared checks)",
+        )
     module = getattr(spec.sampler, "__module__", "") or ""
     if base.layout.relative_path(module) is None:
         where = module_file_of(module)
-        return SpecDiff(spec.name, "", spec.name, status="outside",
-                        reason=f"its sampler's module {module or '?'} ({where or 'no source file'}) is not a file of the "
-                               f"repository at {base.root}, by where it is imported from or by the project's source "
-                               "layout (pyproject.toml package-dir, src/, the root), so its change cannot be seen: run "
-                               "from the checkout of the repository that holds it, or check only your repository's "
-                               "specs (--spec-module M, --spec NAME)")
+        return SpecDiff(
+            spec.name,
+            "",
+            spec.name,
+            status="outside",
+            reason=f"its sampler's module {module or '?'} ({where or 'no source file'}) is not a file of the "
+            f"repository at {base.root}, by where it is imported from or by the project's source "
+            "layout (pyproject.toml package-dir, src/, the root), so its change cannot be seen: run "
+            "from the checkout of the repository that holds it, or check only your repository's "
+            "specs (--spec-module M, --spec NAME)",
+        )
     installed = _side_of(spec)
     try:
         new = new_of(installed, base)
     except DpverifyError as error:
-        return SpecDiff(spec.name, at, spec.name, status="unreadable",
-                        reason=f"its sampler cannot be read from the working tree: {error}")
-    changed = changed_functions(replace(spec, sampler=new.sampler, enumeration=new.enumeration or spec.enumeration),
-                                base)
+        return SpecDiff(
+            spec.name,
+            at,
+            spec.name,
+            status="unreadable",
+            reason=f"its sampler cannot be read from the working tree: {error}",
+        )
+    changed = changed_functions(
+        replace(spec, sampler=new.sampler, enumeration=new.enumeration or spec.enumeration), base
+    )
     if not changed:
-        return SpecDiff(spec.name, at, spec.name, status="unchanged",
-                        reason="no function its sampler runs changed, nor anything those functions read")
+        return SpecDiff(
+            spec.name,
+            at,
+            spec.name,
+            status="unchanged",
+            reason="no function its sampler runs changed, nor anything those functions read",
+        )
     if Randomness(spec.randomness) is Randomness.NONE:
-        return SpecDiff(spec.name, "", spec.name, changed=changed, status="not comparable",
-                        reason="its sampler's code changed, but it is a black box (randomness='none'): its draws "
-                               "cannot be enumerated, so the two laws cannot be compared; dpverify check tests the "
-                               "new code statistically")
+        return SpecDiff(
+            spec.name,
+            "",
+            spec.name,
+            changed=changed,
+            status="not comparable",
+            reason="its sampler's code changed, but it is a black box (randomness='none'): its draws "
+            "cannot be enumerated, so the two laws cannot be compared; dpverify check tests the "
+            "new code statistically",
+        )
     if base.old.file_of(module) is None:
-        return SpecDiff(spec.name, "", spec.name, changed=changed, status="new",
-                        reason=f"its sampler's module did not exist at {base.revision}: there is no old version to "
-                               "compare (dpverify check verifies the new one against its spec)")
+        return SpecDiff(
+            spec.name,
+            "",
+            spec.name,
+            changed=changed,
+            status="new",
+            reason=f"its sampler's module did not exist at {base.revision}: there is no old version to "
+            "compare (dpverify check verifies the new one against its spec)",
+        )
     try:
         old = old_of(installed, base, at)
     except DpverifyError as error:
         return SpecDiff(spec.name, at, spec.name, changed=changed, status="unreadable", reason=str(error))
     if (old.sampler, _attempt(old)) == (new.sampler, _attempt(new)):
-        return SpecDiff(spec.name, at, spec.name, changed=changed, status="unreadable",
-                        reason=f"its code changed, but the sampler read at {base.revision} is the working tree's own "
-                               "function (the change is reached in a way the old code's imports cannot redirect, such "
-                               "as import a.b then a.b.f()): comparing it with itself would prove nothing")
+        return SpecDiff(
+            spec.name,
+            at,
+            spec.name,
+            changed=changed,
+            status="unreadable",
+            reason=f"its code changed, but the sampler read at {base.revision} is the working tree's own "
+            "function (the change is reached in a way the old code's imports cannot redirect, such "
+            "as import a.b then a.b.f()): comparing it with itself would prove nothing",
+        )
     return diff_sides(old, new, options=replace(options, search_examples=0), changed=changed)
 
 

@@ -133,15 +133,22 @@ class ParameterDiff:
     timing: CheckResult | None
 
     def to_json(self) -> dict[str, Any]:
-        return {"label": self.label, "source": self.source,
-                "parameters": {k: str(v) for k, v in self.parameters.items()},
-                "input": json_value(self.input), "output": self.output.to_json(),
-                "timing": None if self.timing is None else self.timing.to_json()}
+        return {
+            "label": self.label,
+            "source": self.source,
+            "parameters": {k: str(v) for k, v in self.parameters.items()},
+            "input": json_value(self.input),
+            "output": self.output.to_json(),
+            "timing": None if self.timing is None else self.timing.to_json(),
+        }
 
     @property
     def timing_changed(self) -> bool:
-        return (self.output.verdict is Verdict.PROVED and self.timing is not None
-                and self.timing.verdict is Verdict.VIOLATED)
+        return (
+            self.output.verdict is Verdict.PROVED
+            and self.timing is not None
+            and self.timing.verdict is Verdict.VIOLATED
+        )
 
 
 class _Version:
@@ -170,22 +177,32 @@ class _Version:
             return code_distribution(self.instance.mechanism(), 0 if q is None else q, max_paths=max_paths)
         if isinstance(enumeration, Attempt):
             attempt = enumeration.attempt
-            found = enumerate_outputs(lambda rng: run(q, rng, attempt), min_mass=enumeration.min_mass,
-                                      max_paths=enumeration.max_paths, summarise=True)
+            found = enumerate_outputs(
+                lambda rng: run(q, rng, attempt),
+                min_mass=enumeration.min_mass,
+                max_paths=enumeration.max_paths,
+                summarise=True,
+            )
             if not any(z is not None for z in found.masses) and found.exhausted:
                 raise LoopNeverAccepts(attempt, ())
             return renewal(found)
         unmarked = enumeration.renewal  # code nobody marked: renewal and procedure summaries
-        return enumerate_outputs(lambda rng: run(q, rng), min_mass=enumeration.min_mass,
-                                 max_paths=enumeration.max_paths, summarise=True, renewal=unmarked,
-                                 procedures=unmarked and enumeration.procedures)
+        return enumerate_outputs(
+            lambda rng: run(q, rng),
+            min_mass=enumeration.min_mass,
+            max_paths=enumeration.max_paths,
+            summarise=True,
+            renewal=unmarked,
+            procedures=unmarked and enumeration.procedures,
+        )
 
     def short_paths(self, q: Hashable | None, depth: int) -> Enumeration | None:
         """Every path of at most ``depth`` draws, walked as the code runs, with no mass budget:
         its ``joint[(o, d)]`` is then *exactly* ``P(output = o, draws = d)`` for every ``d <= depth``
         (a longer path is cut when it asks for draw ``depth + 1``).  None past the path budget."""
-        found = enumerate_outputs(lambda rng: self.instance.run(q, rng), max_depth=depth, min_mass=0,
-                                  max_paths=SHORT_PATHS, summarise=False)
+        found = enumerate_outputs(
+            lambda rng: self.instance.run(q, rng), max_depth=depth, min_mass=0, max_paths=SHORT_PATHS, summarise=False
+        )
         return None if found.stopped == "max_paths" else found
 
     def draws(self, q: Hashable | None, law: Enumeration) -> Enumeration:
@@ -193,8 +210,12 @@ class _Version:
         if isinstance(self.enumeration, (Exhaustive, Bisection)):
             return law
         min_mass = max(self.enumeration.min_mass, TIMING_MIN_MASS)
-        return enumerate_outputs(lambda rng: self.instance.run(q, rng), min_mass=min_mass,
-                                 max_paths=self.enumeration.max_paths, summarise=False)
+        return enumerate_outputs(
+            lambda rng: self.instance.run(q, rng),
+            min_mass=min_mass,
+            max_paths=self.enumeration.max_paths,
+            summarise=False,
+        )
 
 
 #: Depths at which every short path is walked to compare exact draw counts (deeper while the
@@ -220,20 +241,34 @@ def _short_paths_difference(versions: Sequence[_Version], q: Hashable | None, ma
             a, b = old.get(key, Fraction(0)), new.get(key, Fraction(0))
             if a != b:
                 output, draws = key
-                return CheckResult("timing_channel", Verdict.VIOLATED,
-                                   f"the number of draws changed: P(output={shown_value(output, 40)}, draws={draws}): old "
-                                   f"{fraction_text(a)} (~{decimal_text(a, 6)}) vs new {fraction_text(b)} "
-                                   f"(~{decimal_text(b, 6)}), exact (every path of at most {depth} draws walked)",
-                                   evidence={"at": {"output": json_value(output), "draws": draws},
-                                             "old": fraction_text(a), "new": fraction_text(b), "exact": True,
-                                             "depth": depth})
+                return CheckResult(
+                    "timing_channel",
+                    Verdict.VIOLATED,
+                    f"the number of draws changed: P(output={shown_value(output, 40)}, draws={draws}): old "
+                    f"{fraction_text(a)} (~{decimal_text(a, 6)}) vs new {fraction_text(b)} "
+                    f"(~{decimal_text(b, 6)}), exact (every path of at most {depth} draws walked)",
+                    evidence={
+                        "at": {"output": json_value(output), "draws": draws},
+                        "old": fraction_text(a),
+                        "new": fraction_text(b),
+                        "exact": True,
+                        "depth": depth,
+                    },
+                )
         agreed = (depth, walks[0].unexplored)
     if agreed is None:
         return None
     depth, tail = agreed
-    summary = (f"equal exact P(output, draws) on every path of at most {depth} draws; the rest weighs "
-               f"{decimal_text(tail, 6)}, so TV <= {decimal_text(tail, 6)}")
-    evidence = {"exact": False, "depth": depth, "tv_bound": fraction_text(tail), "tv_bound_decimal": decimal_text(tail, 8)}
+    summary = (
+        f"equal exact P(output, draws) on every path of at most {depth} draws; the rest weighs "
+        f"{decimal_text(tail, 6)}, so TV <= {decimal_text(tail, 6)}"
+    )
+    evidence = {
+        "exact": False,
+        "depth": depth,
+        "tv_bound": fraction_text(tail),
+        "tv_bound_decimal": decimal_text(tail, 8),
+    }
     if tail <= max_tv:
         return CheckResult("timing_channel", Verdict.PROVED, summary, evidence=evidence)
     reason = f"the paths of more than {depth} draws weigh more than max_tv={fraction_text(max_tv)}"
@@ -241,15 +276,20 @@ def _short_paths_difference(versions: Sequence[_Version], q: Hashable | None, ma
 
 
 def _crash_result(check: str, side: str, error: BaseException) -> CheckResult:
-    return CheckResult(check, Verdict.VIOLATED, f"the {side} code fails: {type(error).__name__}: {elided(str(error), 200)}",
-                       evidence={"side": side, "error": type(error).__name__, "message": elided(str(error), 300)})
+    return CheckResult(
+        check,
+        Verdict.VIOLATED,
+        f"the {side} code fails: {type(error).__name__}: {elided(str(error), 200)}",
+        evidence={"side": side, "error": type(error).__name__, "message": elided(str(error), 300)},
+    )
 
 
 _ENGINE_FAILURES = (SamplerCrashed, SamplerContractError, LoopNeverAccepts, InvalidArgument)
 
 
-def _diff_at(frame: Spec, old: Side, new: Side, p: Mapping[str, Any], label: str, source: str,
-             options: DiffOptions) -> list[ParameterDiff]:
+def _diff_at(
+    frame: Spec, old: Side, new: Side, p: Mapping[str, Any], label: str, source: str, options: DiffOptions
+) -> list[ParameterDiff]:
     """Both versions at the validated parameters ``p``: one ParameterDiff per input."""
     where = f"spec {frame.name!r}, {label}"
     versions = (_Version(frame, old, p, where, options.min_mass), _Version(frame, new, p, where, options.min_mass))
@@ -269,9 +309,26 @@ def _diff_at(frame: Spec, old: Side, new: Side, p: Mapping[str, Any], label: str
             same = (type(old_error), str(old_error)) == (type(new_error), str(new_error))
             reason = f"both versions fail{' alike' if same else ''}: {type(new_error).__name__}: {elided(str(new_error), 200)}"
             verdict = Verdict.INCONCLUSIVE if same else Verdict.VIOLATED
-            results.append(ParameterDiff(label, source, p, q, CheckResult(
-                "output_distribution", verdict, reason, reason=reason if same else None,
-                evidence={"side": "new", "error": type(new_error).__name__, "message": elided(str(new_error), 300)}), None))
+            results.append(
+                ParameterDiff(
+                    label,
+                    source,
+                    p,
+                    q,
+                    CheckResult(
+                        "output_distribution",
+                        verdict,
+                        reason,
+                        reason=reason if same else None,
+                        evidence={
+                            "side": "new",
+                            "error": type(new_error).__name__,
+                            "message": elided(str(new_error), 300),
+                        },
+                    ),
+                    None,
+                )
+            )
         elif failures:
             name, error = failures[0]
             results.append(ParameterDiff(label, source, p, q, _crash_result("output_distribution", name, error), None))
@@ -283,8 +340,9 @@ def _diff_at(frame: Spec, old: Side, new: Side, p: Mapping[str, Any], label: str
     return results
 
 
-def _compare_versions(versions: Sequence[_Version], laws: Sequence[Enumeration], q: Hashable | None,
-                      options: DiffOptions) -> tuple[CheckResult, CheckResult | None]:
+def _compare_versions(
+    versions: Sequence[_Version], laws: Sequence[Enumeration], q: Hashable | None, options: DiffOptions
+) -> tuple[CheckResult, CheckResult | None]:
     """The output and timing comparisons of two versions whose laws were found."""
     output = compare_outputs(laws[0], laws[1], max_tv=options.max_tv)
     if any(isinstance(v.enumeration, Bounded) and v.enumeration.renewal for v in versions):
@@ -310,16 +368,21 @@ def _compare_versions(versions: Sequence[_Version], laws: Sequence[Enumeration],
     if timing.verdict is Verdict.INCONCLUSIVE:
         try:
             short = _short_paths_difference(versions, q, options.max_tv)
-            if short is not None and (short.verdict is not Verdict.INCONCLUSIVE or Fraction(
-                    short.evidence["tv_bound"]) < Fraction(timing.evidence.get("tv_bound", "1"))):
+            if short is not None and (
+                short.verdict is not Verdict.INCONCLUSIVE
+                or Fraction(short.evidence["tv_bound"]) < Fraction(timing.evidence.get("tv_bound", "1"))
+            ):
                 timing = short  # a certain difference, a proof, or a tighter bound
         except _ENGINE_FAILURES as error:
-            timing = replace(timing, summary=f"{timing.summary}; the short paths were not walked: {elided(str(error), 120)}")
+            timing = replace(
+                timing, summary=f"{timing.summary}; the short paths were not walked: {elided(str(error), 120)}"
+            )
     return output, timing
 
 
-def _bounded_diff(frame: Spec, old: Side, new: Side, p: Mapping[str, Any], label: str, source: str,
-                  options: DiffOptions) -> list[ParameterDiff]:
+def _bounded_diff(
+    frame: Spec, old: Side, new: Side, p: Mapping[str, Any], label: str, source: str, options: DiffOptions
+) -> list[ParameterDiff]:
     try:
         with _channel.labelled(f"the comparison of spec {frame.name!r} at {label}"), time_bound(options.time_limit):
             return _diff_at(frame, old, new, p, label, source, options)
@@ -331,8 +394,16 @@ def _bounded_diff(frame: Spec, old: Side, new: Side, p: Mapping[str, Any], label
         reason = user_code_stopped(error)
     except (EnvironmentChanged, SystemExit, GeneratorExit) as error:
         reason = user_code_stopped(error)
-    return [ParameterDiff(label, source, p, None,
-                          CheckResult("output_distribution", Verdict.INCONCLUSIVE, reason, reason=reason), None)]
+    return [
+        ParameterDiff(
+            label,
+            source,
+            p,
+            None,
+            CheckResult("output_distribution", Verdict.INCONCLUSIVE, reason, reason=reason),
+            None,
+        )
+    ]
 
 
 # --- a whole comparison ----------------------------------------------------------------------------------
@@ -376,8 +447,11 @@ class SpecDiff:
     def tv_bound(self) -> Fraction | None:
         """The largest total-variation bound among the comparisons proved from intervals (a
         proof within a tolerance, not exact equality); None when every proof is exact."""
-        bounds = [Fraction(c.output.evidence["tv_bound"]) for c in self.comparisons
-                  if c.output.verdict is Verdict.PROVED and c.output.within is not None]
+        bounds = [
+            Fraction(c.output.evidence["tv_bound"])
+            for c in self.comparisons
+            if c.output.verdict is Verdict.PROVED and c.output.within is not None
+        ]
         return max(bounds) if bounds else None
 
     @property
@@ -390,12 +464,19 @@ class SpecDiff:
 
     def to_json(self) -> dict[str, Any]:
         first = self.first_difference
-        return {"name": self.name, "old": self.old, "new": self.new, "status": self.status,
-                "verdict": self.verdict.value, "reason": self.reason,
-                "changed_functions": None if self.changed is None else list(self.changed),
-                "first_difference": None if first is None else first.to_json(),
-                "timing_changed": [c.label for c in self.timing_changed],
-                "comparisons": [c.to_json() for c in self.comparisons], "search": self.search}
+        return {
+            "name": self.name,
+            "old": self.old,
+            "new": self.new,
+            "status": self.status,
+            "verdict": self.verdict.value,
+            "reason": self.reason,
+            "changed_functions": None if self.changed is None else list(self.changed),
+            "first_difference": None if first is None else first.to_json(),
+            "timing_changed": [c.label for c in self.timing_changed],
+            "comparisons": [c.to_json() for c in self.comparisons],
+            "search": self.search,
+        }
 
     def lines(self) -> list[str]:
         """The human report: one verdict line, then one line per parameter set."""
@@ -415,8 +496,10 @@ class SpecDiff:
             head += f": the same law at all {len(self.comparisons)} parameter set(s) compared"
             bound, bounded = self.tv_bound, sum(c.output.within is not None for c in self.comparisons)
             if bound is not None:
-                head += (f", within TV <= {tolerance_text(bound)} ({bounded} from exact intervals of a bounded "
-                         f"enumeration, not exact equality; {len(self.comparisons) - bounded} exact)")
+                head += (
+                    f", within TV <= {tolerance_text(bound)} ({bounded} from exact intervals of a bounded "
+                    f"enumeration, not exact equality; {len(self.comparisons) - bounded} exact)"
+                )
             else:
                 head += " (exact equality)"
         out = [head]
@@ -450,44 +533,81 @@ def _search(frame: Spec, old: Side, new: Side, options: DiffOptions) -> tuple[di
         timeouts += any(c.output.reason and c.output.reason.startswith("time bound") for c in found)
         return any(c.output.verdict is Verdict.VIOLATED for c in found)
 
-    config = settings(max_examples=options.search_examples, database=None, deadline=None, derandomize=False,
-                      phases=(Phase.generate, Phase.shrink),
-                      suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+    config = settings(
+        max_examples=options.search_examples,
+        database=None,
+        deadline=None,
+        derandomize=False,
+        phases=(Phase.generate, Phase.shrink),
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+    )
     replay = f"--seed {options.seed} --search-examples {options.search_examples}"
     try:
         found = find(parameter_strategy(frame), differs, settings=config, random=random.Random(options.seed))
     except (NoSuchExample, Unsatisfiable) as error:
         none = isinstance(error, NoSuchExample)
-        summary = (f"no parameter set among {checked} drawn (seed {options.seed}) where the laws differ"
-                   if none else "the declared domain gave no parameter set to draw")
+        summary = (
+            f"no parameter set among {checked} drawn (seed {options.seed}) where the laws differ"
+            if none
+            else "the declared domain gave no parameter set to draw"
+        )
         if timeouts:
             summary += f"; {timeouts} hit the time bound"
-        return {"verdict": "proved" if none else "inconclusive", "seed": options.seed,
-                "examples": options.search_examples, "checked": checked, "timeouts": timeouts,
-                "parameters": None, "replay": replay, "summary": summary}, []
+        return {
+            "verdict": "proved" if none else "inconclusive",
+            "seed": options.seed,
+            "examples": options.search_examples,
+            "checked": checked,
+            "timeouts": timeouts,
+            "parameters": None,
+            "replay": replay,
+            "summary": summary,
+        }, []
     diffs = _bounded_diff(frame, old, new, found, _label(found), "search", options)
-    summary = (f"the laws differ at {_label(found)} (shrunk, seed {options.seed}, {checked} sets checked; "
-               f"replay with {replay})")
-    return {"verdict": "violated", "seed": options.seed, "examples": options.search_examples, "checked": checked,
-            "timeouts": timeouts, "parameters": {k: str(v) for k, v in found.items()}, "replay": replay,
-            "summary": summary}, diffs
+    summary = (
+        f"the laws differ at {_label(found)} (shrunk, seed {options.seed}, {checked} sets checked; "
+        f"replay with {replay})"
+    )
+    return {
+        "verdict": "violated",
+        "seed": options.seed,
+        "examples": options.search_examples,
+        "checked": checked,
+        "timeouts": timeouts,
+        "parameters": {k: str(v) for k, v in found.items()},
+        "replay": replay,
+        "summary": summary,
+    }, diffs
 
 
 def _label(p: Mapping[str, Any]) -> str:
     return ",".join(f"{k}={v}" for k, v in p.items()) or "(no parameters)"
 
 
-def diff_sides(old: Side, new: Side, parameter_sets: Sequence[Mapping[str, str]] = (), *,
-               options: DiffOptions = DiffOptions(), cases: bool = True, name: str | None = None,
-               changed: tuple[str, ...] | None = None) -> SpecDiff:
+def diff_sides(
+    old: Side,
+    new: Side,
+    parameter_sets: Sequence[Mapping[str, str]] = (),
+    *,
+    options: DiffOptions = DiffOptions(),
+    cases: bool = True,
+    name: str | None = None,
+    changed: tuple[str, ...] | None = None,
+) -> SpecDiff:
     """Compare ``old`` and ``new`` at the spec's cases (``cases``), at ``parameter_sets`` (each
     laid over the first case's parameters) and at the search's sets; see the module docstring.
     A version that cannot run on the engine's sources (:attr:`Side.unrunnable`) is not compared."""
     frame = new.spec or old.spec
     unrunnable = old.unrunnable or new.unrunnable
     if unrunnable is not None:
-        return SpecDiff(name or (frame.name if frame is not None else "diff"), old.label, new.label, changed=changed,
-                        status="not comparable", reason=unrunnable)
+        return SpecDiff(
+            name or (frame.name if frame is not None else "diff"),
+            old.label,
+            new.label,
+            changed=changed,
+            status="not comparable",
+            reason=unrunnable,
+        )
     search_allowed = frame is not None
     if frame is None:
         frame = _bare_frame(new.sampler, parameter_sets, f"{old.label} and {new.label}")
@@ -536,11 +656,17 @@ def overall(diffs: Sequence[SpecDiff], *, allow_uncompared: bool = False) -> Ver
     return _worst([d.verdict for d in diffs if not (allow_uncompared and d.uncompared)])
 
 
-def diff_document(diffs: Sequence[SpecDiff], *, base: Any = None, options: DiffOptions = DiffOptions(),
-                  allow_uncompared: bool = False) -> dict[str, Any]:
+def diff_document(
+    diffs: Sequence[SpecDiff], *, base: Any = None, options: DiffOptions = DiffOptions(), allow_uncompared: bool = False
+) -> dict[str, Any]:
     """The ``dpverify.diff/1`` JSON document (schemas/diff-1.schema.json)."""
-    return {"schema": DIFF_SCHEMA, "verdict": overall(diffs, allow_uncompared=allow_uncompared).value,
-            "base": None if base is None else {"revision": base.revision, "commit": base.commit},
-            "max_tv": fraction_text(options.max_tv), "seed": options.seed,
-            "allow_uncompared": allow_uncompared, "uncompared": [d.name for d in diffs if d.uncompared],
-            "specs": [d.to_json() for d in diffs]}
+    return {
+        "schema": DIFF_SCHEMA,
+        "verdict": overall(diffs, allow_uncompared=allow_uncompared).value,
+        "base": None if base is None else {"revision": base.revision, "commit": base.commit},
+        "max_tv": fraction_text(options.max_tv),
+        "seed": options.seed,
+        "allow_uncompared": allow_uncompared,
+        "uncompared": [d.name for d in diffs if d.uncompared],
+        "specs": [d.to_json() for d in diffs],
+    }

@@ -17,7 +17,16 @@ from dpverify.specs import Integer, Rational, SamplesPmf
 from dpverify.specs._api import Attempt, Bisection, Bounded, Case, Exhaustive, Randomness, Spec, SpecError
 from dpverify.verify.engine._arguments import elided
 
-__all__ = ["BARE_MIN_MASS", "Side", "interface_change", "new_of", "old_of", "parse_parameter_set", "resolve_reference", "version_in"]
+__all__ = [
+    "BARE_MIN_MASS",
+    "Side",
+    "interface_change",
+    "new_of",
+    "old_of",
+    "parse_parameter_set",
+    "resolve_reference",
+    "version_in",
+]
 
 #: Names under which a source tree's modules are imported apart (:mod:`~dpverify.verify.changes._repository_tree`).
 PRIVATE_PREFIX = "_dpverify_"
@@ -48,8 +57,10 @@ def _attribute(module: Any, path: str, reference: str) -> Any:
     value = module
     for part in path.split("."):
         if not hasattr(value, part):
-            raise InvalidArgument(f"reference {shown(reference)} names no attribute {elided(repr(part), 60)} in "
-                                  f"{elided(str(getattr(value, '__name__', '?')), 60)}; a reference is module:attribute.")
+            raise InvalidArgument(
+                f"reference {shown(reference)} names no attribute {elided(repr(part), 60)} in "
+                f"{elided(str(getattr(value, '__name__', '?')), 60)}; a reference is module:attribute."
+            )
         value = getattr(value, part)
     return value
 
@@ -58,8 +69,11 @@ def _current_enumeration(declared: Any) -> Any:
     """``declared`` (possibly built from an old copy of the spec API) as this dpverify's class."""
     for kind in (Exhaustive, Bisection, Bounded, Attempt):
         if type(declared).__name__ == kind.__name__:
-            return declared if isinstance(declared, kind) else kind(**{f.name: getattr(declared, f.name)
-                                                                      for f in fields(kind)})
+            return (
+                declared
+                if isinstance(declared, kind)
+                else kind(**{f.name: getattr(declared, f.name) for f in fields(kind)})
+            )
     return None
 
 
@@ -70,13 +84,17 @@ def _side(value: Any, label: str) -> Side:
         if sampler is None:
             raise InvalidArgument(f"reference {shown(label)} is a spec without a sampler; there is no code to compare.")
         if Randomness(value.randomness) is Randomness.NONE:
-            raise InvalidArgument(f"reference {shown(label)} is a black-box spec (randomness='none'): its draws "
-                                  "cannot be enumerated, so its law cannot be compared exactly.")
+            raise InvalidArgument(
+                f"reference {shown(label)} is a black-box spec (randomness='none'): its draws "
+                "cannot be enumerated, so its law cannot be compared exactly."
+            )
         return Side(label, value if isinstance(value, Spec) else None, sampler, _current_enumeration(value.enumeration))
     if isinstance(value, (list, tuple)) and value and all(type(v).__name__ == "Spec" for v in value):
         names = ", ".join(v.name for v in value)
-        raise InvalidArgument(f"reference {shown(label)} holds {len(value)} specs ({elided(names, 80)}); name one: "
-                              "module:attribute of a Spec, or its spec name.")
+        raise InvalidArgument(
+            f"reference {shown(label)} holds {len(value)} specs ({elided(names, 80)}); name one: "
+            "module:attribute of a Spec, or its spec name."
+        )
     if callable(value):
         return Side(label, None, value)
     raise InvalidArgument(f"reference {shown(label)} is {type(value).__name__}, not a Spec or a sampler callable.")
@@ -97,8 +115,9 @@ def resolve_reference(reference: str, base: Any = None, *, tree: Any = None) -> 
         try:
             (found,) = discover((), names=[reference])
         except SpecError as error:
-            raise InvalidArgument(f"reference {shown(reference)} is no module:attribute, and as a spec name: "
-                                  f"{elided(str(error), 150)}") from None
+            raise InvalidArgument(
+                f"reference {shown(reference)} is no module:attribute, and as a spec name: {elided(str(error), 150)}"
+            ) from None
         new = _side(found.spec, label)
         if tree is not None:
             return version_in(tree, new, label)
@@ -113,8 +132,10 @@ def resolve_reference(reference: str, base: Any = None, *, tree: Any = None) -> 
     try:
         module = importlib.import_module(module_name)
     except Exception as error:  # noqa: BLE001 - the user's module: whatever stops its import is reported
-        raise InvalidArgument(f"reference {shown(reference)}: module {elided(repr(module_name), 60)} does not "
-                              f"import: {type(error).__name__}: {elided(str(error), 80)}") from None
+        raise InvalidArgument(
+            f"reference {shown(reference)}: module {elided(repr(module_name), 60)} does not "
+            f"import: {type(error).__name__}: {elided(str(error), 80)}"
+        ) from None
     return _side(_attribute(module, path, reference), label)
 
 
@@ -124,8 +145,10 @@ def _function_at(tree: Any, function: Callable[..., Any], what: str) -> Callable
     if module and tree.layout.relative_path(module) is not None and tree.module(module) is sys.modules.get(module):
         return function  # the tree's module is the one in use: the function is the tree's, lambda or not
     if not module or "<" in qualname:
-        raise InvalidArgument(f"the {what} {shown(function, 60)} is not a module-level function or method "
-                              f"({qualname or '?'}), so it cannot be found in {tree.label}.")
+        raise InvalidArgument(
+            f"the {what} {shown(function, 60)} is not a module-level function or method "
+            f"({qualname or '?'}), so it cannot be found in {tree.label}."
+        )
     return _attribute(tree.module(module), qualname, f"{module}:{qualname}")
 
 
@@ -172,11 +195,13 @@ def interface_change(tree: Any, side: Side) -> str | None:
         reached = tree.interface_reached(module)
         if reached is not None:
             where = tree.layout.relative_path(reached)
-            return (f"{where}, the engine's interface (RandomSource, the error classes), has other code in "
-                    f"{tree.label} than in the dpverify running: the code read there checks rng against its own "
-                    "RandomSource class, which the engine's enumerating sources are not instances of, so it cannot "
-                    "run on them and the two laws cannot be compared (dpverify check verifies the working tree's "
-                    f"code against its spec; a base revision with the same {where} can be compared)")
+            return (
+                f"{where}, the engine's interface (RandomSource, the error classes), has other code in "
+                f"{tree.label} than in the dpverify running: the code read there checks rng against its own "
+                "RandomSource class, which the engine's enumerating sources are not instances of, so it cannot "
+                "run on them and the two laws cannot be compared (dpverify check verifies the working tree's "
+                f"code against its spec; a base revision with the same {where} can be compared)"
+            )
     return None
 
 
@@ -190,8 +215,11 @@ def _spec_in(tree: Any, name: str, sampler: Any) -> Any:
         return None
     for value in values:
         for candidate in value if isinstance(value, (list, tuple)) else (value,):
-            if type(candidate).__name__ == "Spec" and getattr(candidate, "name", None) == name \
-                    and getattr(candidate, "sampler", None) is not None:
+            if (
+                type(candidate).__name__ == "Spec"
+                and getattr(candidate, "name", None) == name
+                and getattr(candidate, "sampler", None) is not None
+            ):
                 return candidate
     return None
 
@@ -218,8 +246,10 @@ def parse_parameter_set(text: str) -> dict[str, str]:
         name, equals, value = item.partition("=")
         name, value = name.strip(), value.strip()
         if not equals or not name.isidentifier() or not value:
-            raise InvalidArgument(f"--param must be name=value pairs separated by commas, such as scale=3/2,sensitivity=1; "
-                                  f"got --param={shown(text)}.")
+            raise InvalidArgument(
+                f"--param must be name=value pairs separated by commas, such as scale=3/2,sensitivity=1; "
+                f"got --param={shown(text)}."
+            )
         if name in pairs:
             raise InvalidArgument(f"--param names {name} twice; got --param={shown(text)}.")
         pairs[name] = value
@@ -229,14 +259,22 @@ def parse_parameter_set(text: str) -> dict[str, str]:
 def _bare_frame(sampler: Callable[..., Any], sets: Sequence[Mapping[str, str]], label: str) -> Spec:
     """A spec for two bare samplers: their parameters from the caller's sets, no search."""
     if not sets:
-        raise InvalidArgument(f"neither reference is a spec, so there are no declared parameter sets; give one with "
-                              f"--param name=value,... (comparing {label}).")
+        raise InvalidArgument(
+            f"neither reference is a spec, so there are no declared parameter sets; give one with "
+            f"--param name=value,... (comparing {label})."
+        )
     names = list(sets[0])
     if any(list(s) != names for s in sets):
         raise InvalidArgument("every --param set must name the same parameters when neither reference is a spec.")
     domains = {n: Integer(-(10**100)) if all(_is_integer(s[n]) for s in sets) else Rational() for n in names}
-    return Spec(name="diff", sampler=sampler, parameters=domains, cases=[Case(dict(s)) for s in sets],
-                claim=SamplesPmf(), enumeration=Bounded(min_mass=BARE_MIN_MASS))
+    return Spec(
+        name="diff",
+        sampler=sampler,
+        parameters=domains,
+        cases=[Case(dict(s)) for s in sets],
+        claim=SamplesPmf(),
+        enumeration=Bounded(min_mass=BARE_MIN_MASS),
+    )
 
 
 def _is_integer(text: str) -> bool:

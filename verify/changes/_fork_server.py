@@ -60,7 +60,7 @@ _START_SECONDS = 300
 #: ``PYTHONPATH`` those of the unmodified copy.  One JSON request per line on stdin, one JSON
 #: answer per line on stdout: ``{"ready": bool, "leaked": [...]}`` once, then for each request
 #: ``{"pid": N}`` at once and ``{"code": N}`` when the child has ended.
-SERVER = r'''
+SERVER = r"""
 import importlib, json, os, sys, traceback, warnings
 preload, forbidden = json.loads(sys.argv[1]), set(json.loads(sys.argv[2]))
 
@@ -142,7 +142,7 @@ for line in sys.stdin:
     print(json.dumps({"pid": pid}), flush=True)
     _, status = os.waitpid(pid, 0)
     print(json.dumps({"code": os.waitstatus_to_exitcode(status)}), flush=True)
-'''
+"""
 
 
 class ForkServerUnavailable(Exception):
@@ -175,14 +175,20 @@ class ForkServer:
     environment (the copy first on ``PYTHONPATH``), ``preload`` the modules to import first and
     ``forbidden`` the top-level packages that must not be imported before a child does."""
 
-    def __init__(self, base: Path, environment: dict[str, str], preload: Sequence[str],
-                 forbidden: Sequence[str]) -> None:
+    def __init__(
+        self, base: Path, environment: dict[str, str], preload: Sequence[str], forbidden: Sequence[str]
+    ) -> None:
         if not hasattr(os, "fork"):
             raise ForkServerUnavailable("this platform has no fork")
         self._process = subprocess.Popen(
             [sys.executable, "-c", SERVER, json.dumps(list(preload)), json.dumps(sorted(set(forbidden)))],
-            cwd=base, env=environment, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            start_new_session=True)
+            cwd=base,
+            env=environment,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         self._buffer = b""
         self.preload = tuple(preload)
         self.child: int | None = None
@@ -211,12 +217,24 @@ class ForkServer:
         line, _, self._buffer = self._buffer.partition(b"\n")
         return json.loads(line)
 
-    def run(self, copy: Path, arguments: Sequence[str], stderr: Path, pythonpath: str, timeout: float,
-            trace: Path | None = None) -> int | None:
+    def run(
+        self,
+        copy: Path,
+        arguments: Sequence[str],
+        stderr: Path,
+        pythonpath: str,
+        timeout: float,
+        trace: Path | None = None,
+    ) -> int | None:
         """Run ``dpverify ARGUMENTS`` in ``copy``: its exit code, or None past ``timeout`` seconds
         (its process group is killed).  Raises :class:`ForkServerUnavailable` if the server is gone."""
-        job = {"copy": str(copy), "arguments": list(arguments), "stderr": str(stderr), "pythonpath": pythonpath,
-               "trace": None if trace is None else str(trace)}
+        job = {
+            "copy": str(copy),
+            "arguments": list(arguments),
+            "stderr": str(stderr),
+            "pythonpath": pythonpath,
+            "trace": None if trace is None else str(trace),
+        }
         stdin = self._process.stdin
         assert stdin is not None
         try:

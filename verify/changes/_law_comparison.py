@@ -41,8 +41,14 @@ def _interval(value: Fraction, width: Fraction) -> dict[str, str]:
 
 
 def _compare(
-    old: Mapping[Hashable, Fraction], old_u: Fraction, new: Mapping[Hashable, Fraction], new_u: Fraction,
-    max_tv: Fraction, check: str, what: Callable[[Hashable], str], shown_key: Callable[[Hashable], Any],
+    old: Mapping[Hashable, Fraction],
+    old_u: Fraction,
+    new: Mapping[Hashable, Fraction],
+    new_u: Fraction,
+    max_tv: Fraction,
+    check: str,
+    what: Callable[[Hashable], str],
+    shown_key: Callable[[Hashable], Any],
 ) -> CheckResult:
     """The comparison of :mod:`~dpverify.verify.changes._diff`'s docstring, on masses keyed by
     outputs or (output, draws)."""
@@ -52,13 +58,25 @@ def _compare(
         for key in keys:
             a, b = old.get(key, zero), new.get(key, zero)
             if a != b:
-                return CheckResult(check, Verdict.VIOLATED,
-                                   f"{what(key)}: old {fraction_text(a)} (~{decimal_text(a, 6)}) vs new "
-                                   f"{fraction_text(b)} (~{decimal_text(b, 6)})",
-                                   evidence={"at": shown_key(key), "old": fraction_text(a), "new": fraction_text(b),
-                                             "exact": True, "compared": len(keys)})
-        return CheckResult(check, Verdict.PROVED, f"identical exact laws over {len(keys)} value(s)",
-                           evidence={"exact": True, "compared": len(keys), "tv_bound": "0", "pointwise_bound": "0"})
+                return CheckResult(
+                    check,
+                    Verdict.VIOLATED,
+                    f"{what(key)}: old {fraction_text(a)} (~{decimal_text(a, 6)}) vs new "
+                    f"{fraction_text(b)} (~{decimal_text(b, 6)})",
+                    evidence={
+                        "at": shown_key(key),
+                        "old": fraction_text(a),
+                        "new": fraction_text(b),
+                        "exact": True,
+                        "compared": len(keys),
+                    },
+                )
+        return CheckResult(
+            check,
+            Verdict.PROVED,
+            f"identical exact laws over {len(keys)} value(s)",
+            evidence={"exact": True, "compared": len(keys), "tv_bound": "0", "pointwise_bound": "0"},
+        )
     pointwise, absolute = max(old_u, new_u), zero
     widest: tuple[Fraction, Hashable] | None = None  # the value whose intervals lie farthest apart
     for key in keys:
@@ -71,37 +89,72 @@ def _compare(
     if widest is not None:
         key = widest[1]
         a, b = old.get(key, zero), new.get(key, zero)
-        return CheckResult(check, Verdict.VIOLATED,
-                           f"{what(key)}: old in [{decimal_text(a, 8)}, {decimal_text(a + old_u, 8)}], new in "
-                           f"[{decimal_text(b, 8)}, {decimal_text(b + new_u, 8)}]: disjoint, so they differ",
-                           evidence={"at": shown_key(key), "old": _interval(a, old_u), "new": _interval(b, new_u),
-                                     "gap": fraction_text(widest[0]), "exact": False, "compared": len(keys)})
+        return CheckResult(
+            check,
+            Verdict.VIOLATED,
+            f"{what(key)}: old in [{decimal_text(a, 8)}, {decimal_text(a + old_u, 8)}], new in "
+            f"[{decimal_text(b, 8)}, {decimal_text(b + new_u, 8)}]: disjoint, so they differ",
+            evidence={
+                "at": shown_key(key),
+                "old": _interval(a, old_u),
+                "new": _interval(b, new_u),
+                "gap": fraction_text(widest[0]),
+                "exact": False,
+                "compared": len(keys),
+            },
+        )
     tv = (absolute + old_u + new_u) / 2
-    evidence = {"exact": False, "compared": len(keys), "tv_bound": fraction_text(tv),
-                "tv_bound_decimal": decimal_text(tv, 8), "pointwise_bound": fraction_text(pointwise),
-                "pointwise_bound_decimal": decimal_text(pointwise, 8), "old_unexplored": fraction_text(old_u),
-                "new_unexplored": fraction_text(new_u), "max_tv": fraction_text(max_tv)}
-    summary = (f"no value separates them: TV(old, new) <= {decimal_text(tv, 6)} and |P_old - P_new| <= "
-               f"{decimal_text(pointwise, 6)} at every value ({len(keys)} compared)")
+    evidence = {
+        "exact": False,
+        "compared": len(keys),
+        "tv_bound": fraction_text(tv),
+        "tv_bound_decimal": decimal_text(tv, 8),
+        "pointwise_bound": fraction_text(pointwise),
+        "pointwise_bound_decimal": decimal_text(pointwise, 8),
+        "old_unexplored": fraction_text(old_u),
+        "new_unexplored": fraction_text(new_u),
+        "max_tv": fraction_text(max_tv),
+    }
+    summary = (
+        f"no value separates them: TV(old, new) <= {decimal_text(tv, 6)} and |P_old - P_new| <= "
+        f"{decimal_text(pointwise, 6)} at every value ({len(keys)} compared)"
+    )
     if tv <= max_tv:
         # a proof within a tolerance, never exact equality: the verdict text says so
         return CheckResult(check, Verdict.PROVED, summary, evidence=evidence, within=pointwise)
-    reason = (f"the TV bound {decimal_text(tv, 6)} exceeds max_tv={fraction_text(max_tv)}: "
-              "lower the enumeration's min_mass to tighten it")
+    reason = (
+        f"the TV bound {decimal_text(tv, 6)} exceeds max_tv={fraction_text(max_tv)}: "
+        "lower the enumeration's min_mass to tighten it"
+    )
     return CheckResult(check, Verdict.INCONCLUSIVE, f"{summary}; {reason}", reason=reason, evidence=evidence)
 
 
 def compare_outputs(old: Enumeration, new: Enumeration, *, max_tv: Fraction = DEFAULT_MAX_TV) -> CheckResult:
     """The output laws of two enumerations compared (:mod:`~dpverify.verify.changes._diff`, "Outputs")."""
-    return _compare(old.masses, old.unexplored, new.masses, new.unexplored, max_tv, "output_distribution",
-                    lambda o: f"the laws differ at output {shown_value(o, 60)}", json_value)
+    return _compare(
+        old.masses,
+        old.unexplored,
+        new.masses,
+        new.unexplored,
+        max_tv,
+        "output_distribution",
+        lambda o: f"the laws differ at output {shown_value(o, 60)}",
+        json_value,
+    )
 
 
 def compare_draws(old: Enumeration, new: Enumeration, *, max_tv: Fraction = DEFAULT_MAX_TV) -> CheckResult:
     """The joint laws of (output, draws) compared: the timing channel (:mod:`~dpverify.verify.changes._diff`)."""
-    result = _compare(old.joint, old.unexplored, new.joint, new.unexplored, max_tv, "timing_channel",
-                      lambda key: f"the number of draws changed: P(output={shown_value(key[0], 40)}, draws={key[1]})",
-                      lambda key: {"output": json_value(key[0]), "draws": key[1]})
+    result = _compare(
+        old.joint,
+        old.unexplored,
+        new.joint,
+        new.unexplored,
+        max_tv,
+        "timing_channel",
+        lambda key: f"the number of draws changed: P(output={shown_value(key[0], 40)}, draws={key[1]})",
+        lambda key: {"output": json_value(key[0]), "draws": key[1]},
+    )
     if result.verdict is not Verdict.VIOLATED:
         result = _draws_cdf(old, new) or result
     evidence = dict(result.evidence)
@@ -133,13 +186,20 @@ def _draws_cdf(old: Enumeration, new: Enumeration) -> CheckResult | None:
     if widest is None:
         return None
     gap, k, a, b = widest
-    return CheckResult("timing_channel", Verdict.VIOLATED,
-                       f"the number of draws changed: P(draws <= {k}): old in [{decimal_text(a, 8)}, "
-                       f"{decimal_text(a + old.unexplored, 8)}], new in [{decimal_text(b, 8)}, "
-                       f"{decimal_text(b + new.unexplored, 8)}]: disjoint, so they differ",
-                       evidence={"at": {"draws_at_most": k}, "old": _interval(a, old.unexplored),
-                                 "new": _interval(b, new.unexplored), "gap": fraction_text(gap),
-                                 "exact": old.exhausted and new.exhausted})
+    return CheckResult(
+        "timing_channel",
+        Verdict.VIOLATED,
+        f"the number of draws changed: P(draws <= {k}): old in [{decimal_text(a, 8)}, "
+        f"{decimal_text(a + old.unexplored, 8)}], new in [{decimal_text(b, 8)}, "
+        f"{decimal_text(b + new.unexplored, 8)}]: disjoint, so they differ",
+        evidence={
+            "at": {"draws_at_most": k},
+            "old": _interval(a, old.unexplored),
+            "new": _interval(b, new.unexplored),
+            "gap": fraction_text(gap),
+            "exact": old.exhausted and new.exhausted,
+        },
+    )
 
 
 def _mean_draws(found: Enumeration) -> Fraction:

@@ -62,8 +62,23 @@ __all__ = ["MODULE_SCOPE", "OPERATORS", "Mutant", "mutants_of", "verified_source
 #: The function name of code outside any function or class.
 MODULE_SCOPE = "<module>"
 
-OPERATORS = ("compare", "arith", "unary", "constant", "boolean", "not", "boolop", "args", "randbelow",
-             "bernoulli", "builtin", "range", "return", "loop", "delete")
+OPERATORS = (
+    "compare",
+    "arith",
+    "unary",
+    "constant",
+    "boolean",
+    "not",
+    "boolop",
+    "args",
+    "randbelow",
+    "bernoulli",
+    "builtin",
+    "range",
+    "return",
+    "loop",
+    "delete",
+)
 
 _COMPARE: dict[type[ast.cmpop], tuple[type[ast.cmpop], ...]] = {
     ast.Lt: (ast.LtE, ast.GtE),
@@ -97,8 +112,24 @@ _NO_SWAP = frozenset({"isinstance", "issubclass", "getattr", "setattr", "hasattr
 #: for programmer errors).
 _SKIPPED_STATEMENTS = (ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal, ast.Pass, ast.Raise, ast.Assert)
 _SIMPLE_STATEMENTS = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Expr)
-_TYPE_NAMES = frozenset({"int", "str", "bytes", "bool", "float", "complex", "object", "type", "list", "dict",
-                         "tuple", "set", "frozenset", "None"})
+_TYPE_NAMES = frozenset(
+    {
+        "int",
+        "str",
+        "bytes",
+        "bool",
+        "float",
+        "complex",
+        "object",
+        "type",
+        "list",
+        "dict",
+        "tuple",
+        "set",
+        "frozenset",
+        "None",
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,10 +163,19 @@ class Mutant:
         return lines[self.line - 1].strip() if 0 < self.line <= len(lines) else ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "module": self.module, "function": self.function, "line": self.line,
-                "operator": self.operator, "description": self.description, "original": self.original,
-                "mutated": self.mutated, "mutated_line": self.mutated_line, "input_check": self.input_check,
-                "at_import": self.at_import}
+        return {
+            "id": self.id,
+            "module": self.module,
+            "function": self.function,
+            "line": self.line,
+            "operator": self.operator,
+            "description": self.description,
+            "original": self.original,
+            "mutated": self.mutated,
+            "mutated_line": self.mutated_line,
+            "input_check": self.input_check,
+            "at_import": self.at_import,
+        }
 
 
 def _clip(text: str, limit: int = 70) -> str:
@@ -205,7 +245,8 @@ def _is_type_expression(node: ast.AST) -> bool:
 
 def _is_type_checking(test: ast.expr) -> bool:
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 def _assigns_all(node: ast.AST) -> bool:
@@ -263,8 +304,9 @@ class _Finder:
         for index, statement in enumerate(getattr(parent, name)):
             self.statement(statement, parent, name, index, context, in_loop=in_loop)
 
-    def statement(self, node: ast.stmt, parent: ast.AST, name: str, index: int, context: _Context,
-                  *, in_loop: bool) -> None:
+    def statement(
+        self, node: ast.stmt, parent: ast.AST, name: str, index: int, context: _Context, *, in_loop: bool
+    ) -> None:
         if _is_docstring(node) or isinstance(node, _SKIPPED_STATEMENTS):
             return
         if in_loop and not isinstance(node, (ast.Break, ast.Continue)):  # those two are swapped instead
@@ -280,14 +322,19 @@ class _Finder:
     def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, here: _Where, context: _Context) -> None:
         """The defaults (counted as the function's own) and the body; never the annotations or decorators."""
         returns = node.returns
-        inner = _Context(_qualified(context, node.name), isinstance(returns, ast.Name) and returns.id == "bool",
-                         _is_generator(node), at_import=False)
+        inner = _Context(
+            _qualified(context, node.name),
+            isinstance(returns, ast.Name) and returns.id == "bool",
+            _is_generator(node),
+            at_import=False,
+        )
         arguments = node.args
         for name in ("defaults", "kw_defaults"):
             for index, default in enumerate(getattr(arguments, name)):
                 if default is not None:  # evaluated where the function is defined
-                    self.expression(default, arguments, name, index,
-                                    replace(inner, at_import=context.at_import, in_default=True))
+                    self.expression(
+                        default, arguments, name, index, replace(inner, at_import=context.at_import, in_default=True)
+                    )
         self.body(node, "body", inner, in_loop=False)
 
     def class_(self, node: ast.ClassDef, here: _Where, context: _Context) -> None:
@@ -366,22 +413,44 @@ class _Finder:
         self.expression(test, node, "test", None, context)
 
     STATEMENTS: dict[type[ast.stmt], Callable[[Any, Any, _Where, _Context], None]] = {
-        ast.FunctionDef: function, ast.AsyncFunctionDef: function, ast.ClassDef: class_,
-        ast.Assign: assign, ast.AnnAssign: assign, ast.AugAssign: augmented, ast.Return: return_,
-        ast.If: if_, ast.While: while_, ast.For: for_, ast.AsyncFor: for_, ast.With: with_,
-        ast.AsyncWith: with_, ast.Try: try_, ast.Break: break_, ast.Continue: continue_,
-        ast.Expr: expression_statement, ast.Delete: lambda *_: None,
+        ast.FunctionDef: function,
+        ast.AsyncFunctionDef: function,
+        ast.ClassDef: class_,
+        ast.Assign: assign,
+        ast.AnnAssign: assign,
+        ast.AugAssign: augmented,
+        ast.Return: return_,
+        ast.If: if_,
+        ast.While: while_,
+        ast.For: for_,
+        ast.AsyncFor: for_,
+        ast.With: with_,
+        ast.AsyncWith: with_,
+        ast.Try: try_,
+        ast.Break: break_,
+        ast.Continue: continue_,
+        ast.Expr: expression_statement,
+        ast.Delete: lambda *_: None,
     }
 
     # -- expressions ----------------------------------------------------------------------------
 
-    def expression(self, node: ast.expr, parent: ast.AST, name: str, index: int | None, context: _Context,
-                   *, context_node: ast.AST | None = None) -> None:
+    def expression(
+        self,
+        node: ast.expr,
+        parent: ast.AST,
+        name: str,
+        index: int | None,
+        context: _Context,
+        *,
+        context_node: ast.AST | None = None,
+    ) -> None:
         """Every site in the expression ``node`` (``parent.name[index]``), then in its children;
         ``context_node`` is what a constant is shown within when ``parent`` is not an expression."""
         handler = self.EXPRESSIONS.get(type(node))
-        if handler is not None and handler(self, node, (parent, name, index), context,
-                                           context_node if context_node is not None else parent):
+        if handler is not None and handler(
+            self, node, (parent, name, index), context, context_node if context_node is not None else parent
+        ):
             return  # the handler visited what is to be visited
         for child_name, value in ast.iter_fields(node):
             if isinstance(value, ast.expr):
@@ -479,15 +548,44 @@ class _Finder:
         return False
 
     EXPRESSIONS: dict[type[ast.expr], Callable[[Any, Any, _Where, _Context, ast.AST], bool]] = {
-        ast.Compare: compare, ast.BinOp: binary, ast.UnaryOp: unary, ast.BoolOp: boolean_operation,
-        ast.Constant: constant, ast.IfExp: conditional, ast.Call: call, ast.JoinedStr: lambda *_: True,
+        ast.Compare: compare,
+        ast.BinOp: binary,
+        ast.UnaryOp: unary,
+        ast.BoolOp: boolean_operation,
+        ast.Constant: constant,
+        ast.IfExp: conditional,
+        ast.Call: call,
+        ast.JoinedStr: lambda *_: True,
     }
 
-    def add(self, parent: ast.AST, name: str, index: int | None, old: ast.AST, new: ast.AST, operator: str,
-            context: _Context, *, shown: ast.AST | None = None) -> None:
+    def add(
+        self,
+        parent: ast.AST,
+        name: str,
+        index: int | None,
+        old: ast.AST,
+        new: ast.AST,
+        operator: str,
+        context: _Context,
+        *,
+        shown: ast.AST | None = None,
+    ) -> None:
         """A site: ``parent.name[index]`` (``old``) becomes ``new``; ``shown`` is ``old`` or an ancestor."""
-        self.sites.append(_Site(parent, name, index, old, new, operator, context.function, context.input_check,
-                                context.at_import, old if shown is None else shown, context.in_default))
+        self.sites.append(
+            _Site(
+                parent,
+                name,
+                index,
+                old,
+                new,
+                operator,
+                context.function,
+                context.input_check,
+                context.at_import,
+                old if shown is None else shown,
+                context.in_default,
+            )
+        )
 
 
 def _is_integer(node: ast.AST) -> bool:
@@ -496,8 +594,10 @@ def _is_integer(node: ast.AST) -> bool:
 
 def _is_text(node: ast.BinOp) -> bool:
     """``"a" + b`` or ``"%d" % n``: string building, not arithmetic."""
-    return any(isinstance(side, ast.JoinedStr) or (isinstance(side, ast.Constant) and isinstance(side.value, (str, bytes)))
-               for side in (node.left, node.right))
+    return any(
+        isinstance(side, ast.JoinedStr) or (isinstance(side, ast.Constant) and isinstance(side.value, (str, bytes)))
+        for side in (node.left, node.right)
+    )
 
 
 def _shown(around: ast.AST, node: ast.AST) -> ast.AST:
@@ -554,9 +654,22 @@ def mutants_of(module: str, source: str) -> tuple[Mutant, ...]:
         occurrence = seen.get(key, 0)
         seen[key] = occurrence + 1
         digest = _hash(module, site.function, site.operator, before, after, str(occurrence))
-        found.append(Mutant(f"{module}:{site.function}:{digest}", module, site.function, site.operator,
-                            site.old.lineno, before, after, site.input_check,  # type: ignore[attr-defined]
-                            text.splice(site.old, ast.unparse(site.new)), index, site.at_import, site.in_default))
+        found.append(
+            Mutant(
+                f"{module}:{site.function}:{digest}",
+                module,
+                site.function,
+                site.operator,
+                site.old.lineno,
+                before,
+                after,
+                site.input_check,  # type: ignore[attr-defined]
+                text.splice(site.old, ast.unparse(site.new)),
+                index,
+                site.at_import,
+                site.in_default,
+            )
+        )
     return tuple(found)
 
 

@@ -84,9 +84,15 @@ class Result:
     specs: tuple[str, ...] | None = None  # the specs the gate ran on it; None: every spec found
 
     def to_json(self) -> dict[str, Any]:
-        return {**self.mutant.to_json(), "status": self.status, "kills": [k.to_json() for k in self.kills],
-                "detail": self.detail or None, "equivalence_reason": self.reason,
-                "specs": None if self.specs is None else list(self.specs), "seconds": round(self.seconds, 2)}
+        return {
+            **self.mutant.to_json(),
+            "status": self.status,
+            "kills": [k.to_json() for k in self.kills],
+            "detail": self.detail or None,
+            "equivalence_reason": self.reason,
+            "specs": None if self.specs is None else list(self.specs),
+            "seconds": round(self.seconds, 2),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,14 +184,23 @@ def _probe(workspace: _Workspace, targets: Sequence[Target]) -> list[tuple[str, 
     modules loaded once ``dpverify check``'s own modules are imported (empty if that failed)."""
     folder = workspace.copy("probe")
     try:
-        run = subprocess.run([sys.executable, "-c", _PROBE, *(t.module for t in targets)], cwd=folder,
-                             env=_environment(folder), capture_output=True, text=True, timeout=120, check=False)
+        run = subprocess.run(
+            [sys.executable, "-c", _PROBE, *(t.module for t in targets)],
+            cwd=folder,
+            env=_environment(folder),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
         lines = run.stdout.splitlines()
-        found = lines[:len(targets)]
+        found = lines[: len(targets)]
         for target, origin in zip(targets, found, strict=False):
             if not Path(origin).resolve().is_relative_to(folder.resolve()):
-                raise DpverifyError(f"the mutants' copy is not what Python imports: {target.module} comes from "
-                                    f"{origin}; is it installed in a way that bypasses PYTHONPATH?")
+                raise DpverifyError(
+                    f"the mutants' copy is not what Python imports: {target.module} comes from "
+                    f"{origin}; is it installed in a way that bypasses PYTHONPATH?"
+                )
         if len(found) != len(targets):
             raise DpverifyError(f"cannot import the copy of the modules to mutate: {_last_line(run.stderr)}")
     finally:
@@ -200,8 +215,10 @@ def _baseline_error(run: GateRun, options: GateOptions, what: str = "") -> str |
     if status == SURVIVED:
         return None
     why = "; ".join(str(k) for k in kills[:2]) or detail
-    return (f"the gate does not pass on the unmodified code{what} ({status}: {_clip(why, 220)}), so no mutant could "
-            f"be measured; fix it, or narrow it with --spec or --spec-module.")
+    return (
+        f"the gate does not pass on the unmodified code{what} ({status}: {_clip(why, 220)}), so no mutant could "
+        f"be measured; fix it, or narrow it with --spec or --spec-module."
+    )
 
 
 _NAMES = """\
@@ -215,9 +232,15 @@ def _spec_names(workspace: _Workspace, options: GateOptions) -> tuple[str, ...]:
     """The names of the specs the gate finds in the copy (all of them, or those ``--spec`` names)."""
     folder = workspace.copy("names")
     try:
-        run = subprocess.run([sys.executable, "-c", _NAMES, json.dumps(options.spec_modules), json.dumps(options.specs)],
-                             cwd=folder, env=_environment(folder), capture_output=True, text=True, timeout=600,
-                             check=False)
+        run = subprocess.run(
+            [sys.executable, "-c", _NAMES, json.dumps(options.spec_modules), json.dumps(options.specs)],
+            cwd=folder,
+            env=_environment(folder),
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
     finally:
         workspace.remove(folder)
     try:
@@ -289,8 +312,9 @@ class _LocalRunner:
     one starts, in a fresh interpreter otherwise.  The servers preload what the probe and the
     traced runs so far imported (outside the ``forbidden`` top-level packages)."""
 
-    def __init__(self, targets: Sequence[Target], jobs: int, *, fork: bool = True,
-                 forbidden: Sequence[str] = ()) -> None:
+    def __init__(
+        self, targets: Sequence[Target], jobs: int, *, fork: bool = True, forbidden: Sequence[str] = ()
+    ) -> None:
         self.targets = tuple(targets)
         self.jobs = jobs
         self.workspace = _Workspace(targets, compiled=fork)
@@ -412,8 +436,9 @@ class _ClusterRunner:
         from dpverify.verify.gate._sweep import sweep_results
 
         tasks = [(CopyTask(self.modules, job.options, self._mutated(job.mutant), job.trace),) for job in jobs]
-        for position, (run, ran) in enumerate(sweep_results(run_in_copy, tasks, jobs=self.jobs,
-                                                            scheduler=self.scheduler)):
+        for position, (run, ran) in enumerate(
+            sweep_results(run_in_copy, tasks, jobs=self.jobs, scheduler=self.scheduler)
+        ):
             yield position, run, set(ran)
 
     def _mutated(self, mutant: Mutant | None) -> tuple[str, str] | None:
@@ -457,13 +482,17 @@ def run_in_copy(task: CopyTask) -> tuple[GateRun, frozenset[tuple[str, str]]]:
     the copy removed.  The run and, when traced, ``(file in the copy, function)`` for each
     function it ran."""
     if task.version != __version__:
-        raise DpverifyError(f"this worker has dpverify {__version__}, the mutants were made with {task.version}; "
-                            "install the same version on every worker.")
+        raise DpverifyError(
+            f"this worker has dpverify {__version__}, the mutants were made with {task.version}; "
+            "install the same version on every worker."
+        )
     targets = [locate(name) for name, _ in task.modules]
     for target, (name, digest) in zip(targets, task.modules, strict=True):
         if _digest(target.source) != digest:
-            raise DpverifyError(f"{name} on this worker ({target.file}) is not the text the mutants were made from; "
-                                "install the same version on every worker.")
+            raise DpverifyError(
+                f"{name} on this worker ({target.file}) is not the text the mutants were made from; "
+                "install the same version on every worker."
+            )
     workspace = _Workspace(targets)
     try:
         key = tuple(name for name, _ in task.modules)
@@ -481,9 +510,17 @@ def run_in_copy(task: CopyTask) -> tuple[GateRun, frozenset[tuple[str, str]]]:
         workspace.close()
 
 
-def measure(targets: Sequence[Target], mutants: Sequence[Mutant], options: GateOptions, *, jobs: int | None,
-            select_specs: bool = True, progress: Callable[[Result, int, int], None] | None = None,
-            scheduler: str | None = None, fork: bool = True) -> Measurement:
+def measure(
+    targets: Sequence[Target],
+    mutants: Sequence[Mutant],
+    options: GateOptions,
+    *,
+    jobs: int | None,
+    select_specs: bool = True,
+    progress: Callable[[Result, int, int], None] | None = None,
+    scheduler: str | None = None,
+    fork: bool = True,
+) -> Measurement:
     """Run the gate on the unmodified copy, then on every mutant, ``jobs`` at a time.
 
     With ``select_specs`` the unmodified run is traced one spec at a time, and each mutant runs
@@ -502,8 +539,9 @@ def measure(targets: Sequence[Target], mutants: Sequence[Mutant], options: GateO
     else:
         if jobs is None:
             raise DpverifyError("measure needs jobs, the gate runs at a time, unless a scheduler runs them.")
-        runner = _LocalRunner(targets, jobs, fork=fork,
-                              forbidden=[module.partition(".")[0] for module in options.spec_modules])
+        runner = _LocalRunner(
+            targets, jobs, fork=fork, forbidden=[module.partition(".")[0] for module in options.spec_modules]
+        )
     targets_by_module = {t.module: t for t in targets}
     try:
         runner.start()
@@ -514,8 +552,9 @@ def measure(targets: Sequence[Target], mutants: Sequence[Mutant], options: GateO
             names = found = runner.spec_names(options)
             ran_by_spec: dict[str, set[tuple[str, str]]] = {}
             # traced runs are slower, so their bound on each case is stretched by as much
-            traced = replace(options, time_limit=None if options.time_limit is None
-                             else options.time_limit * TRACING_SLOWDOWN)
+            traced = replace(
+                options, time_limit=None if options.time_limit is None else options.time_limit * TRACING_SLOWDOWN
+            )
             spec_jobs = [_Job(f"spec{i}", replace(traced, specs=(name,)), trace=True) for i, name in enumerate(names)]
             for position, run, ran in runner.runs(spec_jobs):
                 error = _baseline_error(run, options, f" (spec {names[position]})")
@@ -541,8 +580,12 @@ def measure(targets: Sequence[Target], mutants: Sequence[Mutant], options: GateO
             if coverage is not None:
                 specs = _chosen_specs(mutant, targets_by_module[mutant.module], coverage)
                 if not specs:
-                    results[index] = Result(mutant, SURVIVED, detail=f"no spec runs {mutant.function} on the "
-                                            "unmodified code, so no case can see the change", specs=())
+                    results[index] = Result(
+                        mutant,
+                        SURVIVED,
+                        detail=f"no spec runs {mutant.function} on the unmodified code, so no case can see the change",
+                        specs=(),
+                    )
                     if progress is not None:
                         progress(results[index], len(results), len(mutants))
                     continue
@@ -554,8 +597,11 @@ def measure(targets: Sequence[Target], mutants: Sequence[Mutant], options: GateO
             results[index] = Result(mutants[index], status, kills, detail, run.seconds, specs=specs)
             if progress is not None:
                 progress(results[index], len(results), len(mutants))
-        return Measurement(tuple(results[i] for i in range(len(mutants))), baseline_seconds,
-                           found,
-                           runner.runner if isinstance(runner, _LocalRunner) else "dask")
+        return Measurement(
+            tuple(results[i] for i in range(len(mutants))),
+            baseline_seconds,
+            found,
+            runner.runner if isinstance(runner, _LocalRunner) else "dask",
+        )
     finally:
         runner.close()

@@ -42,8 +42,13 @@ class Equivalent:
     description: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "module": self.module, "line": self.line, "description": self.description,
-                "reason": self.reason}
+        return {
+            "id": self.id,
+            "module": self.module,
+            "line": self.line,
+            "description": self.description,
+            "reason": self.reason,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +62,8 @@ class Skip:
 
     def covers(self, mutant: Mutant) -> bool:
         return mutant.module == self.module and (
-            mutant.function == self.function or mutant.function.startswith(f"{self.function}."))
+            mutant.function == self.function or mutant.function.startswith(f"{self.function}.")
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {"module": self.module, "function": self.function, "reason": self.reason}
@@ -95,8 +101,10 @@ def default_equivalents(module_files: Sequence[Path], start: Path | None = None)
         candidate = folder / EQUIVALENTS_FILE
         if candidate.is_file():
             return str(candidate), f"reviewed equivalents: {candidate}"
-    return None, (f"reviewed equivalents: none ({EQUIVALENTS_FILE} not found from {start} or above the mutated "
-                  "modules; --equivalents PATH names one)")
+    return None, (
+        f"reviewed equivalents: none ({EQUIVALENTS_FILE} not found from {start} or above the mutated "
+        "modules; --equivalents PATH names one)"
+    )
 
 
 def read_reviewed(path: str | None) -> Reviewed:
@@ -116,20 +124,27 @@ def read_reviewed(path: str | None) -> Reviewed:
         raise DpverifyError(f"{path} is not valid TOML: {shown(str(error), 120)}.") from None
     unknown = set(document) - {"equivalent", "skip"}
     if unknown:
-        raise DpverifyError(f"{path}: unknown table {shown(sorted(unknown)[0])}; the file holds [[equivalent]] and "
-                            f"[[skip]] entries.")
-    equivalents = tuple(Equivalent(**_entry(path, "equivalent", i, e, _EQUIVALENT_KEYS, ("id", "module", "reason")))
-                        for i, e in enumerate(_array(path, document, "equivalent")))
-    skips = tuple(Skip(**_entry(path, "skip", i, e, _SKIP_KEYS, ("module", "function", "reason")))
-                  for i, e in enumerate(_array(path, document, "skip")))
+        raise DpverifyError(
+            f"{path}: unknown table {shown(sorted(unknown)[0])}; the file holds [[equivalent]] and [[skip]] entries."
+        )
+    equivalents = tuple(
+        Equivalent(**_entry(path, "equivalent", i, e, _EQUIVALENT_KEYS, ("id", "module", "reason")))
+        for i, e in enumerate(_array(path, document, "equivalent"))
+    )
+    skips = tuple(
+        Skip(**_entry(path, "skip", i, e, _SKIP_KEYS, ("module", "function", "reason")))
+        for i, e in enumerate(_array(path, document, "skip"))
+    )
     seen: set[str] = set()
     for equivalent in equivalents:
         if equivalent.id in seen:
             raise DpverifyError(f"{path}: mutant {shown(equivalent.id)} is listed twice.")
         seen.add(equivalent.id)
         if not equivalent.id.startswith(f"{equivalent.module}:"):
-            raise DpverifyError(f"{path}: mutant {shown(equivalent.id)} is not in module {shown(equivalent.module)}; "
-                                f"an id starts with its module.")
+            raise DpverifyError(
+                f"{path}: mutant {shown(equivalent.id)} is not in module {shown(equivalent.module)}; "
+                f"an id starts with its module."
+            )
     return Reviewed(path, equivalents, skips)
 
 
@@ -140,8 +155,9 @@ def _array(path: str, document: dict[str, Any], name: str) -> list[Any]:
     return value
 
 
-def _entry(path: str, table: str, index: int, entry: object, keys: dict[str, type], required: Sequence[str]
-           ) -> dict[str, Any]:
+def _entry(
+    path: str, table: str, index: int, entry: object, keys: dict[str, type], required: Sequence[str]
+) -> dict[str, Any]:
     where = f"{path}: [[{table}]] number {index + 1}"
     if not isinstance(entry, dict):
         raise DpverifyError(f"{where} must be a table.")

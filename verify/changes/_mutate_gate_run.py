@@ -163,8 +163,14 @@ sys.exit(code)
 """
 
 
-def run_gate(copy: Path, options: GateOptions, processes: _Processes | None = None, *,
-             trace: Path | None = None, server: ForkServer | None = None) -> GateRun:
+def run_gate(
+    copy: Path,
+    options: GateOptions,
+    processes: _Processes | None = None,
+    *,
+    trace: Path | None = None,
+    server: ForkServer | None = None,
+) -> GateRun:
     """``python -m dpverify check --json`` on the code in ``copy`` (its own working directory);
     with ``trace``, under the profiler, which writes the functions that ran to ``trace``.  With
     ``server``, the run is that fork server's child rather than a fresh interpreter; it raises
@@ -184,8 +190,14 @@ def run_gate(copy: Path, options: GateOptions, processes: _Processes | None = No
     program = ["-m", "dpverify"] if trace is None else ["-c", _TRACED, str(trace)]
     command = [sys.executable, *program, *arguments]
     with open(errors, "wb") as stderr:
-        process = processes.start(command, cwd=copy, env=_environment(copy), stdin=subprocess.DEVNULL,
-                                  stdout=subprocess.DEVNULL, stderr=stderr)
+        process = processes.start(
+            command,
+            cwd=copy,
+            env=_environment(copy),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        )
         try:
             code = process.wait(timeout=options.timeout)
         except subprocess.TimeoutExpired:

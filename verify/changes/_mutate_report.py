@@ -30,8 +30,12 @@ MUTATE_SCHEMA = "dpverify.mutate/2"
 def reviewed_results(results: Sequence[Result], reviewed: Reviewed) -> tuple[Result, ...]:
     """Survivors listed in the reviewed file become ``equivalent``, with their reason; a listed
     mutant with another status keeps it and the reason, so the report can show the claim refuted."""
-    return tuple(replace(r, status=EQUIVALENT if r.status == SURVIVED else r.status, reason=reason)
-                 if (reason := reviewed.reason(r.mutant.id)) is not None else r for r in results)
+    return tuple(
+        replace(r, status=EQUIVALENT if r.status == SURVIVED else r.status, reason=reason)
+        if (reason := reviewed.reason(r.mutant.id)) is not None
+        else r
+        for r in results
+    )
 
 
 def _counts(results: Sequence[Result]) -> dict[str, int]:
@@ -39,9 +43,17 @@ def _counts(results: Sequence[Result]) -> dict[str, int]:
     return {"mutants": len(results), **counts}
 
 
-def report_json(work: Plan, results: Sequence[Result], reviewed: Reviewed, options: GateOptions, *,
-                baseline_seconds: float, jobs: int | None, specs: Sequence[str] | None = None,
-                scheduler: str | None = None) -> dict[str, Any]:
+def report_json(
+    work: Plan,
+    results: Sequence[Result],
+    reviewed: Reviewed,
+    options: GateOptions,
+    *,
+    baseline_seconds: float,
+    jobs: int | None,
+    specs: Sequence[str] | None = None,
+    scheduler: str | None = None,
+) -> dict[str, Any]:
     """The ``dpverify mutate --json`` document (schema ``dpverify.mutate/2``); ``jobs`` is None
     when a Dask cluster (at ``scheduler``) decided how many ran at a time."""
     refuted = [r for r in results if r.reason is not None and r.status != EQUIVALENT]
@@ -53,12 +65,25 @@ def report_json(work: Plan, results: Sequence[Result], reviewed: Reviewed, optio
     return {
         "schema": MUTATE_SCHEMA,
         "passed": not problems and not refuted and not work.stale,
-        "gate": {"command": options.command(), "seed": options.seed, "timeout": options.timeout,
-                 "baseline_seconds": round(baseline_seconds, 2), "jobs": jobs, "scheduler": scheduler,
-                 "specs_per_mutant": "every spec" if specs is None else "the specs that run the mutated function",
-                 "specs": None if specs is None else list(specs)},
-        "modules": [{"module": t.module, "file": str(t.file), "generated": sum(m.module == t.module for m in work.mutants),
-                     **_counts([r for r in results if r.mutant.module == t.module])} for t in work.targets],
+        "gate": {
+            "command": options.command(),
+            "seed": options.seed,
+            "timeout": options.timeout,
+            "baseline_seconds": round(baseline_seconds, 2),
+            "jobs": jobs,
+            "scheduler": scheduler,
+            "specs_per_mutant": "every spec" if specs is None else "the specs that run the mutated function",
+            "specs": None if specs is None else list(specs),
+        },
+        "modules": [
+            {
+                "module": t.module,
+                "file": str(t.file),
+                "generated": sum(m.module == t.module for m in work.mutants),
+                **_counts([r for r in results if r.mutant.module == t.module]),
+            }
+            for t in work.targets
+        ],
         "totals": {"generated": len(work.mutants), "skipped_in_reviewed_functions": work.skipped, **_counts(results)},
         "killed_by_check": dict(sorted(by_check.items(), key=lambda item: (-item[1], item[0]))),
         "equivalents": {
@@ -74,25 +99,32 @@ def report_json(work: Plan, results: Sequence[Result], reviewed: Reviewed, optio
 def report_text(document: dict[str, Any]) -> str:
     """The human report: the table per module, then what needs attention."""
     totals, gate = document["totals"], document["gate"]
-    scope = ("" if gate["specs"] is None else
-             f"; each mutant runs the specs that run its function, of {len(gate['specs'])}")
-    where = (f"on the Dask cluster at {gate['scheduler']}" if gate.get("scheduler") else f"{gate['jobs']} at a time")
-    lines = [f"dpverify mutate: {len(document['modules'])} module(s), {totals['mutants']} of {totals['generated']} "
-             f"mutants run ({where}); gate: {gate['command']}{scope} "
-             f"(unmodified code: {gate['baseline_seconds']:.1f} s)"]
+    scope = (
+        "" if gate["specs"] is None else f"; each mutant runs the specs that run its function, of {len(gate['specs'])}"
+    )
+    where = f"on the Dask cluster at {gate['scheduler']}" if gate.get("scheduler") else f"{gate['jobs']} at a time"
+    lines = [
+        f"dpverify mutate: {len(document['modules'])} module(s), {totals['mutants']} of {totals['generated']} "
+        f"mutants run ({where}); gate: {gate['command']}{scope} "
+        f"(unmodified code: {gate['baseline_seconds']:.1f} s)"
+    ]
     width = max([len("total"), *(len(m["module"]) for m in document["modules"])])
     lines.append(f"{'module':<{width}}  mutants  killed  equivalent  survived  other")
     for row in [*document["modules"], {"module": "total", **totals}]:
         other = sum(row[s] for s in OTHER)
-        lines.append(f"{row['module']:<{width}}  {row['mutants']:>7}  {row[KILLED]:>6}  {row[EQUIVALENT]:>10}  "
-                     f"{row[SURVIVED]:>8}  {other:>5}")
+        lines.append(
+            f"{row['module']:<{width}}  {row['mutants']:>7}  {row[KILLED]:>6}  {row[EQUIVALENT]:>10}  "
+            f"{row[SURVIVED]:>8}  {other:>5}"
+        )
     if document["killed_by_check"]:
         lines.append("killed by: " + ", ".join(f"{check} {n}" for check, n in document["killed_by_check"].items()))
     mutants = document["mutants"]
     survivors = [m for m in mutants if m["status"] == SURVIVED]
     if survivors:
-        lines.append(f"\nsurvived ({len(survivors)}): no check saw the change; add a case or a check that does, or "
-                     f"review it as equivalent in {document['equivalents']['file'] or EQUIVALENTS_FILE}")
+        lines.append(
+            f"\nsurvived ({len(survivors)}): no check saw the change; add a case or a check that does, or "
+            f"review it as equivalent in {document['equivalents']['file'] or EQUIVALENTS_FILE}"
+        )
         for m in survivors:
             lines += [f"  {m['id']}", f"      {m['description']}", f"      mutated: {m['mutated_line']}"]
             if m["detail"]:
@@ -105,15 +137,18 @@ def report_text(document: dict[str, Any]) -> str:
     equivalents = document["equivalents"]
     for entry in equivalents["stale"]:
         what = entry.get("id") or f"{entry['module']}:{entry['function']}"
-        lines.append(f"stale entry in {equivalents['file']}: {what} matches no mutant of {entry['module']}; "
-                     f"remove or update it")
+        lines.append(
+            f"stale entry in {equivalents['file']}: {what} matches no mutant of {entry['module']}; remove or update it"
+        )
     for entry in equivalents["refuted"]:
         lines.append(f"listed as equivalent in {equivalents['file']} but {entry['status']}: {entry['id']}")
     counts = [f"{totals[s]} {s}" for s in (SURVIVED, *OTHER) if totals[s]]
     counts += [f"{len(equivalents[k])} {k} entries" for k in ("stale", "refuted") if equivalents[k]]
     verdict = "PASS" if document["passed"] else "FAIL"
-    lines.append(f"\n{totals[KILLED]} killed, {totals[EQUIVALENT]} reviewed equivalent"
-                 f"{'; ' + ', '.join(counts) if counts else ''}: {verdict}")
+    lines.append(
+        f"\n{totals[KILLED]} killed, {totals[EQUIVALENT]} reviewed equivalent"
+        f"{'; ' + ', '.join(counts) if counts else ''}: {verdict}"
+    )
     return "\n".join(lines)
 
 

@@ -32,7 +32,13 @@ __all__ = [
 # ``survived``    exit 0: no check saw the change
 # ``equivalent``  survived, and listed in the reviewed equivalents file with its reason
 KILLED, BROKEN, CRASHED, TIMEOUT, SURVIVED, EQUIVALENT = (
-    "killed", "broken", "crashed", "timeout", "survived", "equivalent")
+    "killed",
+    "broken",
+    "crashed",
+    "timeout",
+    "survived",
+    "equivalent",
+)
 STATUSES = (KILLED, EQUIVALENT, SURVIVED, BROKEN, CRASHED, TIMEOUT)
 #: Statuses that are neither a kill with a verdict nor a survivor: the "other" column.
 OTHER = (BROKEN, CRASHED, TIMEOUT)
@@ -74,15 +80,19 @@ def _kills(document: dict[str, Any]) -> list[Kill]:
         if entry.get("error"):
             kills.append(Kill(name, "error", "error", _clip(entry["error"])))
             continue
-        named = [c for c in entry.get("checks", [])
-                 if any(p.startswith((f"{c.get('check')} ", f"expected {c.get('check')} ")) for p in problems)]
+        named = [
+            c
+            for c in entry.get("checks", [])
+            if any(p.startswith((f"{c.get('check')} ", f"expected {c.get('check')} ")) for p in problems)
+        ]
         kills += [Kill(name, str(c.get("check")), str(c.get("verdict")), _clip(c.get("summary", ""))) for c in named]
         if not named:
             kills.append(Kill(name, "outcome", str(entry.get("outcome")), _clip("; ".join(problems))))
     for check in document.get("repository", []):
         if check.get("verdict") != "proved":
-            kills.append(Kill("repository", str(check.get("check")), str(check.get("verdict")),
-                              _clip(check.get("summary", ""))))
+            kills.append(
+                Kill("repository", str(check.get("check")), str(check.get("verdict")), _clip(check.get("summary", "")))
+            )
     return kills
 
 

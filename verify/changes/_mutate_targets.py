@@ -43,8 +43,11 @@ def default_modules() -> tuple[str, ...]:
     """dpverify's exact sampler modules: every ``samplers/*.py`` but ``*_unsafe.py`` (floating
     point by design, under audit), ``__init__.py`` and ``_errors.py``."""
     folder = _package_folder("dpverify.samplers")
-    return tuple(f"dpverify.samplers.{path.stem}" for path in sorted(folder.glob("*.py"))
-                 if path.name not in _NOT_MUTATED and not path.stem.endswith("_unsafe"))
+    return tuple(
+        f"dpverify.samplers.{path.stem}"
+        for path in sorted(folder.glob("*.py"))
+        if path.name not in _NOT_MUTATED and not path.stem.endswith("_unsafe")
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +93,9 @@ def locate(name: str) -> Target:
     try:
         spec = importlib.util.find_spec(name)
     except Exception as error:  # noqa: BLE001 - importing a parent package can raise anything
-        raise DpverifyError(f"cannot find module {shown(name)}: {type(error).__name__}: {shown(str(error), 120)}") from None
+        raise DpverifyError(
+            f"cannot find module {shown(name)}: {type(error).__name__}: {shown(str(error), 120)}"
+        ) from None
     if spec is None:
         raise DpverifyError(f"no module named {shown(name)}; MODULE must be importable from the current directory.")
     if spec.origin is None or not spec.origin.endswith(".py") or not os.path.isfile(spec.origin):
@@ -99,8 +104,11 @@ def locate(name: str) -> Target:
     top = name.split(".")[0]
     if top == "dpverify":
         parts = _dpverify_parts()
-        part = max((p for p, folder in parts.items() if file.is_relative_to(folder)), key=lambda p: len(parts[p].parts),
-                   default=None)
+        part = max(
+            (p for p, folder in parts.items() if file.is_relative_to(folder)),
+            key=lambda p: len(parts[p].parts),
+            default=None,
+        )
         if part is None:
             raise DpverifyError(f"module {name} lies outside dpverify's folders ({file}).")
         relative = PurePosixPath("dpverify", part, file.relative_to(parts[part]).as_posix())
@@ -145,9 +153,15 @@ def plan(targets: Sequence[Target], reviewed: Reviewed) -> Plan:
     ids = {m.id for m in kept}
     functions = {(m.module, m.function) for m in every}
     stale: list[Equivalent | Skip] = [e for e in reviewed.equivalents if e.module in modules and e.id not in ids]
-    stale += [s for s in reviewed.skips if s.module in modules and not any(
-        module == s.module and (function == s.function or function.startswith(f"{s.function}."))
-        for module, function in functions)]
+    stale += [
+        s
+        for s in reviewed.skips
+        if s.module in modules
+        and not any(
+            module == s.module and (function == s.function or function.startswith(f"{s.function}."))
+            for module, function in functions
+        )
+    ]
     return Plan(tuple(targets), tuple(kept), len(every) - len(kept), tuple(stale))
 
 

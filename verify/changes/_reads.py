@@ -101,23 +101,35 @@ class _Walk:
         if key in self._seen:
             return
         self._seen.add(key)
-        skeleton = ast.ClassDef(name=node.name, bases=node.bases, keywords=node.keywords, decorator_list=node.decorator_list,
-                                body=[s for s in node.body if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
-                                or [ast.Pass()])
+        skeleton = ast.ClassDef(
+            name=node.name,
+            bases=node.bases,
+            keywords=node.keywords,
+            decorator_list=node.decorator_list,
+            body=[s for s in node.body if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))] or [ast.Pass()],
+        )
         if "type_params" in ast.ClassDef._fields:
             skeleton.type_params = getattr(node, "type_params", [])
         self.add(path, f"{node.name} (class attributes)", skeleton)
-        reads = _reads(ast.Module(body=[*skeleton.body, ast.Expr(ast.Tuple([*node.bases, *node.decorator_list], ast.Load()))],
-                                  type_ignores=[]))
+        reads = _reads(
+            ast.Module(
+                body=[*skeleton.body, ast.Expr(ast.Tuple([*node.bases, *node.decorator_list], ast.Load()))],
+                type_ignores=[],
+            )
+        )
         self.follow(path, reads, definitions=True, classes=True)
 
-    def follow(self, path: Path, reads: set[tuple[str, str | None]], *, definitions: bool, classes: bool = False) -> None:
+    def follow(
+        self, path: Path, reads: set[tuple[str, str | None]], *, definitions: bool, classes: bool = False
+    ) -> None:
         for name, attribute in sorted(reads, key=lambda read: (read[0], read[1] or "")):
             if len(self._seen) > MAX_BINDINGS:
                 return
             self.binding(path, name, attribute, definitions=definitions, classes=classes)
 
-    def binding(self, path: Path, name: str, attribute: str | None, *, definitions: bool, classes: bool = False) -> None:
+    def binding(
+        self, path: Path, name: str, attribute: str | None, *, definitions: bool, classes: bool = False
+    ) -> None:
         """The module-level bindings of ``name`` in ``path`` (``attribute``: read as ``name.attribute``)."""
         key = (path, name, attribute, definitions)
         if key in self._seen:
@@ -127,11 +139,17 @@ class _Walk:
             if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and name in _targets(statement):
                 self.add(path, name, statement)
                 self.follow(path, _reads(statement), definitions=True)
-            elif isinstance(statement, ast.ClassDef) and statement.name == name and (classes or attribute or definitions):
+            elif (
+                isinstance(statement, ast.ClassDef) and statement.name == name and (classes or attribute or definitions)
+            ):
                 if definitions:
                     self.add(path, name, statement)
                 self.class_attributes(path, statement)
-            elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == name and definitions:
+            elif (
+                isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and statement.name == name
+                and definitions
+            ):
                 self.add(path, name, statement)
                 self.follow(path, _reads(statement), definitions=True)
             elif isinstance(statement, ast.Import):

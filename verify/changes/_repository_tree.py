@@ -77,8 +77,11 @@ class RepositoryTree:
         self._stale_cache: dict[str, bool] = {}
         #: The repository's modules that define :data:`ENGINE_CLASSES` (none in a project that
         #: only uses dpverify).
-        self.interfaces = frozenset(name for name in {kind.__module__ for cls in ENGINE_CLASSES for kind in cls.__mro__}
-                                    if layout.relative_path(name) is not None)
+        self.interfaces = frozenset(
+            name
+            for name in {kind.__module__ for cls in ENGINE_CLASSES for kind in cls.__mro__}
+            if layout.relative_path(name) is not None
+        )
 
     def close(self) -> None:
         """Forget the tree's modules (safe to call twice)."""
@@ -109,8 +112,11 @@ class RepositoryTree:
         relative = self.layout.relative_path(name)
         path = self.file(relative)
         if path is None:
-            where = ("is not a file of the repository" if relative is None
-                     else f"({relative}) does not exist in {self.label}")
+            where = (
+                "is not a file of the repository"
+                if relative is None
+                else f"({relative}) does not exist in {self.label}"
+            )
             raise InvalidArgument(f"module {shown(name)} {where}; nothing to compare it with.")
         if self._stale(name, set()):
             return self._load(name, path)
@@ -124,7 +130,8 @@ class RepositoryTree:
             return self._loaded[name]
         package = path.name == "__init__.py"
         spec = importlib.util.spec_from_file_location(
-            f"{self.token}.{name}", path, submodule_search_locations=[str(path.parent)] if package else None)
+            f"{self.token}.{name}", path, submodule_search_locations=[str(path.parent)] if package else None
+        )
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         module.__dict__["__builtins__"] = {**builtins.__dict__, "__import__": self._importer(name, package)}
@@ -136,8 +143,9 @@ class RepositoryTree:
             del self._loaded[name]
             sys.modules.pop(spec.name, None)
             if isinstance(error, Exception):
-                raise InvalidArgument(f"module {shown(name)} in {self.label} does not import: "
-                                      f"{type(error).__name__}: {str(error)[:200]}") from None
+                raise InvalidArgument(
+                    f"module {shown(name)} in {self.label} does not import: {type(error).__name__}: {str(error)[:200]}"
+                ) from None
             raise
         return module
 
@@ -166,8 +174,10 @@ class RepositoryTree:
             return False
         visiting.add(name)
         in_use = module_file_of(name)
-        stale = in_use is None or (path.read_bytes() != _read(in_use) and (
-            module_code(path) is None or module_code(path) != module_code(in_use)))
+        stale = in_use is None or (
+            path.read_bytes() != _read(in_use)
+            and (module_code(path) is None or module_code(path) != module_code(in_use))
+        )
         if not stale and path.name != "__init__.py" and name not in self.interfaces:
             stale = any(self._stale(imported, visiting) for imported in self._imports(path, name))
         visiting.discard(name)

@@ -33,9 +33,17 @@ def add_attack_parser(commands: Any) -> None:
     laplace_float.add_argument("--scale", required=True, help="noise scale b > 0 (a float is fine here)")
     laplace_float.add_argument("--q", required=True, help="true value (write --q=-1.5 for negatives)")
     laplace_float.add_argument("--q-prime", required=True, help="neighbouring true value")
-    laplace_float.add_argument("--bits", type=_count("bits", 2, 24), required=True, help="draw bits K, 2..24, enumerated exhaustively")
-    laplace_float.add_argument("--samples", type=_count("samples", 0, MAX_SAMPLES), default=1000,
-                               help="53-bit outputs tested for reachability (0 skips)")
-    laplace_float.add_argument("--seed", type=_count("seed", 0, MAX_SEED), help="seed of those samples (default: fresh)")
+    laplace_float.add_argument(
+        "--bits", type=_count("bits", 2, 24), required=True, help="draw bits K, 2..24, enumerated exhaustively"
+    )
+    laplace_float.add_argument(
+        "--samples",
+        type=_count("samples", 0, MAX_SAMPLES),
+        default=1000,
+        help="53-bit outputs tested for reachability (0 skips)",
+    )
+    laplace_float.add_argument(
+        "--seed", type=_count("seed", 0, MAX_SEED), help="seed of those samples (default: fresh)"
+    )
     add_json_option(laplace_float, "the report", schema=LAPLACE_FLOAT_ATTACK_SCHEMA)
     laplace_float.set_defaults(run=_attack_laplace_float)

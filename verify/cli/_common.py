@@ -19,8 +19,19 @@ from dpverify.specs import GtmSpec
 from dpverify.verify.engine._arguments import MAX_SEED  # the API's: fresh seeds are 64-bit
 from dpverify.verify.engine._text import short_rational
 
-__all__ = ["MAX_COMPOSITIONS", "MAX_JOBS", "MAX_MUTANTS", "MAX_N", "MAX_SAMPLES", "MAX_SEED", "MAX_TABLE_BITS",
-           "MAX_TIMEOUT", "explain_number_limit", "parameter_pairs", "progress_bar"]
+__all__ = [
+    "MAX_COMPOSITIONS",
+    "MAX_JOBS",
+    "MAX_MUTANTS",
+    "MAX_N",
+    "MAX_SAMPLES",
+    "MAX_SEED",
+    "MAX_TABLE_BITS",
+    "MAX_TIMEOUT",
+    "explain_number_limit",
+    "parameter_pairs",
+    "progress_bar",
+]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -57,12 +68,21 @@ def progress_bar(description: str) -> Iterator[Callable[[str | None, int, int], 
     except ImportError:  # a dependency; an install without it still runs, without a bar
         yield lambda stage, done, total: None
         return
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    ) as bar:
         task = bar.add_task(description, total=None)
 
         def show(stage: str | None, done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total, **({} if stage is None else {"description": _clip(stage, 60)}))
+            bar.update(
+                task, completed=done, total=total, **({} if stage is None else {"description": _clip(stage, 60)})
+            )
 
         yield show
 
@@ -98,8 +118,10 @@ def _count(name: str, low: int, high: int) -> Callable[[str], int]:
         match = _COUNT.fullmatch(text.strip())
         value = int(match[1]) ** int(match[2] or 1) if match else None
         if value is None or not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{name} must be an integer with {name} >= {low} and {name} <= {high}, "
-                                             f'such as "1000" or "10^4"; got {name}={shown(text)}.')
+            raise argparse.ArgumentTypeError(
+                f"{name} must be an integer with {name} >= {low} and {name} <= {high}, "
+                f'such as "1000" or "10^4"; got {name}={shown(text)}.'
+            )
         return value
 
     parse.__name__ = name  # argparse names the type in its message
@@ -200,15 +222,21 @@ def _limit_passed(text: str) -> str | None:
         exact = (True, True)
     except (ValueError, ZeroDivisionError):
         top, _, bottom = body.partition("/")
-        (numerator, top_exact), (denominator, bottom_exact) = (_side_digits(top) or (0, True),
-                                                               _side_digits(bottom or "1") or (0, True))
+        (numerator, top_exact), (denominator, bottom_exact) = (
+            _side_digits(top) or (0, True),
+            _side_digits(bottom or "1") or (0, True),
+        )
         exact = (top_exact, bottom_exact)
     if denominator > MAX_DIGITS and numerator <= MAX_DIGITS:
-        return (f"its denominator has {'' if exact[1] else 'about '}{denominator} digits and the limit is {MAX_DIGITS} digits "
-                f"for a numerator or a denominator, so 1e-{MAX_DIGITS - 1} is the smallest power of ten allowed")
+        return (
+            f"its denominator has {'' if exact[1] else 'about '}{denominator} digits and the limit is {MAX_DIGITS} digits "
+            f"for a numerator or a denominator, so 1e-{MAX_DIGITS - 1} is the smallest power of ten allowed"
+        )
     if numerator > MAX_DIGITS:
-        return (f"its numerator has {'' if exact[0] else 'about '}{numerator} digits and the limit is {MAX_DIGITS} digits "
-                f"for a numerator or a denominator, so 1e{MAX_DIGITS - 1} is the largest power of ten allowed")
+        return (
+            f"its numerator has {'' if exact[0] else 'about '}{numerator} digits and the limit is {MAX_DIGITS} digits "
+            f"for a numerator or a denominator, so 1e{MAX_DIGITS - 1} is the largest power of ten allowed"
+        )
     return None
 
 

@@ -35,8 +35,17 @@ def _pmf(args: argparse.Namespace) -> int:
     print(f"GTM {_describe(spec)}, q={q}: exact PMF from the {source}", file=human)
     for x in spec.outputs():
         print(f"  P({x}) = {short_rational(masses[x])}", file=human)
-    emit_json(args, {"schema": PMF_GTM_SCHEMA, "mechanism": spec.name, "parameters": spec.parameters(), "q": q,
-                     "source": source, "pmf": pmf})
+    emit_json(
+        args,
+        {
+            "schema": PMF_GTM_SCHEMA,
+            "mechanism": spec.name,
+            "parameters": spec.parameters(),
+            "q": q,
+            "source": source,
+            "pmf": pmf,
+        },
+    )
     return 0
 
 

@@ -54,18 +54,25 @@ def _print_privacy(spec: GtmSpec, report: dict[str, Any]) -> None:
     print(f"GTM {_describe(spec)}")
     print(f"  tightest alpha  {short_rational(Fraction(report['alpha_exact']))}  (epsilon = {report['epsilon']})")
     if w:
-        print(f"  witness         q={w['q']}, q'={w['q_prime']}, output={w['output']}: "
-              f"P={short_rational(Fraction(w['p']))}, P'={short_rational(Fraction(w['p_prime']))}")
-    print(f"  support         T >= {short_rational(Fraction(report['support_bound']))}: "
-          f"{_yes(report['full_support'])}; every output possible: {_yes(report['every_output_possible'])}")
+        print(
+            f"  witness         q={w['q']}, q'={w['q_prime']}, output={w['output']}: "
+            f"P={short_rational(Fraction(w['p']))}, P'={short_rational(Fraction(w['p_prime']))}"
+        )
+    print(
+        f"  support         T >= {short_rational(Fraction(report['support_bound']))}: "
+        f"{_yes(report['full_support'])}; every output possible: {_yes(report['every_output_possible'])}"
+    )
     alpha_prime = Fraction(report["thm62_alpha_prime"])
     # A bound alpha' <= 0 says nothing, so "holds" would overstate it.
-    verdict = ("vacuous (T <= 1/D), nothing to hold" if alpha_prime <= 0
-               else "holds" if report["thm62_holds"] else "FAILS")
+    verdict = (
+        "vacuous (T <= 1/D), nothing to hold" if alpha_prime <= 0 else "holds" if report["thm62_holds"] else "FAILS"
+    )
     print(f"  Theorem 6.2     alpha' = {short_rational(alpha_prime)}: {verdict}")
     print(f"  Theorem 7.1     {'instance (exact)' if report['thm71_instance'] else 'not an instance'}")
-    print(f"  claim           alpha >= {short_rational(Fraction(report['claim_alpha']))}: "
-          f"{'holds' if report['claim_holds'] else 'VIOLATED'}")
+    print(
+        f"  claim           alpha >= {short_rational(Fraction(report['claim_alpha']))}: "
+        f"{'holds' if report['claim_holds'] else 'VIOLATED'}"
+    )
     if "z3" in report:
         print(f"  Z3              {report['z3']['verdict']}: {report['z3']['summary']}")
 
@@ -82,8 +89,10 @@ def _privacy_dgauss(args: argparse.Namespace) -> int:
         p = report["parameters"]
         print(f"discrete Gaussian sigma2={short_rational(Fraction(p['sigma2']))}, sensitivity={p['sensitivity']}")
         print(f"  rho-zCDP        rho = {report['rho']}  (CKS20 Theorem 4)")
-        print(f"  (eps, delta)    eps = {p['epsilon']}: delta = {report['delta']}  (CKS20 Theorem 7, "
-              f"{report['delta_digits']} certified digits)")
+        print(
+            f"  (eps, delta)    eps = {p['epsilon']}: delta = {report['delta']}  (CKS20 Theorem 7, "
+            f"{report['delta_digits']} certified digits)"
+        )
         if report["hockey_stick_agrees"] is None:
             print(f"  cross-check     skipped: {report['hockey_stick_skipped']}")
         else:
@@ -97,19 +106,36 @@ def _privacy_gazeau(args: argparse.Namespace) -> int:
     from dpverify.verify.precision._gazeau import gazeau_privacy
 
     report = gazeau_privacy(
-        args.scale, args.q, args.q_prime, args.bits, args.lower, args.upper, args.step,
-        epsilon=args.epsilon, delta_0=args.delta_0, delta_n=args.delta_n, sensitivity=args.sensitivity,
+        args.scale,
+        args.q,
+        args.q_prime,
+        args.bits,
+        args.lower,
+        args.upper,
+        args.step,
+        epsilon=args.epsilon,
+        delta_0=args.delta_0,
+        delta_n=args.delta_n,
+        sensitivity=args.sensitivity,
     )
     with contextlib.redirect_stdout(human_stream(args)):
         p, w = report["parameters"], report["witness"]
-        print(f"Gazeau-Miller-Palamidessi Mechanisms 2+3 over the UNSAFE float Laplace: scale={p['scale']}, "
-              f"q={p['q']}, q'={p['q_prime']}, {p['bits']} bits, [{p['lower']}, {p['upper']}], step={p['step']}")
+        print(
+            f"Gazeau-Miller-Palamidessi Mechanisms 2+3 over the UNSAFE float Laplace: scale={p['scale']}, "
+            f"q={p['q']}, q'={p['q_prime']}, {p['bits']} bits, [{p['lower']}, {p['upper']}], step={p['step']}"
+        )
         print(f"  mechanism eps   {report['mechanism_epsilon']}  (Delta_f/b, Delta_f={p['sensitivity']})")
-        print(f"  exact eps       {report['exact_epsilon']}  (ratio {report['exact_ratio']}, over {report['draws']} draws)")
-        print(f"  witness         output={w['output']}, j={w['j']}, more likely from {w['from_input']}, "
-              f"counts q/q'={w['counts'][0]}/{w['counts'][1]}")
-        print(f"  delta_t         {report['delta_t']}  (k={report['lipschitz']}, delta_0={p['delta_0']}, "
-              f"delta_n={float(Fraction(p['delta_n']))})")
+        print(
+            f"  exact eps       {report['exact_epsilon']}  (ratio {report['exact_ratio']}, over {report['draws']} draws)"
+        )
+        print(
+            f"  witness         output={w['output']}, j={w['j']}, more likely from {w['from_input']}, "
+            f"counts q/q'={w['counts'][0]}/{w['counts'][1]}"
+        )
+        print(
+            f"  delta_t         {report['delta_t']}  (k={report['lipschitz']}, delta_0={p['delta_0']}, "
+            f"delta_n={float(Fraction(p['delta_n']))})"
+        )
         for name, label in (("definition_5", "definition (5)"), ("section_5", "section 5 value")):
             bound = report["bounds"][name]
             print(f"  eps' {label:<16} {bound['epsilon_prime']}  (R={bound['robustness']}): {bound['verdict']}")
@@ -133,13 +159,16 @@ def add_privacy_parser(commands: Any) -> None:
     privacy_gtm.add_argument("--smtlib", metavar="PATH", help="write the claim's obligation as SMT-LIB 2 to PATH")
     privacy_gtm.set_defaults(run=_privacy)
     privacy_dgauss = privacy_mechanisms.add_parser("dgauss", help="discrete Gaussian: rho-zCDP and tight delta(eps)")
-    privacy_dgauss.add_argument("--sigma2", required=True, help='variance parameter in (0, 10^300], e.g. "7/3" or "10^100"')
+    privacy_dgauss.add_argument(
+        "--sigma2", required=True, help='variance parameter in (0, 10^300], e.g. "7/3" or "10^100"'
+    )
     privacy_dgauss.add_argument("--epsilon", required=True, help='epsilon >= 0, e.g. "1" or "1/2"')
     privacy_dgauss.add_argument("--sensitivity", default="1", help="integer sensitivity >= 1 (default 1)")
     add_json_option(privacy_dgauss, "the report", schema=PRIVACY_DGAUSS_SCHEMA)
     privacy_dgauss.set_defaults(run=_privacy_dgauss)
     privacy_gazeau = privacy_mechanisms.add_parser(
-        "gazeau", help="UNSAFE float Laplace, truncated and rounded (Gazeau et al.): exact eps vs Theorem 4.5")
+        "gazeau", help="UNSAFE float Laplace, truncated and rounded (Gazeau et al.): exact eps vs Theorem 4.5"
+    )
     privacy_gazeau.add_argument("--scale", required=True, help="Laplace scale b (a double), e.g. 1.0")
     privacy_gazeau.add_argument("--q", required=True, help="query answer (a double)")
     privacy_gazeau.add_argument("--q-prime", required=True, help="neighbouring query answer (a double)")
@@ -147,9 +176,9 @@ def add_privacy_parser(commands: Any) -> None:
     privacy_gazeau.add_argument("--lower", required=True, help="truncation set lower end m (a double)")
     privacy_gazeau.add_argument("--upper", required=True, help="truncation set upper end M (a double)")
     privacy_gazeau.add_argument("--step", required=True, help="rounding step L; must divide M - m exactly")
-    privacy_gazeau.add_argument("--epsilon", help="Condition 1's eps (default Delta_f/b), e.g. \"1\"")
-    privacy_gazeau.add_argument("--sensitivity", help="Delta_f (default |q - q'|), e.g. \"1\"")
-    privacy_gazeau.add_argument("--delta-0", help="uniform error delta_0 (default 2^-bits), e.g. \"1/65536\"")
-    privacy_gazeau.add_argument("--delta-n", help="computation error delta_n (default: measured), e.g. \"1/10^12\"")
+    privacy_gazeau.add_argument("--epsilon", help='Condition 1\'s eps (default Delta_f/b), e.g. "1"')
+    privacy_gazeau.add_argument("--sensitivity", help='Delta_f (default |q - q\'|), e.g. "1"')
+    privacy_gazeau.add_argument("--delta-0", help='uniform error delta_0 (default 2^-bits), e.g. "1/65536"')
+    privacy_gazeau.add_argument("--delta-n", help='computation error delta_n (default: measured), e.g. "1/10^12"')
     add_json_option(privacy_gazeau, "the report", schema=PRIVACY_GAZEAU_SCHEMA)
     privacy_gazeau.set_defaults(run=_privacy_gazeau)

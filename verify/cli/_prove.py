@@ -23,8 +23,9 @@ def _prove(args: argparse.Namespace) -> int:
     from dpverify.proofs.registry import THEOREMS
 
     if args.recheck and cvc5_version() is None:
-        raise DpverifyError("--recheck needs the cvc5 solver, which is not installed; install it with "
-                            "pip install 'dpverify[recheck]'.")
+        raise DpverifyError(
+            "--recheck needs the cvc5 solver, which is not installed; install it with pip install 'dpverify[recheck]'."
+        )
     root, timeout_ms = repository_root(), args.timeout * 1000
 
     def show(record: Any) -> None:
@@ -38,8 +39,9 @@ def _prove(args: argparse.Namespace) -> int:
     print(f"prove: {outcome.verdict.value}: {outcome.summary}")
     failed = outcome.verdict is not Verdict.PROVED
     if args.recheck:
-        recheck = recheck_certificates(root, timeout_ms=timeout_ms,
-                                       report=lambda row: print(f"  {row['outcome']:<9} {row['message']}"))
+        recheck = recheck_certificates(
+            root, timeout_ms=timeout_ms, report=lambda row: print(f"  {row['outcome']:<9} {row['message']}")
+        )
         print(f"recheck: {recheck.verdict.value}: {recheck.summary}")
         failed |= recheck.verdict is Verdict.VIOLATED  # unknown answers are reported, not failures
     return 1 if failed else 0
@@ -48,7 +50,10 @@ def _prove(args: argparse.Namespace) -> int:
 def add_prove_parser(commands: Any) -> None:
     """Declare ``dpverify prove`` on the CLI's subcommands; its handler is :func:`_prove`."""
     prove = commands.add_parser("prove", help="prove every theorem; write proofs/certificates and proofs/manifest.json")
-    prove.add_argument("--recheck", action="store_true",
-                       help="recheck every certificate with cvc5 (pip install 'dpverify[recheck]')")
-    prove.add_argument("--timeout", type=_count("timeout", 1, MAX_TIMEOUT), default=60, help="seconds per obligation and solver")
+    prove.add_argument(
+        "--recheck", action="store_true", help="recheck every certificate with cvc5 (pip install 'dpverify[recheck]')"
+    )
+    prove.add_argument(
+        "--timeout", type=_count("timeout", 1, MAX_TIMEOUT), default=60, help="seconds per obligation and solver"
+    )
     prove.set_defaults(run=_prove)

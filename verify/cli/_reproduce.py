@@ -34,8 +34,9 @@ def _prepare_out(path: str | None) -> str | None:
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        raise DpverifyError("--out writes the recomputed figures and needs matplotlib; install it with "
-                            "pip install 'dpverify[plot]'.") from None
+        raise DpverifyError(
+            "--out writes the recomputed figures and needs matplotlib; install it with pip install 'dpverify[plot]'."
+        ) from None
     try:
         os.makedirs(path, exist_ok=True)
     except OSError as error:  # an immutable folder, a pseudo-filesystem such as /proc or /sys
@@ -54,12 +55,18 @@ def _run(args: argparse.Namespace) -> int:
     if args.scheduler:
         need_scheduler(args.scheduler, "--scheduler")  # before any work: a bad address, or no dask here
     with progress_bar("reproducing") as show:
+
         def report(line: str) -> None:
             print(f"  {line}", file=human, flush=True)
 
-        reproduction = reproduce(selected, jobs=args.jobs, options=Options(measure=not args.no_timing),
-                                 scheduler=args.scheduler, report=report,
-                                 progress=lambda done, total: show(f"{done}/{total} computations", done, total))
+        reproduction = reproduce(
+            selected,
+            jobs=args.jobs,
+            options=Options(measure=not args.no_timing),
+            scheduler=args.scheduler,
+            report=report,
+            progress=lambda done, total: show(f"{done}/{total} computations", done, total),
+        )
     print(reproduction_text(reproduction, commands=args.commands), file=human)
     if out is not None:
         from dpverify.verify.reports.reproduce._plots import write_figures
@@ -70,25 +77,36 @@ def _run(args: argparse.Namespace) -> int:
     return 0 if reproduction.passed else 1
 
 
-def add_reproduce_command(commands: Any, count: Callable[[str, int, int], Callable[[str], int]],
-                          max_jobs: int) -> None:
+def add_reproduce_command(commands: Any, count: Callable[[str, int, int], Callable[[str], int]], max_jobs: int) -> None:
     """Declare ``dpverify reproduce`` on the CLI's subcommands (``count`` parses ``--jobs``)."""
     reproduce_ = commands.add_parser(
-        "reproduce", help="recompute every number the seed papers state; flag what does not hold",
+        "reproduce",
+        help="recompute every number the seed papers state; flag what does not hold",
         description="Recompute each seed paper's numbers, examples and theorem instances, side by side with the "
-                    "published values; every statement that is vacuous, false without a condition or inconsistent "
-                    "is flagged with the reason. Exit 0: every row reproduced or flagged; 1: a value not reproduced.")
-    reproduce_.add_argument("paper", metavar="PAPER",
-                            help="000 (gazeau), 001 (cks20), 002 (notes), 003 (typechecker), 004 (gtm), or all")
-    reproduce_.add_argument("--out", metavar="DIR", help="write the recomputed figures (PNG and CSV) to DIR "
-                                                          "(needs matplotlib: pip install 'dpverify[plot]')")
-    reproduce_.add_argument("--jobs", type=count("jobs", 1, max_jobs), default=None,
-                            help="worker processes (default: one per core)")
-    reproduce_.add_argument("--scheduler", metavar="ADDRESS",
-                            help="run the recomputations on the Dask cluster at ADDRESS (needs dpverify[dask])")
+        "published values; every statement that is vacuous, false without a condition or inconsistent "
+        "is flagged with the reason. Exit 0: every row reproduced or flagged; 1: a value not reproduced.",
+    )
+    reproduce_.add_argument(
+        "paper", metavar="PAPER", help="000 (gazeau), 001 (cks20), 002 (notes), 003 (typechecker), 004 (gtm), or all"
+    )
+    reproduce_.add_argument(
+        "--out",
+        metavar="DIR",
+        help="write the recomputed figures (PNG and CSV) to DIR (needs matplotlib: pip install 'dpverify[plot]')",
+    )
+    reproduce_.add_argument(
+        "--jobs", type=count("jobs", 1, max_jobs), default=None, help="worker processes (default: one per core)"
+    )
+    reproduce_.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run the recomputations on the Dask cluster at ADDRESS (needs dpverify[dask])",
+    )
     reproduce_.add_argument("--commands", action="store_true", help="also print, per row, how to recompute it alone")
-    reproduce_.add_argument("--no-timing", action="store_true",
-                            help="leave out the measured rows (the sampling speed), so that two runs give the same rows")
+    reproduce_.add_argument(
+        "--no-timing",
+        action="store_true",
+        help="leave out the measured rows (the sampling speed), so that two runs give the same rows",
+    )
     add_json_option(reproduce_, "the table", schema=REPRODUCE_SCHEMA)
     reproduce_.set_defaults(run=_run)
-

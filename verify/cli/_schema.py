@@ -35,8 +35,10 @@ def _key(text: str, files: dict[tuple[str, int], Any]) -> tuple[str, int]:
             if (name, version) in files:
                 return name, version
     names = ", ".join(sorted({n for n, _ in files}))
-    raise DpverifyError(f"schema NAME must be one of {names} (newest version), or NAME-VERSION; got "
-                        f"NAME={text[:40]!r}. dpverify schema --list shows every version.")
+    raise DpverifyError(
+        f"schema NAME must be one of {names} (newest version), or NAME-VERSION; got "
+        f"NAME={text[:40]!r}. dpverify schema --list shows every version."
+    )
 
 
 def _schema(args: argparse.Namespace) -> int:
@@ -53,8 +55,14 @@ def _schema(args: argparse.Namespace) -> int:
 
 
 def add_schema_parser(commands: Any) -> None:
-    schema = commands.add_parser("schema", help="print the JSON Schema of a --json document (from the installed package)")
-    schema.add_argument("name", nargs="?", metavar="NAME",
-                        help="check (the newest version), check-2, or dpverify.check/2; without it, the list")
+    schema = commands.add_parser(
+        "schema", help="print the JSON Schema of a --json document (from the installed package)"
+    )
+    schema.add_argument(
+        "name",
+        nargs="?",
+        metavar="NAME",
+        help="check (the newest version), check-2, or dpverify.check/2; without it, the list",
+    )
     schema.add_argument("--list", action="store_true", help="list every published schema and version")
     schema.set_defaults(run=_schema)

@@ -105,20 +105,26 @@ def need_table(name: str, table: object) -> Mapping[Hashable, Any]:
     from dpverify.specs import ExactPmf
 
     if not isinstance(table, Mapping):
-        raise InvalidArgument(f"{name} must be a mapping from inputs to ExactPmf rows; got {name}={shown(table)} "
-                              f"({_kind(table)}).")
+        raise InvalidArgument(
+            f"{name} must be a mapping from inputs to ExactPmf rows; got {name}={shown(table)} ({_kind(table)})."
+        )
     for q, row in table.items():
         if not isinstance(row, ExactPmf):
-            raise InvalidArgument(f"{name}[{shown(q)}] must be an ExactPmf; got {shown(row)} ({_kind(row)}). "
-                                  "Build rows with ExactPmf or spec.pmf(q).")
+            raise InvalidArgument(
+                f"{name}[{shown(q)}] must be an ExactPmf; got {shown(row)} ({_kind(row)}). "
+                "Build rows with ExactPmf or spec.pmf(q)."
+            )
     return table
 
 
-def need_neighbours(name: str, neighbours: object, table: Mapping[Hashable, Any] | None = None) -> tuple[tuple[Hashable, Hashable], ...]:
+def need_neighbours(
+    name: str, neighbours: object, table: Mapping[Hashable, Any] | None = None
+) -> tuple[tuple[Hashable, Hashable], ...]:
     """A finite iterable of pairs ``(q, q')``, each an input of ``table`` when one is given."""
     if isinstance(neighbours, (str, bytes)) or not isinstance(neighbours, Iterable):
-        raise InvalidArgument(f"{name} must be an iterable of pairs (q, q'); got {name}={shown(neighbours)} "
-                              f"({_kind(neighbours)}).")
+        raise InvalidArgument(
+            f"{name} must be an iterable of pairs (q, q'); got {name}={shown(neighbours)} ({_kind(neighbours)})."
+        )
     pairs = []
     for pair in neighbours:
         if not isinstance(pair, tuple) or len(pair) != 2:
@@ -130,8 +136,10 @@ def need_neighbours(name: str, neighbours: object, table: Mapping[Hashable, Any]
                 except TypeError:
                     known = False
                 if not known:
-                    raise InvalidArgument(f"{name} names an input with no row in the table: q={shown(q)}; "
-                                          "every neighbour must be a key of the table.")
+                    raise InvalidArgument(
+                        f"{name} names an input with no row in the table: q={shown(q)}; "
+                        "every neighbour must be a key of the table."
+                    )
         pairs.append(pair)
     return tuple(pairs)
 
@@ -153,14 +161,18 @@ def need_outputs(name: str, outputs: object, *, allow_none: bool = False, nonemp
         return None
     if not isinstance(outputs, (list, tuple, range)):
         allowed = "None or " if allow_none else ""
-        raise InvalidArgument(f"{name} must be {allowed}a list or tuple of outputs; got {name}={shown(outputs)} "
-                              f"({type(outputs).__name__}).")
+        raise InvalidArgument(
+            f"{name} must be {allowed}a list or tuple of outputs; got {name}={shown(outputs)} "
+            f"({type(outputs).__name__})."
+        )
     if nonempty and not outputs:
         raise InvalidArgument(f"{name} must name at least one output to check; got an empty sequence.")
     if not isinstance(outputs, range):  # a range holds ints; a list may hold what no table can look up
         for output in outputs:
             if not _hashable(output):
-                raise InvalidArgument(f"each of {name} must be a hashable output; got {shown(output)} ({_kind(output)}).")
+                raise InvalidArgument(
+                    f"each of {name} must be a hashable output; got {shown(output)} ({_kind(output)})."
+                )
     return outputs
 
 

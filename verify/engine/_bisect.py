@@ -155,8 +155,7 @@ def _two_ranges(output: Hashable) -> SamplerContractError:
 
 def _not_monotone(start: int, end: int, output: Hashable) -> SamplerContractError:
     return SamplerContractError(
-        f"the draws {start}..{end} do not all give output {shown(output)}: the sampler is not "
-        "monotone in its draw"
+        f"the draws {start}..{end} do not all give output {shown(output)}: the sampler is not monotone in its draw"
     )
 
 

@@ -83,8 +83,13 @@ def _betainc_mp(a: int, b: int, x: Fraction) -> Fraction:
     with mpmath.workdps(_DPS + 10):
         xm = mpmath.mpf(x.numerator) / x.denominator
         tiny, eps = mpmath.mpf(10) ** (-3 * _DPS), mpmath.mpf(10) ** (-_DPS + 2)
-        log_front = (mpmath.loggamma(a + b) - mpmath.loggamma(a) - mpmath.loggamma(b)
-                     + a * mpmath.log(xm) + b * mpmath.log1p(-xm))
+        log_front = (
+            mpmath.loggamma(a + b)
+            - mpmath.loggamma(a)
+            - mpmath.loggamma(b)
+            + a * mpmath.log(xm)
+            + b * mpmath.log1p(-xm)
+        )
         if xm < mpmath.mpf(a + 1) / (a + b + 2):
             value = mpmath.exp(log_front) * _continued_fraction(a, b, xm, tiny, eps) / a
         else:

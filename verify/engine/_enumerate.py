@@ -86,9 +86,9 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Hashable
-from typing import Any
 from dataclasses import replace
 from fractions import Fraction
+from typing import Any
 
 from dpverify.samplers import InvalidArgument, RandomSource, SamplerContractError
 from dpverify.samplers._random_source import _check_bernoulli, _check_randbelow
@@ -100,8 +100,16 @@ from dpverify.verify.engine._procedures import DISCOVERY_PATHS, Discovery, hooke
 from dpverify.verify.engine._program_state import EnumeratingSource, program_state
 from dpverify.verify.engine._summaries import SUMMARY_MAX_DEPTH, SUMMARY_MAX_PATHS, SUMMARY_MIN_MASS, Summaries, tier
 
-__all__ = ["SUMMARY_MAX_DEPTH", "SUMMARY_MAX_PATHS", "SUMMARY_MIN_MASS", "Enumeration", "LoopNeverAccepts",
-           "NeverReturns", "SamplerCrashed", "enumerate_outputs"]
+__all__ = [
+    "SUMMARY_MAX_DEPTH",
+    "SUMMARY_MAX_PATHS",
+    "SUMMARY_MIN_MASS",
+    "Enumeration",
+    "LoopNeverAccepts",
+    "NeverReturns",
+    "SamplerCrashed",
+    "enumerate_outputs",
+]
 
 #: ``second[d]`` of a summarised call (``None`` marks randbelow, a den >= 1 bernoulli).
 _SUMMARY = -1
@@ -140,8 +148,15 @@ class _TreeWalker(RandomSource, EnumeratingSource, trusted=True):
     only their arguments are re-checked: the hot path is a comparison and a list lookup.
     """
 
-    def __init__(self, max_depth: int, min_mass: float, summaries: Summaries | None = None,
-                 renewal: bool = False, discovery: Discovery | None = None, scale: float = 1.0) -> None:
+    def __init__(
+        self,
+        max_depth: int,
+        min_mass: float,
+        summaries: Summaries | None = None,
+        renewal: bool = False,
+        discovery: Discovery | None = None,
+        scale: float = 1.0,
+    ) -> None:
         self.summaries = summaries
         self.scale = scale  # the absolute mass of this walk's root (a summary's, see _summaries)
         self.renewal = renewal
@@ -237,8 +252,9 @@ class _TreeWalker(RandomSource, EnumeratingSource, trusted=True):
             return _run_marked(function, args, loop)
         return self._choose(index, False)
 
-    def _procedure_index(self, function: Any, original: Any, args: tuple[object, ...],
-                         kwargs: dict[str, object]) -> int | None:
+    def _procedure_index(
+        self, function: Any, original: Any, args: tuple[object, ...], kwargs: dict[str, object]
+    ) -> int | None:
         """The summary answering a call taken over (:mod:`dpverify.verify.engine._procedures`), or
         None to walk it; the same on every replay of the path, since the prefix mass is."""
         if self.summaries is None or not self.summaries.procedures:
@@ -272,8 +288,16 @@ class _TreeWalker(RandomSource, EnumeratingSource, trusted=True):
             raise _Cut
         if summary.remainder:
             self.short = True
-        self._push(index, _SUMMARY, len(summary.outputs), 0, summary.outputs[0],  # type: ignore[arg-type]
-                   self.num[d] * summary.nums[0], self.den[d] * summary.dens[0], mass)
+        self._push(
+            index,
+            _SUMMARY,
+            len(summary.outputs),
+            0,
+            summary.outputs[0],  # type: ignore[arg-type]
+            self.num[d] * summary.nums[0],
+            self.den[d] * summary.dens[0],
+            mass,
+        )
         return summary.outputs[0]
 
     # -- renewal ---------------------------------------------------------------------------
@@ -319,8 +343,15 @@ class _TreeWalker(RandomSource, EnumeratingSource, trusted=True):
     # -- the walk -------------------------------------------------------------------------
 
     def _push(
-        self, first: int, second: int | None, arity: int, index: int, value: int | bool,
-        num: int, den: int, mass: float,
+        self,
+        first: int,
+        second: int | None,
+        arity: int,
+        index: int,
+        value: int | bool,
+        num: int,
+        den: int,
+        mass: float,
     ) -> None:
         self.first.append(first)
         self.second.append(second)
@@ -431,8 +462,9 @@ def enumerate_outputs(
     if counting:
         sys.setprofile(discovery.profile)
     try:  # a short walk as the code runs, to see which functions draw (_procedures)
-        _enumerate(sampler, DISCOVERY_PATHS, max_depth, max(threshold, DISCOVERY_MIN_MASS), None, False,
-                   discovery=discovery)
+        _enumerate(
+            sampler, DISCOVERY_PATHS, max_depth, max(threshold, DISCOVERY_MIN_MASS), None, False, discovery=discovery
+        )
     except Exception:  # noqa: BLE001, S110 - what the code does wrong, the enumeration below reports
         pass
     finally:
@@ -449,9 +481,17 @@ DISCOVERY_MIN_MASS = Fraction(1, 1000)
 
 
 def _enumerate(
-    sampler: Sampler, max_paths: int, max_depth: int, threshold: Fraction, summaries: Summaries | None,
-    renewal: bool = False, *, procedures: bool = False, walker: _TreeWalker | None = None,
-    discovery: Discovery | None = None, scale: float = 1.0,
+    sampler: Sampler,
+    max_paths: int,
+    max_depth: int,
+    threshold: Fraction,
+    summaries: Summaries | None,
+    renewal: bool = False,
+    *,
+    procedures: bool = False,
+    walker: _TreeWalker | None = None,
+    discovery: Discovery | None = None,
+    scale: float = 1.0,
 ) -> Enumeration:
     """The walk.  ``walker``: walk on this walker (its paths and states set aside, then restored),
     so that a procedure summary draws from the very source object its arguments hold."""
@@ -511,9 +551,7 @@ def _walk_paths(sampler: Sampler, max_paths: int, walker: _TreeWalker) -> Enumer
             by_den[den] = by_den.get(den, 0) + walker.num[depth]
         paths += 1
         more = walker.advance()
-    joint = {
-        key: sum((Fraction(n, d) for d, n in by_den.items()), Fraction(0)) for key, by_den in groups.items()
-    }
+    joint = {key: sum((Fraction(n, d) for d, n in by_den.items()), Fraction(0)) for key, by_den in groups.items()}
     masses: dict[Hashable, Fraction] = {}
     for (output, _), mass in joint.items():
         masses[output] = masses.get(output, Fraction(0)) + mass

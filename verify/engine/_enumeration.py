@@ -75,8 +75,9 @@ class Enumeration:
 
 def _probability(name: str, value: object) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, Fraction)) or not 0 <= value <= 1:
-        raise InvalidArgument(f"{name} must be an exact probability (an int or Fraction in [0, 1]); "
-                              f"got {name}={shown(value)}.")
+        raise InvalidArgument(
+            f"{name} must be an exact probability (an int or Fraction in [0, 1]); got {name}={shown(value)}."
+        )
 
 
 class SamplerCrashed(DpverifyError):
@@ -93,8 +94,10 @@ class LoopNeverAccepts(DpverifyError):
 
     def __init__(self, attempt: Callable[..., object], args: tuple[object, ...]) -> None:
         shown_args = ", ".join(shown(a, 40) for a in args)
-        super().__init__(f"the loop until_accepted({attempt.__name__}) never ends at ({shown_args}): every one of "
-                         "its attempts rejects (enumerated exhaustively)")
+        super().__init__(
+            f"the loop until_accepted({attempt.__name__}) never ends at ({shown_args}): every one of "
+            "its attempts rejects (enumerated exhaustively)"
+        )
 
 
 class NeverReturns(LoopNeverAccepts):
@@ -102,9 +105,12 @@ class NeverReturns(LoopNeverAccepts):
     "A loop that never ends")."""
 
     def __init__(self, paths: int) -> None:
-        DpverifyError.__init__(self, f"the code never returns: all {paths} paths of the walk were followed to the "
-                               "end, nothing cut, and each comes back to a program state it was in before without "
-                               "an output, so every execution loops forever (probability 0 of any output)")
+        DpverifyError.__init__(
+            self,
+            f"the code never returns: all {paths} paths of the walk were followed to the "
+            "end, nothing cut, and each comes back to a program state it was in before without "
+            "an output, so every execution loops forever (probability 0 of any output)",
+        )
         self.paths = paths
 
 

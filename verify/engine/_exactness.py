@@ -7,19 +7,17 @@ from fractions import Fraction
 
 from dpverify.samplers import InvalidArgument, SamplerContractError
 from dpverify.specs import MechanismSpec
+from dpverify.verify.engine._arguments import need_count, need_instance, need_member, shown
 from dpverify.verify.engine._bisect import bisect_outputs
 from dpverify.verify.engine._enumerate import enumerate_outputs
 from dpverify.verify.engine._enumeration import Enumeration, SamplerCrashed
-from dpverify.verify.engine._arguments import need_count, need_instance, need_member, shown
 from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text, json_value
 
 #: Up to this many draws a single-draw sampler is enumerated path by path; above, bisected.
 EXHAUSTIVE_DRAW_LIMIT = 4096
 
 
-def code_distribution(
-    spec: MechanismSpec, q: Hashable, *, max_paths: int = 1_000_000
-) -> Enumeration:
+def code_distribution(spec: MechanismSpec, q: Hashable, *, max_paths: int = 1_000_000) -> Enumeration:
     """The exact output distribution of the spec's sampler code for input ``q``.
 
     Single-draw inverse transforms with more than :data:`EXHAUSTIVE_DRAW_LIMIT` draws are
@@ -36,7 +34,7 @@ def code_distribution(
 
 
 def _need_spec(spec: object) -> None:
-    need_instance("spec", spec, MechanismSpec, "a MechanismSpec, e.g. GtmSpec.create(\"1/3\", 5, 1000)")
+    need_instance("spec", spec, MechanismSpec, 'a MechanismSpec, e.g. GtmSpec.create("1/3", 5, 1000)')
 
 
 def _need_input(spec: MechanismSpec, q: object) -> Hashable:
@@ -45,9 +43,7 @@ def _need_input(spec: MechanismSpec, q: object) -> Hashable:
     return need_member("q", q, inputs, f"one of the spec's inputs {shown(inputs)}")
 
 
-def first_difference(
-    code: dict[Hashable, Fraction], expected: dict[Hashable, Fraction]
-) -> Hashable | None:
+def first_difference(code: dict[Hashable, Fraction], expected: dict[Hashable, Fraction]) -> Hashable | None:
     """The first output (in the spec's order, then the code's) whose probabilities differ."""
     for output in [*expected, *(o for o in code if o not in expected)]:
         if code.get(output, Fraction(0)) != expected.get(output, Fraction(0)):
@@ -64,8 +60,10 @@ def check_exactness(
     max_paths = need_count("max_paths", max_paths, low=1)
     if inputs is not None:
         if isinstance(inputs, (str, bytes)) or not isinstance(inputs, Iterable):
-            raise InvalidArgument(f"inputs must be None or an iterable of the spec's inputs; got inputs={shown(inputs)} "
-                                  f"({type(inputs).__name__}).")
+            raise InvalidArgument(
+                f"inputs must be None or an iterable of the spec's inputs; got inputs={shown(inputs)} "
+                f"({type(inputs).__name__})."
+            )
         inputs = [_need_input(spec, q) for q in inputs]
     checked = 0
     executions = 0

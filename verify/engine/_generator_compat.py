@@ -64,11 +64,41 @@ __all__ = ["NOT_REPLICATED", "GeneratorCompat", "patched_generator"]
 
 #: Generator methods whose numpy algorithm the adapter does not reproduce: calling one raises.
 NOT_REPLICATED = (
-    "beta", "binomial", "chisquare", "dirichlet", "exponential", "f", "gamma", "gumbel", "hypergeometric",
-    "logistic", "lognormal", "logseries", "multinomial", "multivariate_hypergeometric", "multivariate_normal",
-    "negative_binomial", "noncentral_chisquare", "noncentral_f", "normal", "pareto", "permuted", "poisson",
-    "power", "rayleigh", "spawn", "standard_cauchy", "standard_exponential", "standard_gamma",
-    "standard_normal", "standard_t", "triangular", "vonmises", "wald", "weibull", "zipf",
+    "beta",
+    "binomial",
+    "chisquare",
+    "dirichlet",
+    "exponential",
+    "f",
+    "gamma",
+    "gumbel",
+    "hypergeometric",
+    "logistic",
+    "lognormal",
+    "logseries",
+    "multinomial",
+    "multivariate_hypergeometric",
+    "multivariate_normal",
+    "negative_binomial",
+    "noncentral_chisquare",
+    "noncentral_f",
+    "normal",
+    "pareto",
+    "permuted",
+    "poisson",
+    "power",
+    "rayleigh",
+    "spawn",
+    "standard_cauchy",
+    "standard_exponential",
+    "standard_gamma",
+    "standard_normal",
+    "standard_t",
+    "triangular",
+    "vonmises",
+    "wald",
+    "weibull",
+    "zipf",
 )
 
 # random_geometric switches from search to inversion at this double (the C literal 0.333...3).
@@ -77,16 +107,22 @@ _ONE_THIRD = 0.333333333333333333333333
 
 def _integer(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) and not (np is not None and isinstance(value, np.integer)):
-        raise InvalidArgument(f"{name} must be an integer (an int or a numpy integer; arrays of bounds are not "
-                              f"supported); got {name}={shown(value)}.")
+        raise InvalidArgument(
+            f"{name} must be an integer (an int or a numpy integer; arrays of bounds are not "
+            f"supported); got {name}={shown(value)}."
+        )
     return int(value)  # type: ignore[arg-type]
 
 
 def _real(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) and not (
-            np is not None and isinstance(value, (np.integer, np.floating))):
-        raise InvalidArgument(f"{name} must be a real number (an int or a float; arrays are not supported); "
-                              f"got {name}={shown(value)}.")
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        and not (np is not None and isinstance(value, (np.integer, np.floating)))
+    ):
+        raise InvalidArgument(
+            f"{name} must be a real number (an int or a float; arrays are not supported); got {name}={shown(value)}."
+        )
     number = float(value)  # type: ignore[arg-type]
     if math.isnan(number):
         raise InvalidArgument(f"{name} must be a number, not NaN; got {name}={shown(value)}.")
@@ -100,7 +136,9 @@ def _shape(size: object) -> tuple[int, ...] | None:
     try:
         shape = tuple(_integer("size", d) for d in dims)
     except InvalidArgument:
-        raise InvalidArgument(f"size must be None, an integer >= 0 or a tuple of them; got size={shown(size)}.") from None
+        raise InvalidArgument(
+            f"size must be None, an integer >= 0 or a tuple of them; got size={shown(size)}."
+        ) from None
     if any(d < 0 for d in shape):
         raise InvalidArgument(f"size must be None, an integer >= 0 or a tuple of them; got size={shown(size)}.")
     return shape
@@ -125,7 +163,8 @@ class GeneratorCompat:
             raise InvalidArgument(f"source must be a RandomSource; got source={shown(source)}.")
         if isinstance(float_bits, bool) or not isinstance(float_bits, int) or not 1 <= float_bits <= CPYTHON_FLOAT_BITS:
             raise InvalidArgument(
-                f"float_bits must be an int in [1, {CPYTHON_FLOAT_BITS}]; got float_bits={shown(float_bits)}.")
+                f"float_bits must be an int in [1, {CPYTHON_FLOAT_BITS}]; got float_bits={shown(float_bits)}."
+            )
         self.source = source
         self.float_bits = float_bits
 
@@ -135,8 +174,10 @@ class GeneratorCompat:
     def __getattr__(self, name: str) -> Any:
         if name in NOT_REPLICATED:
             return functools.partial(_not_replicated, name)
-        raise AttributeError(f"GeneratorCompat has no attribute {name!r} (numpy's Generator methods it replicates: "
-                             "integers, random, choice, uniform, bytes, permutation, shuffle, laplace, geometric).")
+        raise AttributeError(
+            f"GeneratorCompat has no attribute {name!r} (numpy's Generator methods it replicates: "
+            "integers, random, choice, uniform, bytes, permutation, shuffle, laplace, geometric)."
+        )
 
     # --- the draws -----------------------------------------------------------------------------
 
@@ -147,8 +188,9 @@ class GeneratorCompat:
     def _array(self, shape: tuple[int, ...], draw: Callable[[], Any], dtype: Any) -> Any:
         return np.array([draw() for _ in range(math.prod(shape))], dtype=dtype).reshape(shape)
 
-    def integers(self, low: object, high: object = None, size: object = None, dtype: Any = None,
-                 endpoint: bool = False) -> Any:
+    def integers(
+        self, low: object, high: object = None, size: object = None, dtype: Any = None, endpoint: bool = False
+    ) -> Any:
         """Uniform integers in ``[low, high)`` (``[low, high]`` with ``endpoint``), one ``randbelow`` each."""
         bottom = _integer("low", low)
         top = bottom if high is None else _integer("high", high)
@@ -165,8 +207,10 @@ class GeneratorCompat:
             raise InvalidArgument(f"dtype must be an integer dtype; got dtype={shown(dtype)}.")
         info = np.iinfo(kind)
         if bottom < info.min or stop - 1 > info.max:
-            raise InvalidArgument(f"integers' range [{bottom}, {stop - 1}] must fit dtype {kind} "
-                                  f"([{info.min}, {info.max}]); got low={bottom}, high={top}.")
+            raise InvalidArgument(
+                f"integers' range [{bottom}, {stop - 1}] must fit dtype {kind} "
+                f"([{info.min}, {info.max}]); got low={bottom}, high={top}."
+            )
         n, shape, scalar = stop - bottom, _shape(size), kind.type
         if shape is None:
             # a plain call with nothing else live but ints and a class: the engine can renew loops around it
@@ -177,7 +221,9 @@ class GeneratorCompat:
     def random(self, size: object = None, dtype: Any = None, out: object = None) -> Any:
         """Uniform on ``{j / 2**float_bits}``: numpy's ``next_double`` at ``float_bits = 53``."""
         if dtype is not None and np.dtype(dtype) != np.float64:
-            raise InvalidArgument(f"dtype must be float64 (numpy's float32 grid is not replicated); got dtype={shown(dtype)}.")
+            raise InvalidArgument(
+                f"dtype must be float64 (numpy's float32 grid is not replicated); got dtype={shown(dtype)}."
+            )
         if out is not None:
             raise InvalidArgument("out is not supported by GeneratorCompat.random; got out=an array. Use size.")
         shape = _shape(size)
@@ -271,8 +317,15 @@ class GeneratorCompat:
         self.shuffle(array, axis)
         return array
 
-    def choice(self, a: object, size: object = None, replace: bool = True, p: object = None, axis: object = 0,
-               shuffle: bool = True) -> Any:
+    def choice(
+        self,
+        a: object,
+        size: object = None,
+        replace: bool = True,
+        p: object = None,
+        axis: object = 0,
+        shuffle: bool = True,
+    ) -> Any:
         """numpy's ``Generator.choice`` along axis 0: uniform indices exact; with ``p``, numpy's inverse
         CDF on the ``random()`` grid, so index ``i`` has the grid's probability, not ``p[i]``."""
         if _integer("axis", axis) != 0:
@@ -296,11 +349,15 @@ class GeneratorCompat:
                 indices = [int(np.searchsorted(cdf, self._next_double(), side="right")) for _ in range(wanted)]
         else:
             if cdf is not None or not shuffle:
-                raise InvalidArgument("choice with replace=False supports only p=None and shuffle=True (a uniform ordered "
-                                      f"sample); got p={shown(p)}, shuffle={shuffle}.")
+                raise InvalidArgument(
+                    "choice with replace=False supports only p=None and shuffle=True (a uniform ordered "
+                    f"sample); got p={shown(p)}, shuffle={shuffle}."
+                )
             if wanted > count:
-                raise InvalidArgument(f"choice with replace=False cannot take more than the population; got size="
-                                      f"{shown(size)} from a population of {count}.")
+                raise InvalidArgument(
+                    f"choice with replace=False cannot take more than the population; got size="
+                    f"{shown(size)} from a population of {count}."
+                )
             pool = list(range(count))
             for i in range(wanted):
                 j = i + self.source.randbelow(count - i)
@@ -320,8 +377,9 @@ def _cdf(p: object, count: int) -> Any:
     except (TypeError, ValueError):
         raise InvalidArgument(f"p must be a sequence of probabilities; got p={shown(p)}.") from None
     if weights.ndim != 1 or len(weights) != count:
-        raise InvalidArgument(f"p must be one-dimensional with one probability per element of a ({count}); "
-                              f"got p={shown(p)}.")
+        raise InvalidArgument(
+            f"p must be one-dimensional with one probability per element of a ({count}); got p={shown(p)}."
+        )
     if np.isnan(weights).any() or (weights < 0).any():
         raise InvalidArgument(f"p must be probabilities >= 0; got p={shown(p)}.")
     if abs(float(weights.sum()) - 1.0) > math.sqrt(np.finfo(np.float64).eps):
@@ -335,7 +393,8 @@ def _not_replicated(name: str, *args: object, **kwargs: object) -> Any:
     raise SamplerContractError(
         f"GeneratorCompat does not replicate numpy's Generator.{name} (numpy draws it with C code, ziggurat tables or "
         "rejection loops that this adapter does not reproduce), so its law cannot be enumerated exactly; audit code "
-        "that calls it as a black box (dpverify audit --black-box).")
+        "that calls it as a black box (dpverify audit --black-box)."
+    )
 
 
 # --- installing it where a library keeps its generator ---------------------------------------------
@@ -378,8 +437,9 @@ def _stand_in(key: tuple[str, str], original: object) -> object:
 
 
 @contextmanager
-def patched_generator(module: ModuleType | str, attribute: str, source: RandomSource, *,
-                      float_bits: int = CPYTHON_FLOAT_BITS) -> Iterator[GeneratorCompat]:
+def patched_generator(
+    module: ModuleType | str, attribute: str, source: RandomSource, *, float_bits: int = CPYTHON_FLOAT_BITS
+) -> Iterator[GeneratorCompat]:
     """Within the block, this thread's draws through ``module.attribute`` come from ``source``.
 
     ``module.attribute`` is a ``numpy.random.Generator`` (replaced by a stand-in that forwards to
@@ -395,18 +455,24 @@ def patched_generator(module: ModuleType | str, attribute: str, source: RandomSo
         try:
             module = importlib.import_module(module)
         except ImportError as error:
-            raise InvalidArgument(f"module must be an importable module; got module={shown(module)} ({error}).") from None
+            raise InvalidArgument(
+                f"module must be an importable module; got module={shown(module)} ({error})."
+            ) from None
     if not isinstance(module, ModuleType):
         raise InvalidArgument(f"module must be a module or its dotted name; got module={shown(module)}.")
     if not isinstance(attribute, str) or not hasattr(module, attribute):
-        raise InvalidArgument(f"attribute must name an attribute of {module.__name__}; got attribute={shown(attribute)}.")
+        raise InvalidArgument(
+            f"attribute must name an attribute of {module.__name__}; got attribute={shown(attribute)}."
+        )
     key = (module.__name__, attribute)
     with _lock:
         original, active = _installed.get(key, (getattr(module, attribute), 0))
         if active == 0:
             if not (isinstance(original, np.random.Generator) or callable(original)):
-                raise InvalidArgument(f"{module.__name__}.{attribute} must be a numpy Generator or a function returning "
-                                      f"one; got {shown(original)}.")
+                raise InvalidArgument(
+                    f"{module.__name__}.{attribute} must be a numpy Generator or a function returning "
+                    f"one; got {shown(original)}."
+                )
             setattr(module, attribute, _stand_in(key, original))
         _installed[key] = (original, active + 1)
     stack = getattr(_local, "stacks", None)

@@ -193,13 +193,17 @@ def output_intervals(
     for output in outputs:
         enclosure = ideal(output, dps)
         if not isinstance(enclosure, tuple) or len(enclosure) != 2:
-            raise InvalidArgument(f"ideal({shown(output)}, {dps}) must return a pair (lo, hi); got {shown(enclosure)} "
-                                  f"({type(enclosure).__name__}).")
+            raise InvalidArgument(
+                f"ideal({shown(output)}, {dps}) must return a pair (lo, hi); got {shown(enclosure)} "
+                f"({type(enclosure).__name__})."
+            )
         lo_value, hi_value = enclosure
         lo = enclosure_bound(lo_value, upper=False)
         hi = enclosure_bound(hi_value, upper=True)
         if lo > hi:
-            raise InvalidArgument(f"ideal({shown(output)}, {dps}) returned lo > hi: {shown(lo_value)} > {shown(hi_value)}.")
+            raise InvalidArgument(
+                f"ideal({shown(output)}, {dps}) returned lo > hi: {shown(lo_value)} > {shown(hi_value)}."
+            )
         rows.append(OutputInterval(output, found.masses.get(output, Fraction(0)), found.unexplored, lo, hi))
     return rows
 
@@ -222,16 +226,19 @@ def _unlisted_rows(found: Enumeration, ideal: IdealPMF, outputs: Sequence[Hashab
     return rows
 
 
-def _need_interval_arguments(ideal: object, outputs: object, dps: object, max_unexplored: object,
-                             tolerance_reason: object = None) -> None:
+def _need_interval_arguments(
+    ideal: object, outputs: object, dps: object, max_unexplored: object, tolerance_reason: object = None
+) -> None:
     need_callable("ideal", ideal, "a callable ideal(output, dps) returning an enclosure (lo, hi)")
     need_outputs("outputs", outputs, nonempty=True)
     need_dps(dps)
     if max_unexplored is not None:
         as_fraction("max_unexplored", max_unexplored)
     if tolerance_reason is not None and not (isinstance(tolerance_reason, str) and tolerance_reason.strip()):
-        raise InvalidArgument(f"tolerance_reason must be None or a non-empty string; got "
-                              f"tolerance_reason={shown(tolerance_reason)} ({type(tolerance_reason).__name__}).")
+        raise InvalidArgument(
+            f"tolerance_reason must be None or a non-empty string; got "
+            f"tolerance_reason={shown(tolerance_reason)} ({type(tolerance_reason).__name__})."
+        )
 
 
 def tv_bound(found: Enumeration, rows: Sequence[OutputInterval]) -> tuple[Fraction, Fraction]:
@@ -263,7 +270,9 @@ def judge_intervals(
     need_enumeration("found", found)
     _need_interval_arguments(ideal, outputs, dps, max_unexplored, tolerance_reason)
     if budgets is not None and not isinstance(budgets, dict):
-        raise InvalidArgument(f"budgets must be None or a dict; got budgets={shown(budgets)} ({type(budgets).__name__}).")
+        raise InvalidArgument(
+            f"budgets must be None or a dict; got budgets={shown(budgets)} ({type(budgets).__name__})."
+        )
     listed = output_intervals(found, ideal, outputs, dps=dps)
     unlisted = _unlisted_rows(found, ideal, outputs, dps)
     rows = listed + [row for row in unlisted if row.gap > 0]
@@ -337,26 +346,51 @@ def judge_intervals(
             f"max_unexplored={fraction_text(tolerance)}; lower min_mass or raise max_paths"
         )
         return CheckResult("intervals", Verdict.INCONCLUSIVE, reason, reason=reason, evidence=evidence)
-    return CheckResult("intervals", Verdict.PROVED, _proof_summary(found, len(rows), U, tv, excess, tolerance,
-                                                                   tolerance_reason),
-                       evidence=evidence, within=None if U == 0 and tv == 0 else U)
+    return CheckResult(
+        "intervals",
+        Verdict.PROVED,
+        _proof_summary(found, len(rows), U, tv, excess, tolerance, tolerance_reason),
+        evidence=evidence,
+        within=None if U == 0 and tv == 0 else U,
+    )
 
 
-def _proof_summary(found: Enumeration, outputs: int, U: Fraction, tv: Fraction, excess: Fraction,
-                   tolerance: Fraction | None, tolerance_reason: str | None) -> str:
+def _proof_summary(
+    found: Enumeration,
+    outputs: int,
+    U: Fraction,
+    tv: Fraction,
+    excess: Fraction,
+    tolerance: Fraction | None,
+    tolerance_reason: str | None,
+) -> str:
     """What a proof establishes, in words (module docstring, (a) and (b))."""
     if U == 0 and tv == 0:
-        return (f"the code's law equals the ideal PMF: every path was explored (U = 0) and the ideal's enclosure "
-                f"is the code's exact mass at all {outputs} outputs ({found.paths} paths)")
-    beyond = "" if excess == 0 else (
-        f" (U plus {tolerance_text(excess)}, the explored mass above the ideal's lower ends at outputs outside "
-        "the checked list)")
-    declared = "" if tolerance_reason is None else (
-        f"; tolerance {'any U' if tolerance is None else f'max_unexplored={fraction_text(tolerance)}'}: "
-        f"{tolerance_reason}")
-    return (f"the ideal's enclosure lies inside [E(o), E(o) + U] at each of the {outputs} checked outputs, so "
-            f"|P_code - P_ideal| <= U = {tolerance_text(U)} there; total variation <= {tolerance_text(tv)} over all "
-            f"outputs{beyond} ({found.paths} paths){declared}")
+        return (
+            f"the code's law equals the ideal PMF: every path was explored (U = 0) and the ideal's enclosure "
+            f"is the code's exact mass at all {outputs} outputs ({found.paths} paths)"
+        )
+    beyond = (
+        ""
+        if excess == 0
+        else (
+            f" (U plus {tolerance_text(excess)}, the explored mass above the ideal's lower ends at outputs outside "
+            "the checked list)"
+        )
+    )
+    declared = (
+        ""
+        if tolerance_reason is None
+        else (
+            f"; tolerance {'any U' if tolerance is None else f'max_unexplored={fraction_text(tolerance)}'}: "
+            f"{tolerance_reason}"
+        )
+    )
+    return (
+        f"the ideal's enclosure lies inside [E(o), E(o) + U] at each of the {outputs} checked outputs, so "
+        f"|P_code - P_ideal| <= U = {tolerance_text(U)} there; total variation <= {tolerance_text(tv)} over all "
+        f"outputs{beyond} ({found.paths} paths){declared}"
+    )
 
 
 def renewal(attempt: Enumeration) -> Enumeration:
@@ -424,7 +458,9 @@ def check_intervals(
     need_callable("sampler", sampler, "a callable taking a RandomSource, e.g. lambda rng: sample(rng)")
     _need_interval_arguments(ideal, outputs, dps, max_unexplored, tolerance_reason)
     if not isinstance(attempt, bool):
-        raise InvalidArgument(f"attempt must be True or False; got attempt={shown(attempt)} ({type(attempt).__name__}).")
+        raise InvalidArgument(
+            f"attempt must be True or False; got attempt={shown(attempt)} ({type(attempt).__name__})."
+        )
     budgets = {
         "min_mass": fraction_text(as_fraction("min_mass", min_mass)),
         "max_paths": need_count("max_paths", max_paths, low=1),
@@ -435,15 +471,25 @@ def check_intervals(
         + (", calls of functions that draw summarised" if procedures else ""),
     }
     try:
-        found = enumerate_outputs(sampler, min_mass=min_mass, max_paths=max_paths, max_depth=max_depth,
-                                  summarise=summarise, renewal=renew_states, procedures=procedures)
+        found = enumerate_outputs(
+            sampler,
+            min_mass=min_mass,
+            max_paths=max_paths,
+            max_depth=max_depth,
+            summarise=summarise,
+            renewal=renew_states,
+            procedures=procedures,
+        )
         if found.procedures:
             budgets["procedures"] = found.procedures
         if attempt:
             if not any(z is not None for z in found.masses) and found.exhausted:
-                return CheckResult("intervals", Verdict.VIOLATED,
-                                   "the loop never ends: every attempt rejects (enumerated exhaustively)",
-                                   evidence=budgets)
+                return CheckResult(
+                    "intervals",
+                    Verdict.VIOLATED,
+                    "the loop never ends: every attempt rejects (enumerated exhaustively)",
+                    evidence=budgets,
+                )
             found = renewal(found)
     except SamplerCrashed as crash:
         return CheckResult(
@@ -458,5 +504,12 @@ def check_intervals(
         return CheckResult("intervals", Verdict.INCONCLUSIVE, str(error), reason=str(error), evidence=budgets)
     except InvalidArgument as error:  # renewal: no explored attempt accepted
         return CheckResult("intervals", Verdict.INCONCLUSIVE, str(error), reason=str(error), evidence=budgets)
-    return judge_intervals(found, ideal, outputs, dps=dps, max_unexplored=max_unexplored, budgets=budgets,
-                           tolerance_reason=tolerance_reason)
+    return judge_intervals(
+        found,
+        ideal,
+        outputs,
+        dps=dps,
+        max_unexplored=max_unexplored,
+        budgets=budgets,
+        tolerance_reason=tolerance_reason,
+    )

@@ -197,11 +197,39 @@ def _materialising(name: str) -> Any:
     return method
 
 
-for _name in ("__rsub__", "__mul__", "__rmul__", "__floordiv__", "__rfloordiv__", "__truediv__", "__rtruediv__",
-              "__mod__", "__rmod__", "__divmod__", "__rdivmod__", "__pow__", "__rpow__", "__neg__", "__pos__",
-              "__abs__", "__invert__", "__and__", "__rand__", "__or__", "__ror__", "__xor__", "__rxor__",
-              "__lshift__", "__rlshift__", "__rshift__", "__rrshift__", "__round__", "__trunc__", "__floor__",
-              "__ceil__"):
+for _name in (
+    "__rsub__",
+    "__mul__",
+    "__rmul__",
+    "__floordiv__",
+    "__rfloordiv__",
+    "__truediv__",
+    "__rtruediv__",
+    "__mod__",
+    "__rmod__",
+    "__divmod__",
+    "__rdivmod__",
+    "__pow__",
+    "__rpow__",
+    "__neg__",
+    "__pos__",
+    "__abs__",
+    "__invert__",
+    "__and__",
+    "__rand__",
+    "__or__",
+    "__ror__",
+    "__xor__",
+    "__rxor__",
+    "__lshift__",
+    "__rlshift__",
+    "__rshift__",
+    "__rrshift__",
+    "__round__",
+    "__trunc__",
+    "__floor__",
+    "__ceil__",
+):
     setattr(LazyUniform, _name, _materialising(_name))
 del _name
 

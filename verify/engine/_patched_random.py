@@ -195,4 +195,3 @@ def _removed() -> str:
     if random.SystemRandom is not _SystemRandomStandIn or secrets._sysrand.__class__ is not _DispatchingSystemRandom:  # type: ignore[attr-defined]
         return "random.SystemRandom or secrets was replaced"
     return ""
-

@@ -167,16 +167,20 @@ def _trampoline(free: int) -> types.CodeType:
     swapped for code with as many, which it never reads (they are named after the function's)."""
     names = ", ".join(f"_dpverify_cell{i}" for i in range(free))
     cells = f"        if False:\n            {names}\n" if free else ""
-    text = (f"def _outer():\n    {names.replace(', ', ' = ') or '_'} = None\n"
-            "    def _trampoline(*args, _dpverify_call, **kwargs):\n"
-            f"{cells}"
-            "        return _dpverify_call(args, kwargs)\n"
-            "    return _trampoline\n")
+    text = (
+        f"def _outer():\n    {names.replace(', ', ' = ') or '_'} = None\n"
+        "    def _trampoline(*args, _dpverify_call, **kwargs):\n"
+        f"{cells}"
+        "        return _dpverify_call(args, kwargs)\n"
+        "    return _trampoline\n"
+    )
     namespace: dict[str, Any] = {}
     exec(compile(text, __file__, "exec"), namespace)  # noqa: S102
     code = namespace["_outer"]().__code__
     assert len(code.co_freevars) == free
     return code
+
+
 _local = threading.local()
 _lock = threading.Lock()
 _hooks: dict[types.FunctionType, list[Any]] = {}  # function -> [count, code, defaults, kwdefaults, copy]
@@ -201,8 +205,9 @@ def pushed(walker: Any) -> Iterator[None]:
         stack.pop()
 
 
-def _dispatch(function: types.FunctionType, original: types.FunctionType, args: tuple[object, ...],
-              kwargs: dict[str, object]) -> object:
+def _dispatch(
+    function: types.FunctionType, original: types.FunctionType, args: tuple[object, ...], kwargs: dict[str, object]
+) -> object:
     walker = active()
     if walker is None:
         return original(*args, **kwargs)
@@ -218,8 +223,9 @@ def _install(function: types.FunctionType) -> None:
         entry[0] += 1
         return
     code = function.__code__
-    original = types.FunctionType(code, function.__globals__, function.__name__, function.__defaults__,
-                                  function.__closure__)
+    original = types.FunctionType(
+        code, function.__globals__, function.__name__, function.__defaults__, function.__closure__
+    )
     original.__kwdefaults__ = function.__kwdefaults__
     original.__qualname__ = function.__qualname__
     original.__dict__.update(function.__dict__)
@@ -229,7 +235,8 @@ def _install(function: types.FunctionType) -> None:
 
     _hooks[function] = [1, code, function.__defaults__, function.__kwdefaults__, original]
     function.__code__ = _trampoline(len(code.co_freevars)).replace(
-        co_name=code.co_name, co_qualname=code.co_qualname, co_freevars=code.co_freevars)
+        co_name=code.co_name, co_qualname=code.co_qualname, co_freevars=code.co_freevars
+    )
     function.__defaults__ = None
     function.__kwdefaults__ = {"_dpverify_call": call}
 

@@ -61,8 +61,19 @@ from dpverify.verify.engine._random_compat import RandomCompat
 
 __all__ = ["EnumeratingSource", "driver_files", "program_state", "suspended_driver"]
 
-_TERMINATORS = frozenset({"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE", "JUMP_FORWARD",
-                          "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP", "JUMP_NO_INTERRUPT"})
+_TERMINATORS = frozenset(
+    {
+        "RETURN_VALUE",
+        "RETURN_CONST",
+        "RAISE_VARARGS",
+        "RERAISE",
+        "JUMP_FORWARD",
+        "JUMP_BACKWARD",
+        "JUMP_BACKWARD_NO_INTERRUPT",
+        "JUMP",
+        "JUMP_NO_INTERRUPT",
+    }
+)
 _READS = frozenset({"LOAD_FAST", "LOAD_FAST_CHECK", "DELETE_FAST"})
 _WRITES = frozenset({"STORE_FAST"})
 _JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
@@ -137,8 +148,13 @@ def _analyse(code: types.CodeType) -> _CodeInfo | None:
                 inside = inside | {ins.argval}
             if out != live_out[i] or inside != live_in[i]:
                 live_out[i], live_in[i], changed = out, inside, True
-    return _CodeInfo(offsets, instructions, tuple(depth), tuple(tuple(sorted(s)) for s in live_out),
-                     tuple(code.co_cellvars + code.co_freevars))
+    return _CodeInfo(
+        offsets,
+        instructions,
+        tuple(depth),
+        tuple(tuple(sorted(s)) for s in live_out),
+        tuple(code.co_cellvars + code.co_freevars),
+    )
 
 
 def _info(code: types.CodeType) -> _CodeInfo | None:
@@ -279,14 +295,26 @@ def _value(value: Any, seen: dict[int, int], parts: list[object]) -> object:
         return ("ref", seen[key])
     seen[key] = len(seen)
     if kind is types.FunctionType:  # made anew in a loop, its id may be reused: compare what it runs on
-        cells = tuple(_value(c.cell_contents, seen, parts) if _filled(c) else ("empty",) for c in value.__closure__ or ())
-        content: object = ("function", id(value.__code__), id(value.__globals__), _value(value.__defaults__, seen, parts),
-                           _value(tuple(sorted((value.__kwdefaults__ or {}).items())), seen, parts), cells)
+        cells = tuple(
+            _value(c.cell_contents, seen, parts) if _filled(c) else ("empty",) for c in value.__closure__ or ()
+        )
+        content: object = (
+            "function",
+            id(value.__code__),
+            id(value.__globals__),
+            _value(value.__defaults__, seen, parts),
+            _value(tuple(sorted((value.__kwdefaults__ or {}).items())), seen, parts),
+            cells,
+        )
     elif isinstance(value, EnumeratingSource):
         content = "source"
     elif kind is RandomCompat:
-        content = ("RandomCompat", value.float_bits, _value(value.gauss_next, seen, parts),
-                   _value(value.source, seen, parts))
+        content = (
+            "RandomCompat",
+            value.float_bits,
+            _value(value.gauss_next, seen, parts),
+            _value(value.source, seen, parts),
+        )
     elif kind is _Draw:
         content = ("draw", value.low, value.high, value.value, _value(value.source, seen, parts))
     elif kind is LazyUniform:
@@ -328,8 +356,9 @@ def driver_files() -> frozenset[str]:
     return frozenset(_DRIVER_FILES)
 
 
-def program_state(frame: types.FrameType, callee: types.FrameType, draw: Hashable, *,
-                  stop: types.CodeType) -> Hashable | None:
+def program_state(
+    frame: types.FrameType, callee: types.FrameType, draw: Hashable, *, stop: types.CodeType
+) -> Hashable | None:
     """The state of the execution whose frame ``callee`` (the engine's draw method, called by
     ``frame``) is asking for ``draw``; None where it is not known to determine the future.
     ``stop`` is the code of the enumeration that runs the executions: the chain ends there."""
@@ -355,8 +384,10 @@ def program_state(frame: types.FrameType, callee: types.FrameType, draw: Hashabl
             if not any(c is callee.f_code for c in _callee_codes(_resolve(frame, info, i))):
                 return None
             local = frame.f_locals
-            values = tuple(_value(local[name], seen, parts) if name in local else ("unbound",)
-                           for name in (*info.live[i], *info.cells))
+            values = tuple(
+                _value(local[name], seen, parts) if name in local else ("unbound",)
+                for name in (*info.live[i], *info.cells)
+            )
             frames.append((id(code), ins.offset, values))
             frame, callee = frame.f_back, frame
     except (_Unknown, RecursionError):

@@ -64,8 +64,12 @@ class Refused(BaseException):
     sampler's own ``except Exception`` cannot swallow it while a summary is being computed."""
 
 
-_WRITES = {"STORE_GLOBAL": "writes the global", "DELETE_GLOBAL": "deletes the global",
-           "STORE_ATTR": "writes the attribute", "DELETE_ATTR": "deletes the attribute"}
+_WRITES = {
+    "STORE_GLOBAL": "writes the global",
+    "DELETE_GLOBAL": "deletes the global",
+    "STORE_ATTR": "writes the attribute",
+    "DELETE_ATTR": "deletes the attribute",
+}
 _CELL_WRITES = {"STORE_DEREF": "writes the closure cell", "DELETE_DEREF": "deletes the closure cell"}
 _CELL_READS = frozenset({"LOAD_DEREF", "LOAD_CLASSDEREF"})
 _CHAIN = frozenset({"LOAD_ATTR", "LOAD_METHOD"})
@@ -132,7 +136,7 @@ def _scan(code: types.CodeType) -> _CodeFacts:
             cells.append(ins.argval)
         elif name == "LOAD_GLOBAL":
             attrs = []
-            for follow in instructions[i + 1:]:
+            for follow in instructions[i + 1 :]:
                 if follow.opname not in _CHAIN or follow.is_jump_target:
                     break
                 attrs.append(follow.argval)
@@ -140,9 +144,23 @@ def _scan(code: types.CodeType) -> _CodeFacts:
     return _CodeFacts(None, tuple(dict.fromkeys(cells)), tuple(dict.fromkeys(chains)))
 
 
-_CONSTANT_KINDS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType, type,
-                   types.MethodDescriptorType, types.WrapperDescriptorType, types.MethodWrapperType,
-                   types.ClassMethodDescriptorType, staticmethod, classmethod, property, functools.partial)
+_CONSTANT_KINDS = (
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.MethodType,
+    types.ModuleType,
+    type,
+    types.MethodDescriptorType,
+    types.WrapperDescriptorType,
+    types.MethodWrapperType,
+    types.ClassMethodDescriptorType,
+    staticmethod,
+    classmethod,
+    property,
+    functools.partial,
+)
+
+
 def immutable_value(value: Any) -> Hashable:
     """A hashable stand-in of an immutable data value, equal exactly when the values are (compared
     as program states compare them: floats by their bits); raises :class:`Refused` for anything
@@ -218,8 +236,11 @@ class PurityWatch:
         risky = None
         if event == "call" and self.reason is None:
             code = frame.f_code
-            if (code.co_filename not in _TRUSTED_CACHE and not _trusted(code.co_filename)
-                    and code not in self._asynchronous):
+            if (
+                code.co_filename not in _TRUSTED_CACHE
+                and not _trusted(code.co_filename)
+                and code not in self._asynchronous
+            ):
                 risky = self._check(frame, code)
         inner = self.previous(frame, event, arg) if self.previous is not None else None
         return inner if not risky else self._lines(risky, inner)

@@ -23,8 +23,8 @@ from typing import Any
 
 from dpverify.samplers import InvalidArgument
 from dpverify.samplers._rational import shown
-from dpverify.specs._interval_tools import decimal_text
 from dpverify.specs._fields import check_fields
+from dpverify.specs._interval_tools import decimal_text
 from dpverify.specs._pmf import exact_text
 
 #: Significant digits of a tolerance in a verdict's text, rounded up (a tolerance is never understated).
@@ -87,8 +87,9 @@ class RatioWitness:
     def __post_init__(self) -> None:
         check_fields(self)
         if not (0 <= self.p <= 1 and 0 <= self.p_prime <= 1):
-            raise InvalidArgument(f"p and p_prime must be probabilities in [0, 1]; got p={shown(self.p)}, "
-                                  f"p_prime={shown(self.p_prime)}.")
+            raise InvalidArgument(
+                f"p and p_prime must be probabilities in [0, 1]; got p={shown(self.p)}, p_prime={shown(self.p_prime)}."
+            )
 
     @property
     def ratio(self) -> Fraction | None:
@@ -130,8 +131,10 @@ class CheckResult:
         if within is None:
             return
         if not isinstance(within, Fraction) or within < 0 or self.verdict is not Verdict.PROVED:
-            raise InvalidArgument(f"within must be None, or a Fraction >= 0 on a proved verdict; got within={shown(within)} "
-                                  f"with verdict={shown(self.verdict)}.")
+            raise InvalidArgument(
+                f"within must be None, or a Fraction >= 0 on a proved verdict; got within={shown(within)} "
+                f"with verdict={shown(self.verdict)}."
+            )
 
     @property
     def verdict_text(self) -> str:

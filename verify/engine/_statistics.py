@@ -37,8 +37,10 @@ def _draws(run: Callable[[], Hashable], samples: int, sampling: Sampling | None)
     if sampling is None:
         return Counter(run() for _ in range(samples))
     if not callable(sampling):
-        raise InvalidArgument(f"sampling must be None or a callable sampling(run, samples); got sampling={shown(sampling)} "
-                              f"({type(sampling).__name__}).")
+        raise InvalidArgument(
+            f"sampling must be None or a callable sampling(run, samples); got sampling={shown(sampling)} "
+            f"({type(sampling).__name__})."
+        )
     return Counter(sampling(run, samples))
 
 
@@ -185,8 +187,11 @@ def check_empirical(
     t_squared, t = dkw_threshold(N, beta)
     replay = _replay(spec, q, N, seed_, beta) if rng is None else _NO_REPLAY
     where = f"q={q!r}, seed={seed_}; replay: {replay}" if rng is None else f"q={q!r}, {_NO_REPLAY}"
-    evidence = {"q": json_value(q), **_dkw_evidence(spec.parameters(), seed_ if rng is None else None, N, beta, t),
-                "replay": replay}
+    evidence = {
+        "q": json_value(q),
+        **_dkw_evidence(spec.parameters(), seed_ if rng is None else None, N, beta, t),
+        "replay": replay,
+    }
 
     impossible = [o for o in counts if weights.get(o, 0) == 0]
     if impossible:
@@ -234,9 +239,7 @@ def check_empirical(
             f"no discrepancy detected, but the detectable distance 2t={2 * t:.4g} is >= 1, so "
             f"the test had no power at N={N}; draw more samples"
         )
-        return CheckResult(
-            "statistical", Verdict.INCONCLUSIVE, f"{reason}; {where}", reason=reason, evidence=evidence
-        )
+        return CheckResult("statistical", Verdict.INCONCLUSIVE, f"{reason}; {where}", reason=reason, evidence=evidence)
     return CheckResult(
         "statistical",
         Verdict.PROVED,
@@ -251,7 +254,9 @@ def check_empirical(
 _NO_REPLAY = "production source (OS CSPRNG), not replayable"
 
 
-def _dkw_evidence(parameters: dict[str, str], seed: int | None, samples: int, beta: Fraction, t: float) -> dict[str, object]:
+def _dkw_evidence(
+    parameters: dict[str, str], seed: int | None, samples: int, beta: Fraction, t: float
+) -> dict[str, object]:
     """The evidence every DKW check carries: what was sampled, how, and the test's size."""
     return {
         "parameters": parameters,
@@ -265,8 +270,10 @@ def _dkw_evidence(parameters: dict[str, str], seed: int | None, samples: int, be
 
 def _describe(inputs: tuple[Hashable, ...]) -> str:
     """``"0..n"`` for a contiguous run of ints, else the first few inputs."""
-    if inputs and all(isinstance(i, int) for i in inputs) and inputs == tuple(
-        range(inputs[0], inputs[0] + len(inputs))
+    if (
+        inputs
+        and all(isinstance(i, int) for i in inputs)
+        and inputs == tuple(range(inputs[0], inputs[0] + len(inputs)))
     ):
         return f"{inputs[0]} <= q <= {inputs[-1]}"
     shown = ", ".join(repr(i) for i in inputs[:5])
@@ -301,8 +308,9 @@ def _mpf_fraction(value: mpmath.mpf) -> Fraction:
     return -magnitude if sign else magnitude
 
 
-def enclosure_gap(counts: Counter[Hashable], samples: int, outputs: list[Hashable], lows: list[Fraction],
-                  highs: list[Fraction]) -> tuple[Fraction, Hashable]:
+def enclosure_gap(
+    counts: Counter[Hashable], samples: int, outputs: list[Hashable], lows: list[Fraction], highs: list[Fraction]
+) -> tuple[Fraction, Hashable]:
     """``(gap, output)``: the largest distance of the empirical CDF ``F_N(o_k)`` (``counts`` of
     ``samples`` draws) outside the CDF enclosure at the ordered ``outputs`` ``o_1 < ... < o_m``
     with ``low_i <= P(o_i) <= high_i``::
@@ -355,7 +363,9 @@ def check_empirical_ideal(
     replaces the seeded source and ``sampling`` draws the outputs, as in :func:`check_empirical`.
     """
     if not isinstance(spec, NoiseSpec):
-        raise InvalidArgument(f"spec must be a NoiseSpec (e.g. a discrete Laplace spec); got spec={shown(spec)} ({type(spec).__name__}).")
+        raise InvalidArgument(
+            f"spec must be a NoiseSpec (e.g. a discrete Laplace spec); got spec={shown(spec)} ({type(spec).__name__})."
+        )
     N = as_int("samples", samples, low=1)
     beta = as_open_unit_interval("false_positive_rate", false_positive_rate)
     seed_ = need_seed(seed)
@@ -380,9 +390,13 @@ def check_empirical_ideal(
             output in listed or output < outputs[0] or output > outputs[-1]
         except TypeError:
             evidence |= {"output": json_value(output), "count": counts[output]}
-            return CheckResult("statistical", Verdict.VIOLATED,
-                               f"the sampler returned {shown(output)} ({type(output).__name__}) {counts[output]} times in "
-                               f"{N} draws: not an output of the spec (a certain violation); {where}", evidence=evidence)
+            return CheckResult(
+                "statistical",
+                Verdict.VIOLATED,
+                f"the sampler returned {shown(output)} ({type(output).__name__}) {counts[output]} times in "
+                f"{N} draws: not an output of the spec (a certain violation); {where}",
+                evidence=evidence,
+            )
     worst, worst_at = enclosure_gap(counts, N, outputs, lows, highs)
     evidence |= {"output": json_value(worst_at), "distance_outside_enclosure": float(worst)}
     stated = f"DKW, N={N}, t={t:.4g}, beta={fraction_text(beta)}"

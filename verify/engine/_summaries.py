@@ -87,8 +87,14 @@ class Summary:
     @staticmethod
     def of(masses: dict[Hashable, Fraction], remainder: Fraction, guards: tuple[Guard, ...] = ()) -> Summary:
         ordered = sorted(masses.items(), key=lambda item: item[1], reverse=True)
-        return Summary(tuple(o for o, _ in ordered), tuple(m.numerator for _, m in ordered),
-                       tuple(m.denominator for _, m in ordered), tuple(float(m) for _, m in ordered), remainder, guards)
+        return Summary(
+            tuple(o for o, _ in ordered),
+            tuple(m.numerator for _, m in ordered),
+            tuple(m.denominator for _, m in ordered),
+            tuple(float(m) for _, m in ordered),
+            remainder,
+            guards,
+        )
 
 
 def tier(top: float, absolute: float) -> int:
@@ -114,8 +120,16 @@ class Summaries:
     ``enumerate`` is the engine's walk (:func:`dpverify.verify.engine._enumerate._enumerate`),
     passed in so that this module does not import the one that imports it."""
 
-    def __init__(self, max_paths: int, max_depth: int, enumerate: Callable[..., Enumeration], *,
-                 marks: bool = True, procedures: bool = False, top: float = 0.0) -> None:
+    def __init__(
+        self,
+        max_paths: int,
+        max_depth: int,
+        enumerate: Callable[..., Enumeration],
+        *,
+        marks: bool = True,
+        procedures: bool = False,
+        top: float = 0.0,
+    ) -> None:
         self.max_paths, self.max_depth, self.top = max_paths, max_depth, top
         self.enumerate, self.marks, self.procedures = enumerate, marks, procedures
         self.index: dict[tuple[object, ...], int] = {}
@@ -145,9 +159,15 @@ class Summaries:
         return found
 
     def _marked(self, function: Callable[..., Hashable], args: tuple[object, ...], loop: bool) -> Summary:
-        found = self.enumerate(lambda rng: function(*args, rng), min(self.max_paths, SUMMARY_MAX_PATHS),
-                               min(self.max_depth, SUMMARY_MAX_DEPTH), SUMMARY_MIN_MASS, self,
-                               procedures=self.procedures, scale=scale(self.top, MARKED_TIER))
+        found = self.enumerate(
+            lambda rng: function(*args, rng),
+            min(self.max_paths, SUMMARY_MAX_PATHS),
+            min(self.max_depth, SUMMARY_MAX_DEPTH),
+            SUMMARY_MIN_MASS,
+            self,
+            procedures=self.procedures,
+            scale=scale(self.top, MARKED_TIER),
+        )
         masses = found.masses
         remainder = found.unexplored
         if loop:
@@ -161,8 +181,15 @@ class Summaries:
 
     # --- procedure summaries ---------------------------------------------------------------------
 
-    def procedure(self, function: Any, original: Any, args: tuple[object, ...], kwargs: dict[str, object],
-                  at_tier: int, walker: Any) -> int | None:
+    def procedure(
+        self,
+        function: Any,
+        original: Any,
+        args: tuple[object, ...],
+        kwargs: dict[str, object],
+        at_tier: int,
+        walker: Any,
+    ) -> int | None:
         """The summary answering ``function(*args, **kwargs)`` at ``at_tier``, or None to walk the
         call as the code runs (module docstring)."""
         name = function.__qualname__
@@ -202,8 +229,9 @@ class Summaries:
             self._watches[-1].merge(summary.guards)
         return index
 
-    def _procedure(self, original: Any, args: tuple[object, ...], kwargs: dict[str, object], at_tier: int,
-                   walker: Any) -> Summary:
+    def _procedure(
+        self, original: Any, args: tuple[object, ...], kwargs: dict[str, object], at_tier: int, walker: Any
+    ) -> Summary:
         watch = PurityWatch(sys.gettrace())
 
         def run(_source: object) -> Hashable:
@@ -227,9 +255,17 @@ class Summaries:
 
         self._watches.append(watch)
         try:
-            found = self.enumerate(run, min(self.max_paths, SUMMARY_MAX_PATHS), min(self.max_depth, SUMMARY_MAX_DEPTH),
-                                   Fraction(1, 10**at_tier), self, True, procedures=True, walker=walker,
-                                   scale=scale(self.top, at_tier))
+            found = self.enumerate(
+                run,
+                min(self.max_paths, SUMMARY_MAX_PATHS),
+                min(self.max_depth, SUMMARY_MAX_DEPTH),
+                Fraction(1, 10**at_tier),
+                self,
+                True,
+                procedures=True,
+                walker=walker,
+                scale=scale(self.top, at_tier),
+            )
         finally:
             self._watches.pop()
         return Summary.of(found.masses, found.unexplored, tuple(watch.guards.values()))

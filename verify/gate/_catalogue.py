@@ -17,10 +17,16 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from dpverify.samplers import bernoulli, discrete_gaussian, discrete_laplace, grid_laplace, gtm
-from dpverify.samplers import laplace_float_unsafe, planar_laplace_unsafe
+from dpverify.samplers import (
+    bernoulli,
+    discrete_gaussian,
+    discrete_laplace,
+    grid_laplace,
+    gtm,
+    laplace_float_unsafe,
+    planar_laplace_unsafe,
+)
 from dpverify.specs import (
-    Attempt,
     BernoulliExpSpec,
     Bisection,
     Bounded,
@@ -39,9 +45,9 @@ from dpverify.specs import (
     Zcdp,
 )
 from dpverify.specs.gtm import MAX_N as GTM_MAX_N
+from dpverify.verify.engine._results import CheckResult
 from dpverify.verify.gate._mechanism_specs import MECHANISM_SPECS
 from dpverify.verify.gate._parsing_spec import PARSING_SPEC
-from dpverify.verify.engine._results import CheckResult
 from dpverify.verify.gate._source_specs import SOURCE_SPECS
 
 __all__ = ["SPECS"]
@@ -68,8 +74,9 @@ def _theorem_7_1_instances() -> Any:
     ``alpha`` holds exactly."""
     from hypothesis import strategies as st
 
-    return st.builds(lambda D, n: {"alpha": Fraction(1, D), "n": n, "T": (D + 1) * D**n},
-                     st.integers(2, 12), st.integers(1, 8))
+    return st.builds(
+        lambda D, n: {"alpha": Fraction(1, D), "n": n, "T": (D + 1) * D**n}, st.integers(2, 12), st.integers(1, 8)
+    )
 
 
 GTM = Spec(
@@ -84,41 +91,79 @@ GTM = Spec(
     claim=lambda p: PureDp(alpha=p["alpha"]),
     pmf=lambda p, q: _gtm_of(p).pmf(q),
     enumeration=Bisection(),
-    refuses=({"alpha": 0}, {"alpha": 1}, {"alpha": 0.5}, {"n": 0}, {"q": -1}, {"T": 0},
-             {"n": GTM_MAX_N + 1, "q": 0}),
+    refuses=({"alpha": 0}, {"alpha": 1}, {"alpha": 0.5}, {"n": 0}, {"q": -1}, {"T": 0}, {"n": GTM_MAX_N + 1, "q": 0}),
     accepts=({"n": GTM_MAX_N, "q": GTM_MAX_N}, {"n": 1, "q": 1}, {"T": 1}),
     draw=_theorem_7_1_instances,
     description="the Geometric Truncated Mechanism by inverse transform from a uniform of size T",
     citation="Amorim, Gaboardi, Rindisbacher, Verified Differential Privacy for Finite Computers",
     cases=(
-        Case({"alpha": "1/3", "n": 4, "T": 4 * 3**4}, "proved",
-             "Theorem 7.1: alpha = 1/D with T = (D+1)*D^n samples gtpmf exactly, so alpha-DP holds",
-             label="thm7.1/D=3,n=4", sample_inputs=(0, 2)),
-        Case({"alpha": "1/10", "n": 12, "T": 11 * 10**12}, "proved",
-             "Theorem 7.1 with T = 11*10^12, beyond enumeration: the code's PMF comes from bisection",
-             label="thm7.1/D=10,n=12", sample_inputs=(6,)),
-        Case({"alpha": "1/2", "n": 5, "T": 10}, "violated",
-             "T = 10 is below the support bound 96: some output is impossible for q and possible "
-             "for q', an infinite privacy loss",
-             label="below-support/T=10", sample_inputs=(2,)),
-        Case({"alpha": "1/3", "n": 5, "T": 1000}, "violated",
-             "an arbitrary T rounds the CDF, so the ratio drops below alpha (paper §6)",
-             label="arbitrary-T/T=1000", sample_inputs=(2,)),
-        Case({"alpha": "1/3", "n": 5, "T": 1000}, "proved",
-             "the same instance keeps Theorem 6.2's degraded alpha'",
-             label="thm6.2/T=1000", claim=_theorem_6_2("1/3", 5, 1000), sample_inputs=()),
-        Case({"alpha": "1/2", "n": 3, "T": "10^100"}, "violated",
-             "even T = 10^100 is not exact for alpha = 1/2 when 3*2^n does not divide T: epsilon "
-             "exceeds ln 2 by about 10^-100",
-             label="huge-T/alpha=1/2,T=10^100", sample_inputs=(1,)),
-        Case({"alpha": "1/2", "n": 1, "T": 6}, "proved", "Theorem 7.1 at the smallest n: D = 2, T = 3*2",
-             label="thm7.1/D=2,n=1", sample_inputs=()),
-        Case({"alpha": "1/2", "n": 2, "T": 1}, "proved",
-             "T = 1: the single draw u = 1 gives output n whatever q is, a constant and so private output",
-             label="T=1", sample_inputs=()),
-        Case({"alpha": "2/5", "n": 6, "T": "10^100"}, "proved",
-             "Theorem 6.2's alpha' holds for a general alpha with T = 10^100",
-             label="thm6.2/alpha=2/5,T=10^100", claim=_theorem_6_2("2/5", 6, "10^100"), sample_inputs=()),
+        Case(
+            {"alpha": "1/3", "n": 4, "T": 4 * 3**4},
+            "proved",
+            "Theorem 7.1: alpha = 1/D with T = (D+1)*D^n samples gtpmf exactly, so alpha-DP holds",
+            label="thm7.1/D=3,n=4",
+            sample_inputs=(0, 2),
+        ),
+        Case(
+            {"alpha": "1/10", "n": 12, "T": 11 * 10**12},
+            "proved",
+            "Theorem 7.1 with T = 11*10^12, beyond enumeration: the code's PMF comes from bisection",
+            label="thm7.1/D=10,n=12",
+            sample_inputs=(6,),
+        ),
+        Case(
+            {"alpha": "1/2", "n": 5, "T": 10},
+            "violated",
+            "T = 10 is below the support bound 96: some output is impossible for q and possible "
+            "for q', an infinite privacy loss",
+            label="below-support/T=10",
+            sample_inputs=(2,),
+        ),
+        Case(
+            {"alpha": "1/3", "n": 5, "T": 1000},
+            "violated",
+            "an arbitrary T rounds the CDF, so the ratio drops below alpha (paper §6)",
+            label="arbitrary-T/T=1000",
+            sample_inputs=(2,),
+        ),
+        Case(
+            {"alpha": "1/3", "n": 5, "T": 1000},
+            "proved",
+            "the same instance keeps Theorem 6.2's degraded alpha'",
+            label="thm6.2/T=1000",
+            claim=_theorem_6_2("1/3", 5, 1000),
+            sample_inputs=(),
+        ),
+        Case(
+            {"alpha": "1/2", "n": 3, "T": "10^100"},
+            "violated",
+            "even T = 10^100 is not exact for alpha = 1/2 when 3*2^n does not divide T: epsilon "
+            "exceeds ln 2 by about 10^-100",
+            label="huge-T/alpha=1/2,T=10^100",
+            sample_inputs=(1,),
+        ),
+        Case(
+            {"alpha": "1/2", "n": 1, "T": 6},
+            "proved",
+            "Theorem 7.1 at the smallest n: D = 2, T = 3*2",
+            label="thm7.1/D=2,n=1",
+            sample_inputs=(),
+        ),
+        Case(
+            {"alpha": "1/2", "n": 2, "T": 1},
+            "proved",
+            "T = 1: the single draw u = 1 gives output n whatever q is, a constant and so private output",
+            label="T=1",
+            sample_inputs=(),
+        ),
+        Case(
+            {"alpha": "2/5", "n": 6, "T": "10^100"},
+            "proved",
+            "Theorem 6.2's alpha' holds for a general alpha with T = 10^100",
+            label="thm6.2/alpha=2/5,T=10^100",
+            claim=_theorem_6_2("2/5", 6, "10^100"),
+            sample_inputs=(),
+        ),
     ),
 )
 
@@ -139,9 +184,11 @@ BERNOULLI = Spec(
     batch=bernoulli.bernoulli_many,
     refuses=({"p": -1}, {"p": "3/2"}, {"p": 0.5}, {"k": -1}),
     citation="the exact coin every sampler's bernoulli(num, den) draw relies on",
-    cases=(Case({"p": "2/7"}, "proved", "an exact rational coin: one two-way choice", label="p=2/7"),
-           Case({"p": 1}, "proved", "a certain coin needs no randomness and is still exact", label="p=1"),
-           Case({"p": 0}, "proved", "the impossible coin is a valid parameter too", label="p=0")),
+    cases=(
+        Case({"p": "2/7"}, "proved", "an exact rational coin: one two-way choice", label="p=2/7"),
+        Case({"p": 1}, "proved", "a certain coin needs no randomness and is still exact", label="p=1"),
+        Case({"p": 0}, "proved", "the impossible coin is a valid parameter too", label="p=0"),
+    ),
 )
 
 
@@ -176,18 +223,27 @@ BERNOULLI_EXP = Spec(
     refuses=({"gamma": -1}, {"gamma": 0.5}, {"k": -1}),
     timing=True,
     citation="CKS20 Algorithm 1",
-    cases=(Case({"gamma": "5/3"}, "proved",
-                "CKS20 Algorithm 1 beyond gamma = 1: one Bernoulli(exp(-1)) loop, then the fraction",
-                label="gamma=5/3"),
-           Case({"gamma": "1/2"}, "proved", "CKS20 Algorithm 1 itself, gamma in [0, 1]", label="gamma=1/2",
-                sample_inputs=()),
-           Case({"gamma": 0}, "proved", "gamma = 0: exp(0) = 1, a certain coin", label="gamma=0", sample_inputs=())),
+    cases=(
+        Case(
+            {"gamma": "5/3"},
+            "proved",
+            "CKS20 Algorithm 1 beyond gamma = 1: one Bernoulli(exp(-1)) loop, then the fraction",
+            label="gamma=5/3",
+        ),
+        Case(
+            {"gamma": "1/2"}, "proved", "CKS20 Algorithm 1 itself, gamma in [0, 1]", label="gamma=1/2", sample_inputs=()
+        ),
+        Case({"gamma": 0}, "proved", "gamma = 0: exp(0) = 1, a certain coin", label="gamma=0", sample_inputs=()),
+    ),
 )
 
 DISCRETE_LAPLACE = Spec(
     name="dlaplace",
     sampler=discrete_laplace.sample,
-    parameters={"scale": Rational(0, low_open=True, search=(Fraction(1, 2), 4)), "sensitivity": Integer(1, search=(1, 3))},
+    parameters={
+        "scale": Rational(0, low_open=True, search=(Fraction(1, 2), 4)),
+        "sensitivity": Integer(1, search=(1, 3)),
+    },
     claim=lambda p: PureDp(epsilon=Fraction(p["sensitivity"]) / p["scale"]),
     sensitivity=lambda p: p["sensitivity"],
     **_noise_spec(DiscreteLaplaceSpec, "scale"),
@@ -197,17 +253,28 @@ DISCRETE_LAPLACE = Spec(
     timing=True,
     citation="CKS20 Algorithm 2",
     cases=(
-        Case({"scale": 1, "sensitivity": 1}, "proved", "CKS20 Algorithm 2, the discrete Laplace with integer scale",
-             label="scale=1"),
-        Case({"scale": "3/2", "sensitivity": 1}, "proved", "CKS20 Algorithm 2 with a non-integer scale t/s = 3/2",
-             label="scale=3/2"),
+        Case(
+            {"scale": 1, "sensitivity": 1},
+            "proved",
+            "CKS20 Algorithm 2, the discrete Laplace with integer scale",
+            label="scale=1",
+        ),
+        Case(
+            {"scale": "3/2", "sensitivity": 1},
+            "proved",
+            "CKS20 Algorithm 2 with a non-integer scale t/s = 3/2",
+            label="scale=3/2",
+        ),
     ),
 )
 
 DISCRETE_GAUSSIAN = Spec(
     name="dgauss",
     sampler=discrete_gaussian.sample,
-    parameters={"sigma2": Rational(0, low_open=True, search=(Fraction(1, 2), 4)), "sensitivity": Integer(1, search=(1, 3))},
+    parameters={
+        "sigma2": Rational(0, low_open=True, search=(Fraction(1, 2), 4)),
+        "sensitivity": Integer(1, search=(1, 3)),
+    },
     claim=lambda p: Zcdp(rho=Fraction(p["sensitivity"] ** 2) / (2 * p["sigma2"])),
     sensitivity=lambda p: p["sensitivity"],
     **_noise_spec(DiscreteGaussianSpec, "sigma2"),
@@ -218,12 +285,24 @@ DISCRETE_GAUSSIAN = Spec(
     timing=True,
     citation="CKS20 Algorithm 3, Theorems 4 and 7",
     cases=(
-        Case({"sigma2": 1, "sensitivity": 1}, "proved",
-             "CKS20 Algorithm 3; Theorem 7's delta cross-checked by a hockey-stick sum", label="sigma2=1"),
-        Case({"sigma2": "5/2", "sensitivity": 1}, "proved", "CKS20 Algorithm 3 with a non-integer variance",
-             label="sigma2=5/2"),
-        Case({"sigma2": "1/2", "sensitivity": 1}, "proved",
-             "CKS20 Algorithm 3 below sigma = 1, where t = floor(sigma) + 1 = 1", label="sigma2=1/2"),
+        Case(
+            {"sigma2": 1, "sensitivity": 1},
+            "proved",
+            "CKS20 Algorithm 3; Theorem 7's delta cross-checked by a hockey-stick sum",
+            label="sigma2=1",
+        ),
+        Case(
+            {"sigma2": "5/2", "sensitivity": 1},
+            "proved",
+            "CKS20 Algorithm 3 with a non-integer variance",
+            label="sigma2=5/2",
+        ),
+        Case(
+            {"sigma2": "1/2", "sensitivity": 1},
+            "proved",
+            "CKS20 Algorithm 3 below sigma = 1, where t = floor(sigma) + 1 = 1",
+            label="sigma2=1/2",
+        ),
     ),
 )
 
@@ -244,9 +323,12 @@ def _grid_claim_proof(p: Params) -> CheckResult:
 GRID_LAPLACE = Spec(
     name="grid-laplace",
     sampler=grid_laplace.sample,
-    parameters={"q": Rational(search=(-3, 3)), "scale": Rational(0, low_open=True, search=(1, 4)),
-                "step": Rational(0, low_open=True, search=(Fraction(1, 4), 1)),
-                "sensitivity": Rational(0, low_open=True, search=(1, 2))},
+    parameters={
+        "q": Rational(search=(-3, 3)),
+        "scale": Rational(0, low_open=True, search=(1, 4)),
+        "step": Rational(0, low_open=True, search=(Fraction(1, 4), 1)),
+        "sensitivity": Rational(0, low_open=True, search=(1, 2)),
+    },
     claim=lambda p: PureDp(epsilon=_grid_spec(p).claim_epsilon()),
     ideal=lambda p, output, dps: _grid_spec(p).ideal_probability(output, dps),
     outputs=lambda p: _grid_spec(p).outputs_for_check(),
@@ -256,13 +338,22 @@ GRID_LAPLACE = Spec(
     checks=(_grid_claim_proof,),
     timing=True,
     citation="Gazeau, Miller, Palamidessi (the repair); CKS20 Algorithm 2 (the noise)",
-    cases=(Case({"q": "7/10", "scale": 2, "step": "1/2", "sensitivity": 1}, "proved",
-                "the safe repair: snap to a grid, add exact discrete Laplace noise; its code is proved "
-                "against the ideal PMF and its (Delta/b)-DP claim is proved by Z3 for all real inputs",
-                label="q=7/10,b=2,L=1/2"),
-           Case({"q": "3/4", "scale": 2, "step": "1/2", "sensitivity": 1}, "proved",
-                "an input halfway between two grid points snaps up (q/L = 3/2 goes to 2)",
-                label="tie/q=3/4,b=2,L=1/2", sample_inputs=())),
+    cases=(
+        Case(
+            {"q": "7/10", "scale": 2, "step": "1/2", "sensitivity": 1},
+            "proved",
+            "the safe repair: snap to a grid, add exact discrete Laplace noise; its code is proved "
+            "against the ideal PMF and its (Delta/b)-DP claim is proved by Z3 for all real inputs",
+            label="q=7/10,b=2,L=1/2",
+        ),
+        Case(
+            {"q": "3/4", "scale": 2, "step": "1/2", "sensitivity": 1},
+            "proved",
+            "an input halfway between two grid points snaps up (q/L = 3/2 goes to 2)",
+            label="tie/q=3/4,b=2,L=1/2",
+            sample_inputs=(),
+        ),
+    ),
 )
 
 
@@ -281,10 +372,15 @@ LAPLACE_FLOAT = Spec(
     checks=(_float_laplace_attack,),
     citation="paper 002's inverse-CDF Laplace; Mironov 2012",
     description="UNSAFE: the textbook floating-point Laplace, every k-bit draw enumerated",
-    cases=(Case({"q": 0, "q_prime": 1, "scale": 1, "bits": 16}, "violated",
-                "the textbook float Laplace (paper 002) is not private in doubles: every one of its "
-                "2^16 - 1 executions is enumerated, and an output of q is impossible from q'",
-                label="k=16,q=0,q'=1"),),
+    cases=(
+        Case(
+            {"q": 0, "q_prime": 1, "scale": 1, "bits": 16},
+            "violated",
+            "the textbook float Laplace (paper 002) is not private in doubles: every one of its "
+            "2^16 - 1 executions is enumerated, and an output of q is impossible from q'",
+            label="k=16,q=0,q'=1",
+        ),
+    ),
 )
 
 
@@ -302,10 +398,14 @@ PLANAR_LAPLACE = Spec(
     checks=(_planar_attack,),
     citation="paper 000 §6 (the planar Laplace for geo-indistinguishability)",
     description="UNSAFE: the float planar Laplace at eps = 1 between a = (0, 0) and b = (1, 0)",
-    cases=(Case({"bits": 7}, "violated",
-                "the float planar Laplace (paper 000 §6) at 7+7 bits: its two true locations share "
-                "no output at all",
-                label="k=7"),),
+    cases=(
+        Case(
+            {"bits": 7},
+            "violated",
+            "the float planar Laplace (paper 000 §6) at 7+7 bits: its two true locations share no output at all",
+            label="k=7",
+        ),
+    ),
 )
 
 
@@ -319,8 +419,9 @@ def _fixed_point_instances() -> Any:
     """Hypothesis: ``n < width``, the instances the proof takes (the domains alone allow ``n >= width``)."""
     from hypothesis import strategies as st
 
-    return st.integers(4, 64).flatmap(lambda width: st.fixed_dictionaries(
-        {"width": st.just(width), "n": st.integers(1, min(16, width - 1))}))
+    return st.integers(4, 64).flatmap(
+        lambda width: st.fixed_dictionaries({"width": st.just(width), "n": st.integers(1, min(16, width - 1))})
+    )
 
 
 FIXED_POINT = Spec(
@@ -332,16 +433,30 @@ FIXED_POINT = Spec(
     draw=_fixed_point_instances,
     citation="paper 000 Example 1.1",
     description="the last n bits of r + z*2^n are those of r, so different low bits give disjoint "
-                "outputs; modelled in two's-complement bit-vectors inside the proof",
-    cases=(Case({"width": 32, "n": 2}, "proved",
-                "paper 000 Example 1.1, proved in 32-bit two's-complement bit-vectors (n = 2)",
-                label="example-1.1"),),
+    "outputs; modelled in two's-complement bit-vectors inside the proof",
+    cases=(
+        Case(
+            {"width": 32, "n": 2},
+            "proved",
+            "paper 000 Example 1.1, proved in 32-bit two's-complement bit-vectors (n = 2)",
+            label="example-1.1",
+        ),
+    ),
 )
 
 #: Every built-in spec, in the order the gate reports them: what every sampler stands on (its
 #: parameters' parsing, its randomness) first, so that a broken foundation fails fast.
 SPECS: tuple[Spec, ...] = (
-    PARSING_SPEC, *SOURCE_SPECS,
-    GTM, BERNOULLI, BERNOULLI_EXP, DISCRETE_LAPLACE, DISCRETE_GAUSSIAN, LAPLACE_FLOAT, PLANAR_LAPLACE, FIXED_POINT, GRID_LAPLACE,
+    PARSING_SPEC,
+    *SOURCE_SPECS,
+    GTM,
+    BERNOULLI,
+    BERNOULLI_EXP,
+    DISCRETE_LAPLACE,
+    DISCRETE_GAUSSIAN,
+    LAPLACE_FLOAT,
+    PLANAR_LAPLACE,
+    FIXED_POINT,
+    GRID_LAPLACE,
     *MECHANISM_SPECS,
 )

@@ -22,12 +22,18 @@ from typing import Any
 from dpverify import _channel
 from dpverify.samplers import InvalidArgument
 from dpverify.specs import Spec, SpecError
+from dpverify.specs._fields import check_fields
 from dpverify.verify.engine._arguments import DEFAULT_TIME_LIMIT, elided, shown
 from dpverify.verify.gate._time_bound import running_user_code
-from dpverify.specs._fields import check_fields
 
-__all__ = ["ENTRY_POINT_GROUP", "BuiltinUnloadable", "FoundSpec", "discover", "specs_from_entry_points",
-           "specs_from_module"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "BuiltinUnloadable",
+    "FoundSpec",
+    "discover",
+    "specs_from_entry_points",
+    "specs_from_module",
+]
 
 ENTRY_POINT_GROUP = "dpverify.specs"
 
@@ -64,6 +70,7 @@ def _short_repr(value: Any) -> str:
     text = shown(value, 80)
     return (text if len(text) <= 80 else text[:77] + "...") + f" ({type(value).__name__})"
 
+
 #: Seconds a spec module's import may take before the supervisor kills it (an import is never cut
 #: off from inside: see :func:`~dpverify.verify.gate._time_bound.time_bound`).
 IMPORT_SECONDS = DEFAULT_TIME_LIMIT
@@ -84,8 +91,9 @@ def specs_from_module(name: str) -> tuple[FoundSpec, ...]:
             raise  # in-process, the user's Ctrl-C; supervised, the module's own
         raise SpecError(f"cannot import spec module {shown(name)}: it raised KeyboardInterrupt") from None
     except BaseException as error:  # noqa: BLE001 - an import can raise anything, SystemExit too; report it as the module's
-        raise SpecError(f"cannot import spec module {shown(name)}: {type(error).__name__}: "
-                        f"{elided(str(error), 120)}") from None
+        raise SpecError(
+            f"cannot import spec module {shown(name)}: {type(error).__name__}: {elided(str(error), 120)}"
+        ) from None
     return tuple(FoundSpec(spec, origin) for spec in _specs_in(module, origin))
 
 
@@ -115,8 +123,9 @@ def specs_from_entry_points() -> tuple[FoundSpec, ...]:
 def _names(name: str, value: object) -> tuple[str, ...]:
     """A list, tuple or set of strings (a lone str would be read as its characters)."""
     if not isinstance(value, (list, tuple, set, frozenset)) or not all(isinstance(v, str) for v in value):
-        raise InvalidArgument(f"{name} must be a list or tuple of strings; got {name}={shown(value)} "
-                              f"({type(value).__name__}).")
+        raise InvalidArgument(
+            f"{name} must be a list or tuple of strings; got {name}={shown(value)} ({type(value).__name__})."
+        )
     return tuple(value)
 
 
@@ -128,14 +137,17 @@ def discover(modules: Sequence[str] = (), *, names: Sequence[str] = ()) -> tuple
     seen: dict[str, str] = {}
     for item in found:
         if item.spec.name in seen:
-            raise SpecError(f"spec name {shown(item.spec.name)} is declared twice: in {seen[item.spec.name]} and in "
-                            f"{item.origin}; spec names must be unique.")
+            raise SpecError(
+                f"spec name {shown(item.spec.name)} is declared twice: in {seen[item.spec.name]} and in "
+                f"{item.origin}; spec names must be unique."
+            )
         seen[item.spec.name] = item.origin
     if names:
         unknown = [n for n in names if n not in seen]
         if unknown:
-            raise SpecError(f"no spec named {elided(', '.join(map(repr, unknown)))}; "
-                            f"found: {elided(', '.join(seen)) or '(none)'}.")
+            raise SpecError(
+                f"no spec named {elided(', '.join(map(repr, unknown)))}; found: {elided(', '.join(seen)) or '(none)'}."
+            )
         order = {name: position for position, name in reversed(list(enumerate(names)))}
         found = sorted((f for f in found if f.spec.name in order), key=lambda f: order[f.spec.name])
     return tuple(found)

@@ -52,13 +52,15 @@ def check_entry_points(specs: Iterable[Spec]) -> CheckResult:
     missing = sorted(name for name, function in entry_points.items() if id(inspect.unwrap(function)) not in covered)
     if missing:
         return CheckResult(
-            "entry_points", Verdict.VIOLATED,
+            "entry_points",
+            Verdict.VIOLATED,
             f"{len(missing)} public sampling entry point(s) no spec runs: {', '.join(missing)}; declare each as a "
             "spec's sampler or batch form",
             evidence={"findings": [{"message": f"{name}: not run by any spec"} for name in missing]},
         )
     return CheckResult(
-        "entry_points", Verdict.PROVED,
+        "entry_points",
+        Verdict.PROVED,
         f"all {len(entry_points)} public sampling entry points are run by a spec: {', '.join(sorted(entry_points))}",
         evidence={"entry_points": sorted(entry_points)},
     )

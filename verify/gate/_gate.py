@@ -23,21 +23,30 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from dpverify._check_schema import CHECK_SCHEMA
 from dpverify._junit import ERROR as JUNIT_ERROR
 from dpverify._junit import FAILURE, PASSED, SKIPPED, JunitCase, JunitSuite, junit_xml, one_line
-from dpverify._check_schema import CHECK_SCHEMA
 from dpverify.samplers import DpverifyError
 from dpverify.specs import Spec
 from dpverify.specs._api import Case
 from dpverify.verify.engine._arguments import DEFAULT_TIME_LIMIT
-from dpverify.verify.gate._discovery import FoundSpec, discover
 from dpverify.verify.engine._results import CheckResult, Verdict, loosest_tolerance
+from dpverify.verify.gate._discovery import FoundSpec, discover
 from dpverify.verify.gate._spec_instance import replay_command
 from dpverify.verify.gate._spec_run import ERROR, CaseOutcome, run_case
 from dpverify.verify.gate._sweep import sweep_results
 
-__all__ = ["CHECK_SCHEMA", "REPOSITORY_SUITE", "SPECS_SUITE", "gate_json", "gate_junit", "outcome_lines",
-           "repository_lines", "run_gate", "specs_error_junit"]
+__all__ = [
+    "CHECK_SCHEMA",
+    "REPOSITORY_SUITE",
+    "SPECS_SUITE",
+    "gate_json",
+    "gate_junit",
+    "outcome_lines",
+    "repository_lines",
+    "run_gate",
+    "specs_error_junit",
+]
 
 #: The JUnit suite of the source tree's own checks.
 REPOSITORY_SUITE = "repository"
@@ -77,10 +86,17 @@ def run_gate(
     if jobs == 1 and scheduler is None:
         return _serial(found, seed=seed, samples=samples, time_limit=time_limit, report=report, fail_fast=fail_fast)
     cases = [(item, index, case) for item in found for index, case in enumerate(item.spec.cases)]
-    tasks = [(tuple(spec_modules), item.spec.name, index, case.describe(), item.origin, seed, samples, time_limit,
-              fail_fast) for item, index, case in cases]
-    ran = sweep_results(_case_on_worker, tasks, jobs=jobs, scheduler=scheduler,
-                        stop=(lambda result: not result.met) if fail_fast else None)
+    tasks = [
+        (tuple(spec_modules), item.spec.name, index, case.describe(), item.origin, seed, samples, time_limit, fail_fast)
+        for item, index, case in cases
+    ]
+    ran = sweep_results(
+        _case_on_worker,
+        tasks,
+        jobs=jobs,
+        scheduler=scheduler,
+        stop=(lambda result: not result.met) if fail_fast else None,
+    )
     outcomes = []
     for (item, _, case), result in zip(cases, ran):
         outcome = result.outcome_of(item.spec, case, item.origin)
@@ -90,13 +106,28 @@ def run_gate(
     return tuple(outcomes)
 
 
-def _serial(found: tuple[FoundSpec, ...], *, seed: int, samples: int, time_limit: float | None,
-            report: Callable[[CaseOutcome], None] | None, fail_fast: bool) -> tuple[CaseOutcome, ...]:
+def _serial(
+    found: tuple[FoundSpec, ...],
+    *,
+    seed: int,
+    samples: int,
+    time_limit: float | None,
+    report: Callable[[CaseOutcome], None] | None,
+    fail_fast: bool,
+) -> tuple[CaseOutcome, ...]:
     outcomes = []
     for item in found:
         for index, case in enumerate(item.spec.cases):
-            outcome = run_case(item.spec, case, seed=seed, samples=samples, origin=item.origin,
-                               production=index == 0, time_limit=time_limit, stop_at_violation=fail_fast)
+            outcome = run_case(
+                item.spec,
+                case,
+                seed=seed,
+                samples=samples,
+                origin=item.origin,
+                production=index == 0,
+                time_limit=time_limit,
+                stop_at_violation=fail_fast,
+            )
             if report is not None:
                 report(outcome)
             outcomes.append(outcome)
@@ -122,8 +153,9 @@ class _CaseRun:
         return self.error is None and not self.problems
 
     def outcome_of(self, spec: Spec, case: Case, origin: str) -> CaseOutcome:
-        return CaseOutcome(spec, case, origin, self.outcome, self.checks, self.problems, self.claim_text,
-                           self.claim_alpha, self.error)
+        return CaseOutcome(
+            spec, case, origin, self.outcome, self.checks, self.problems, self.claim_text, self.claim_alpha, self.error
+        )
 
 
 #: mpmath's working precision is one per process, so two cases in threads of one worker could
@@ -131,18 +163,38 @@ class _CaseRun:
 _ONE_CASE_AT_A_TIME = threading.Lock()
 
 
-def _case_on_worker(spec_modules: tuple[str, ...], name: str, index: int, described: str, origin: str, seed: int,
-                    samples: int, time_limit: float | None, stop_at_violation: bool = False) -> _CaseRun:
+def _case_on_worker(
+    spec_modules: tuple[str, ...],
+    name: str,
+    index: int,
+    described: str,
+    origin: str,
+    seed: int,
+    samples: int,
+    time_limit: float | None,
+    stop_at_violation: bool = False,
+) -> _CaseRun:
     """Case ``index`` of the spec ``name``, found here as the gate found it, run as the serial gate runs it."""
     spec = _spec_here(spec_modules, name)
     if not index < len(spec.cases) or spec.cases[index].describe() != described:
-        raise DpverifyError(f"spec {name!r} on this worker has no case {described!r} at position {index + 1}: it "
-                            "differs from the one the gate found; install the same version on every worker.")
+        raise DpverifyError(
+            f"spec {name!r} on this worker has no case {described!r} at position {index + 1}: it "
+            "differs from the one the gate found; install the same version on every worker."
+        )
     with _ONE_CASE_AT_A_TIME:
-        outcome = run_case(spec, spec.cases[index], seed=seed, samples=samples, origin=origin, production=index == 0,
-                           time_limit=time_limit, stop_at_violation=stop_at_violation)
-    return _CaseRun(outcome.outcome, outcome.checks, outcome.problems, outcome.claim_text, outcome.claim_alpha,
-                    outcome.error)
+        outcome = run_case(
+            spec,
+            spec.cases[index],
+            seed=seed,
+            samples=samples,
+            origin=origin,
+            production=index == 0,
+            time_limit=time_limit,
+            stop_at_violation=stop_at_violation,
+        )
+    return _CaseRun(
+        outcome.outcome, outcome.checks, outcome.problems, outcome.claim_text, outcome.claim_alpha, outcome.error
+    )
 
 
 @functools.lru_cache(maxsize=256)
@@ -151,8 +203,9 @@ def _spec_here(spec_modules: tuple[str, ...], name: str) -> Spec:
         return discover(spec_modules, names=(name,))[0].spec
     except DpverifyError as error:
         where = f"the spec modules {', '.join(spec_modules)}" if spec_modules else "the installed entry points"
-        raise DpverifyError(f"a worker cannot find spec {name!r} in {where}: {error}; install the same packages "
-                            "on every worker.") from None
+        raise DpverifyError(
+            f"a worker cannot find spec {name!r} in {where}: {error}; install the same packages on every worker."
+        ) from None
 
 
 def gate_json(
@@ -184,8 +237,10 @@ def outcome_lines(outcome: CaseOutcome) -> list[str]:
         return [*lines, f"       broken spec: {outcome.error}"]
     if outcome.case.why:
         lines.append(f"       {outcome.case.why}")
-    lines += [f"       {check.check:<14} {check.verdict_text + (':' if check.within is not None else ''):<12} "
-              f"{check.summary}" for check in outcome.checks]
+    lines += [
+        f"       {check.check:<14} {check.verdict_text + (':' if check.within is not None else ''):<12} {check.summary}"
+        for check in outcome.checks
+    ]
     lines += [f"       problem: {problem}" for problem in outcome.problems]
     return lines
 
@@ -195,8 +250,11 @@ def repository_lines(check: CheckResult) -> list[str]:
     mark = "ok  " if check.verdict is Verdict.PROVED else "FAIL"
     lines = [f"{mark} {check.check}: {check.verdict_text}: {check.summary}"]
     for finding in check.evidence.get("findings", []):
-        where = (f"{finding['file']}:{finding['line']}: {finding['rule']}: {finding['snippet']}"
-                 if "line" in finding else finding.get("message", str(finding)))
+        where = (
+            f"{finding['file']}:{finding['line']}: {finding['rule']}: {finding['snippet']}"
+            if "line" in finding
+            else finding.get("message", str(finding))
+        )
         lines.append(f"       {where}")
     return lines
 
@@ -230,16 +288,27 @@ def gate_junit(
         origins.setdefault(outcome.spec.name, outcome.origin)
         by_spec.setdefault(outcome.spec.name, []).append(_junit_case(outcome, seed, samples, time_limit))
     for spec, case in not_run:
-        by_spec.setdefault(spec, []).append(JunitCase(spec, case, status=SKIPPED, message=(
-            "not run: --fail-fast stopped the gate at the first case that missed its expectation")))
-    run = (("seed", "" if seed is None else str(seed)), ("samples", "" if samples is None else str(samples)),
-           ("time_limit", "" if time_limit is None else str(time_limit)))
+        by_spec.setdefault(spec, []).append(
+            JunitCase(
+                spec,
+                case,
+                status=SKIPPED,
+                message=("not run: --fail-fast stopped the gate at the first case that missed its expectation"),
+            )
+        )
+    run = (
+        ("seed", "" if seed is None else str(seed)),
+        ("samples", "" if samples is None else str(samples)),
+        ("time_limit", "" if time_limit is None else str(time_limit)),
+    )
     suites = []
     for spec, cases in by_spec.items():
         origin = origins.get(spec, "")
         properties = [*run, ("origin", origin)]
         if seed is not None and samples is not None:
-            properties.append(("replay", replay_command(spec, origin, seed=seed, samples=samples, time_limit=time_limit)))
+            properties.append(
+                ("replay", replay_command(spec, origin, seed=seed, samples=samples, time_limit=time_limit))
+            )
         suites.append(JunitSuite(spec, tuple(cases), tuple(properties), timestamp))
     if repository:
         seconds = repository_seconds or {}
@@ -258,22 +327,37 @@ def _junit_case(outcome: CaseOutcome, seed: int | None, samples: int | None, tim
         report += f"\nreplay: {replay}"
     if outcome.error is not None:
         return JunitCase(spec, label, outcome.seconds, JUNIT_ERROR, one_line(outcome.error), "broken spec", report)
-    return JunitCase(spec, label, outcome.seconds, FAILURE, one_line(outcome.problems[0]),
-                     f"expected {outcome.case.expect}, got {outcome.outcome}", report)
+    return JunitCase(
+        spec,
+        label,
+        outcome.seconds,
+        FAILURE,
+        one_line(outcome.problems[0]),
+        f"expected {outcome.case.expect}, got {outcome.outcome}",
+        report,
+    )
 
 
 def _repository_case(check: CheckResult, seconds: float) -> JunitCase:
     report = "\n".join(repository_lines(check))
     if check.verdict is Verdict.PROVED:
         return JunitCase(REPOSITORY_SUITE, check.check, seconds, PASSED, output=report)
-    return JunitCase(REPOSITORY_SUITE, check.check, seconds, FAILURE, one_line(f"{check.check} {check.verdict.value}: "
-                     f"{check.summary}"), f"expected proved, got {check.verdict.value}", report)
+    return JunitCase(
+        REPOSITORY_SUITE,
+        check.check,
+        seconds,
+        FAILURE,
+        one_line(f"{check.check} {check.verdict.value}: {check.summary}"),
+        f"expected proved, got {check.verdict.value}",
+        report,
+    )
 
 
 def specs_error_junit(message: str, *, timestamp: str | None = None) -> str:
     """The ``--junit`` report of a run whose specs could not be loaded (a spec module that does not
     import, a case outside its spec's domain, an unknown ``--spec``): one ``<error>``, as a test
     runner reports a collection error.  The command exits 2 with the same message."""
-    case = JunitCase(SPECS_SUITE, "load", status=JUNIT_ERROR, message=one_line(message), type="broken spec",
-                     details=message)
+    case = JunitCase(
+        SPECS_SUITE, "load", status=JUNIT_ERROR, message=one_line(message), type="broken spec", details=message
+    )
     return junit_xml([JunitSuite(SPECS_SUITE, (case,), (), timestamp)], name="dpverify check")

@@ -34,7 +34,6 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-
 from dpverify.samplers import as_int, mechanisms
 from dpverify.samplers._rational import shown
 from dpverify.samplers.mechanisms import Mechanism
@@ -73,10 +72,11 @@ __all__ = ["MECHANISM_SPECS"]
 #: ``_vector_specs.TOLERANCE`` by its own entry), so a coarse budget keeps its six-draw batch quick:
 #: its proofs are within U of about 3e-4 (intervals) and 3e-3 (batch), and each verdict says so.
 _COARSE = Bounded(
-    min_mass=Fraction(1, 10**4), max_unexplored=Fraction(1, 200),
+    min_mass=Fraction(1, 10**4),
+    max_unexplored=Fraction(1, 200),
     tolerance_reason="this entry checks how the three noises are composed; each noise's own law is proved within "
-                     "10^-6 by its own entry (dlaplace, dgauss, vector-*), and a budget that proves this entry's batch "
-                     "within 2*10^-6 (min_mass 10^-9) takes it from 2 s to 8 s",
+    "10^-6 by its own entry (dlaplace, dgauss, vector-*), and a budget that proves this entry's batch "
+    "within 2*10^-6 (min_mass 10^-9) takes it from 2 s to 8 s",
 )
 #: The most runs a composed GTM entry takes: the exact table has (n+1)^runs outputs per input.
 MAX_RUNS = 4
@@ -87,8 +87,11 @@ MAX_RUNS = 4
 
 @lru_cache(maxsize=64, typed=True)
 def _noise_parts(s: Any, eps: Any, delta: Any, sigma2: Any, step: Any) -> tuple[Mechanism, Mechanism, Mechanism]:
-    return (mechanisms.laplace(s, eps, step, dims=1), mechanisms.gaussian(s, eps, delta, step, dims=1),
-            mechanisms.discrete_gaussian(s, sigma2, step, dims=1))
+    return (
+        mechanisms.laplace(s, eps, step, dims=1),
+        mechanisms.gaussian(s, eps, delta, step, dims=1),
+        mechanisms.discrete_gaussian(s, sigma2, step, dims=1),
+    )
 
 
 @lru_cache(maxsize=64, typed=True)
@@ -101,15 +104,18 @@ def noise_composed(sensitivity: Any, epsilon: Any, delta: Any, sigma2: Any, step
     return _noise_composed(sensitivity, epsilon, delta, sigma2, step).sample(values, rng)
 
 
-def noise_composed_many(sensitivity: Any, epsilon: Any, delta: Any, sigma2: Any, step: Any, values: Any, k: Any,
-                        rng: Any) -> Any:
+def noise_composed_many(
+    sensitivity: Any, epsilon: Any, delta: Any, sigma2: Any, step: Any, values: Any, k: Any, rng: Any
+) -> Any:
     return _noise_composed(sensitivity, epsilon, delta, sigma2, step).sample_many(values, k, rng)
 
 
 def _noise_specs(p: Params) -> tuple[VectorLaplaceSpec, VectorGaussianSpec, VectorGaussianSpec]:
-    return (VectorLaplaceSpec.create(p["sensitivity"], p["epsilon"], p["step"]),
-            VectorGaussianSpec.classic(p["sensitivity"], p["epsilon"], p["delta"], p["step"]),
-            VectorGaussianSpec.create(p["sigma2"], p["step"], p["sensitivity"]))
+    return (
+        VectorLaplaceSpec.create(p["sensitivity"], p["epsilon"], p["step"]),
+        VectorGaussianSpec.classic(p["sensitivity"], p["epsilon"], p["delta"], p["step"]),
+        VectorGaussianSpec.create(p["sigma2"], p["step"], p["sensitivity"]),
+    )
 
 
 def _noise_ideal(p: Params, output: Hashable, dps: int) -> tuple[Fraction, Fraction]:
@@ -134,15 +140,21 @@ def _noise_claims(p: Params) -> tuple[tuple[Claim, ...], ...]:
     Gaussian ``s^2/(2 sigma2)``; the composition (delta 1: vacuous) the sum of the rhos."""
     laplace, classic, given = _noise_specs(p)
     rhos = (laplace.zcdp_claim().rho, classic.rho(), given.rho())
-    return ((laplace.claim(), laplace.zcdp_claim()), (ApproxDp(p["epsilon"], p["delta"]), classic.zcdp_claim()),
-            (given.zcdp_claim(),), (Zcdp(sum(rhos)),))
+    return (
+        (laplace.claim(), laplace.zcdp_claim()),
+        (ApproxDp(p["epsilon"], p["delta"]), classic.zcdp_claim()),
+        (given.zcdp_claim(),),
+        (Zcdp(sum(rhos)),),
+    )
 
 
 def _noise_names(p: Params) -> tuple[str, str, str, str]:
     s, eps, delta, sigma2, L = (p[k] for k in ("sensitivity", "epsilon", "delta", "sigma2", "step"))
-    parts = (f"laplace(sensitivity={s}, epsilon={eps}, step={L})",
-             f"gaussian(sensitivity={s}, epsilon={eps}, delta={delta}, step={L})",
-             f"discrete_gaussian(sensitivity={s}, sigma2={sigma2}, step={L})")
+    parts = (
+        f"laplace(sensitivity={s}, epsilon={eps}, step={L})",
+        f"gaussian(sensitivity={s}, epsilon={eps}, delta={delta}, step={L})",
+        f"discrete_gaussian(sensitivity={s}, sigma2={sigma2}, step={L})",
+    )
     return (*parts, f"compose({', '.join(parts)})")
 
 
@@ -152,8 +164,12 @@ def _noise_guarantee(index: int) -> Callable[[Params], CheckResult]:
 
         arguments = (p["sensitivity"], p["epsilon"], p["delta"], p["sigma2"], p["step"])
         build = (lambda: _noise_parts(*arguments)[index]) if index < 3 else (lambda: _noise_composed(*arguments))
-        return check_guarantee(("laplace", "gaussian", "discrete_gaussian", "compose")[index], build,
-                               _noise_claims(p)[index], _noise_names(p)[index])
+        return check_guarantee(
+            ("laplace", "gaussian", "discrete_gaussian", "compose")[index],
+            build,
+            _noise_claims(p)[index],
+            _noise_names(p)[index],
+        )
 
     check.__name__ = f"guarantee_of_{('laplace', 'gaussian', 'discrete_gaussian', 'compose')[index]}"
     return check
@@ -170,69 +186,117 @@ def _guarantee_domain(p: Params) -> CheckResult:
     from dpverify.verify.privacy._mechanisms import check_domain
 
     s, eps = p["sensitivity"], p["epsilon"]
-    accepted = [("Guarantee(epsilon=0, alpha=1, delta=0, rho=0)", lambda: Guarantee(0, 1, 0, 0)),
-                ("Guarantee(delta=1)", lambda: Guarantee(delta=1)), ("Guarantee.pure(0)", lambda: Guarantee.pure(0)),
-                (f"laplace(dims={MAX_DIMS})", lambda: mechanisms.laplace(s, eps, dims=MAX_DIMS))]
+    accepted = [
+        ("Guarantee(epsilon=0, alpha=1, delta=0, rho=0)", lambda: Guarantee(0, 1, 0, 0)),
+        ("Guarantee(delta=1)", lambda: Guarantee(delta=1)),
+        ("Guarantee.pure(0)", lambda: Guarantee.pure(0)),
+        (f"laplace(dims={MAX_DIMS})", lambda: mechanisms.laplace(s, eps, dims=MAX_DIMS)),
+    ]
     accepted += [
-        ("Guarantee parses its fields", lambda: _expect(Guarantee("1/2", "1/3", "1/10", "1/8") == Guarantee(
-            Fraction(1, 2), Fraction(1, 3), Fraction(1, 10), Fraction(1, 8)))),
-        ("mechanisms compare by name, guarantee and parts", lambda: _expect(
-            mechanisms.laplace(s, eps) == mechanisms.laplace(s, eps) and "_release" not in repr(mechanisms.laplace(s, eps)))),
+        (
+            "Guarantee parses its fields",
+            lambda: _expect(
+                Guarantee("1/2", "1/3", "1/10", "1/8")
+                == Guarantee(Fraction(1, 2), Fraction(1, 3), Fraction(1, 10), Fraction(1, 8))
+            ),
+        ),
+        (
+            "mechanisms compare by name, guarantee and parts",
+            lambda: _expect(
+                mechanisms.laplace(s, eps) == mechanisms.laplace(s, eps)
+                and "_release" not in repr(mechanisms.laplace(s, eps))
+            ),
+        ),
     ]
     release = lambda value, rng: value  # noqa: E731
-    refused = [("Guarantee(epsilon=-1)", lambda: Guarantee(epsilon=-1), "epsilon"),
-               ("Guarantee.compose()", lambda: Guarantee.compose(), "guarantees"),
-               ("Guarantee.compose(3)", lambda: Guarantee.compose(3), "guarantees"),
-               ("Mechanism('', ...)", lambda: Mechanism("", Guarantee(), release), "name"),
-               ("Mechanism(parts=(3,))", lambda: Mechanism("m", Guarantee(), release, (3,)), "parts"),
-               ("Mechanism(parts=[m])", lambda: Mechanism("m", Guarantee(), release, [mechanisms.laplace(s, eps)]),
-                "parts"),
-               ("gaussian(dims=1) on 2 values", lambda: mechanisms.gaussian(s, eps, p["delta"], dims=1).sample((0, 0)),
-                "values"),
-               ("discrete_gaussian(dims=1) on 2 values",
-                lambda: mechanisms.discrete_gaussian(s, p["sigma2"], dims=1).sample((0, 0)), "values"),
-               ("Guarantee(alpha=0)", lambda: Guarantee(alpha=0), "alpha"),
-               ("Guarantee(alpha=2)", lambda: Guarantee(alpha=2), "alpha"),
-               ("Guarantee(delta=-1)", lambda: Guarantee(delta=-1), "delta"),
-               ("Guarantee(delta=2)", lambda: Guarantee(delta=2), "delta"),
-               ("Guarantee(rho=-1)", lambda: Guarantee(rho=-1), "rho"),
-               ("laplace(dims=0)", lambda: mechanisms.laplace(s, eps, dims=0), "dims"),
-               (f"laplace(dims={MAX_DIMS + 1})", lambda: mechanisms.laplace(s, eps, dims=MAX_DIMS + 1), "dims")]
+    refused = [
+        ("Guarantee(epsilon=-1)", lambda: Guarantee(epsilon=-1), "epsilon"),
+        ("Guarantee.compose()", lambda: Guarantee.compose(), "guarantees"),
+        ("Guarantee.compose(3)", lambda: Guarantee.compose(3), "guarantees"),
+        ("Mechanism('', ...)", lambda: Mechanism("", Guarantee(), release), "name"),
+        ("Mechanism(parts=(3,))", lambda: Mechanism("m", Guarantee(), release, (3,)), "parts"),
+        ("Mechanism(parts=[m])", lambda: Mechanism("m", Guarantee(), release, [mechanisms.laplace(s, eps)]), "parts"),
+        (
+            "gaussian(dims=1) on 2 values",
+            lambda: mechanisms.gaussian(s, eps, p["delta"], dims=1).sample((0, 0)),
+            "values",
+        ),
+        (
+            "discrete_gaussian(dims=1) on 2 values",
+            lambda: mechanisms.discrete_gaussian(s, p["sigma2"], dims=1).sample((0, 0)),
+            "values",
+        ),
+        ("Guarantee(alpha=0)", lambda: Guarantee(alpha=0), "alpha"),
+        ("Guarantee(alpha=2)", lambda: Guarantee(alpha=2), "alpha"),
+        ("Guarantee(delta=-1)", lambda: Guarantee(delta=-1), "delta"),
+        ("Guarantee(delta=2)", lambda: Guarantee(delta=2), "delta"),
+        ("Guarantee(rho=-1)", lambda: Guarantee(rho=-1), "rho"),
+        ("laplace(dims=0)", lambda: mechanisms.laplace(s, eps, dims=0), "dims"),
+        (f"laplace(dims={MAX_DIMS + 1})", lambda: mechanisms.laplace(s, eps, dims=MAX_DIMS + 1), "dims"),
+    ]
     return check_domain(accepted, refused)
 
 
 MECHANISM_NOISE = Spec(
     name="mechanism-noise",
     sampler=noise_composed,
-    parameters={"sensitivity": _positive(), "epsilon": Rational(0, 1, low_open=True, high_open=True),
-                "delta": Rational(0, 1, low_open=True, high_open=True), "sigma2": _positive(),
-                "step": _positive(search=(Fraction(1, 4), 1))},
+    parameters={
+        "sensitivity": _positive(),
+        "epsilon": Rational(0, 1, low_open=True, high_open=True),
+        "delta": Rational(0, 1, low_open=True, high_open=True),
+        "sigma2": _positive(),
+        "step": _positive(search=(Fraction(1, 4), 1)),
+    },
     input=Input("values", values=lambda p: ((p["step"],),), neighbours=lambda p: ()),
     claim=lambda p: _noise_claims(p)[3][0],
     ideal=_noise_ideal,
     outputs=_noise_outputs,
     enumeration=_COARSE,
     batch=noise_composed_many,
-    refuses=({"values": (0, 0)}, {"values": ("1/3",)}, {"epsilon": 1}, {"delta": 0}, {"sigma2": 0}, {"step": 0},
-             {"sensitivity": -1}, {"k": -1}),
-    checks=(*(_noise_guarantee(i) for i in range(4)), _guarantee_domain, _defaults(
-        ("laplace without step",
-         lambda p, rng: mechanisms.laplace(p["sensitivity"], p["epsilon"]).sample((1,), rng),
-         lambda p, rng: mechanisms.laplace(p["sensitivity"], p["epsilon"], 1, dims=1).sample((1,), rng)),
-        ("gaussian without step",
-         lambda p, rng: mechanisms.gaussian(p["sensitivity"], p["epsilon"], p["delta"]).sample((1,), rng),
-         lambda p, rng: mechanisms.gaussian(p["sensitivity"], p["epsilon"], p["delta"], 1, dims=1).sample((1,), rng)),
-        ("discrete_gaussian without step",
-         lambda p, rng: mechanisms.discrete_gaussian(p["sensitivity"], p["sigma2"]).sample((1,), rng),
-         lambda p, rng: mechanisms.discrete_gaussian(p["sensitivity"], p["sigma2"], 1, dims=1).sample((1,), rng)),
-    )),
+    refuses=(
+        {"values": (0, 0)},
+        {"values": ("1/3",)},
+        {"epsilon": 1},
+        {"delta": 0},
+        {"sigma2": 0},
+        {"step": 0},
+        {"sensitivity": -1},
+        {"k": -1},
+    ),
+    checks=(
+        *(_noise_guarantee(i) for i in range(4)),
+        _guarantee_domain,
+        _defaults(
+            (
+                "laplace without step",
+                lambda p, rng: mechanisms.laplace(p["sensitivity"], p["epsilon"]).sample((1,), rng),
+                lambda p, rng: mechanisms.laplace(p["sensitivity"], p["epsilon"], 1, dims=1).sample((1,), rng),
+            ),
+            (
+                "gaussian without step",
+                lambda p, rng: mechanisms.gaussian(p["sensitivity"], p["epsilon"], p["delta"]).sample((1,), rng),
+                lambda p, rng: mechanisms.gaussian(p["sensitivity"], p["epsilon"], p["delta"], 1, dims=1).sample(
+                    (1,), rng
+                ),
+            ),
+            (
+                "discrete_gaussian without step",
+                lambda p, rng: mechanisms.discrete_gaussian(p["sensitivity"], p["sigma2"]).sample((1,), rng),
+                lambda p, rng: mechanisms.discrete_gaussian(p["sensitivity"], p["sigma2"], 1, dims=1).sample((1,), rng),
+            ),
+        ),
+    ),
     citation="Dwork, Roth, Theorem 3.16 (composition); Bun, Steinke 2016, Proposition 1.4 and Lemma 2.3",
     description="compose(laplace, gaussian, discrete_gaussian) of dpverify.samplers.mechanisms on one coordinate",
     cases=(
-        Case({"sensitivity": "1/4", "epsilon": "9/10", "delta": "1/2", "sigma2": "1/8", "step": 1}, "proved",
-             "the three noise constructors run in order on one source; each states the guarantee its theorem "
-             "gives, and the composition adds the rhos (the discrete Gaussian's vacuous delta = 1 makes the "
-             "composed (epsilon, delta) vacuous)", label="s=1/4,eps=9/10,delta=1/2,sigma2=1/8"),
+        Case(
+            {"sensitivity": "1/4", "epsilon": "9/10", "delta": "1/2", "sigma2": "1/8", "step": 1},
+            "proved",
+            "the three noise constructors run in order on one source; each states the guarantee its theorem "
+            "gives, and the composition adds the rhos (the discrete Gaussian's vacuous delta = 1 makes the "
+            "composed (epsilon, delta) vacuous)",
+            label="s=1/4,eps=9/10,delta=1/2,sigma2=1/8",
+        ),
     ),
 )
 
@@ -313,8 +377,9 @@ def _gtm_guarantee(build: Callable[..., Mechanism], name: Callable[[Params], str
     def check(p: Params) -> CheckResult:
         from dpverify.verify.privacy._mechanisms import check_guarantee
 
-        return check_guarantee(build.__name__.strip("_"), lambda: build(p["alpha"], p["n"], p["T"], p["runs"]),
-                               (_gtm_claim(p),), name(p))
+        return check_guarantee(
+            build.__name__.strip("_"), lambda: build(p["alpha"], p["n"], p["T"], p["runs"]), (_gtm_claim(p),), name(p)
+        )
 
     check.__name__ = "guarantee"
     return check
@@ -324,9 +389,21 @@ def _gtm_guarantee(build: Callable[..., Mechanism], name: Callable[[Params], str
 #: 7.1 instances and multiples of their T, Theorem 6.2 instances, and T at or below the support
 #: bound (refused; for alpha = 1/3, n = 1 the bound is 6 exactly, where alpha' = 0).
 GTM_BANK: tuple[tuple[str, int, int | str], ...] = (
-    ("1/2", 1, 6), ("1/2", 3, 24), ("1/2", 3, 48), ("1/2", 3, 36), ("1/3", 4, 324), ("1/3", 5, 1000),
-    ("1/10", 12, "11*10^12"), ("1/7", 30, "8*7^30"), ("2/5", 6, "10^100"), ("1/2", 5, 96), ("1/2", 5, 97),
-    ("1/2", 5, 10), ("1/3", 1, 6), ("1/1000", 2, "1001*10^6"), ("999/1000", 2, "10^10"),
+    ("1/2", 1, 6),
+    ("1/2", 3, 24),
+    ("1/2", 3, 48),
+    ("1/2", 3, 36),
+    ("1/3", 4, 324),
+    ("1/3", 5, 1000),
+    ("1/10", 12, "11*10^12"),
+    ("1/7", 30, "8*7^30"),
+    ("2/5", 6, "10^100"),
+    ("1/2", 5, 96),
+    ("1/2", 5, 97),
+    ("1/2", 5, 10),
+    ("1/3", 1, 6),
+    ("1/1000", 2, "1001*10^6"),
+    ("999/1000", 2, "10^10"),
 )
 
 
@@ -338,8 +415,8 @@ def _gtm_bank(p: Params) -> CheckResult:
     """Every instance of :data:`GTM_BANK` states the bound :func:`_gtm_bound` derives, or is
     refused where that bound is at most 0 (no ratio bound at all)."""
     from dpverify.samplers import DpverifyError
-    from dpverify.verify.privacy._mechanisms import check_guarantee
     from dpverify.verify.engine._results import Verdict
+    from dpverify.verify.privacy._mechanisms import check_guarantee
 
     for alpha, n, T in GTM_BANK:
         q = {"alpha": Fraction(alpha), "n": n, "T": as_int("T", T, low=1)}
@@ -352,15 +429,25 @@ def _gtm_bank(p: Params) -> CheckResult:
                     continue
             except Exception:  # noqa: BLE001 - the code under test: reported below
                 pass
-            return CheckResult("gtm_guarantees", Verdict.VIOLATED,
-                               f"gtm(alpha={alpha}, n={n}, T={T}) has no ratio bound (T is at most the support bound) "
-                               "but was not refused naming T")
-        result = check_guarantee(f"gtm(alpha={alpha}, n={n}, T={T})", lambda a=alpha, m=n, t=T: mechanisms.gtm(a, m, t),
-                                 (PureDp(alpha=bound),), _gtm_name(q))
+            return CheckResult(
+                "gtm_guarantees",
+                Verdict.VIOLATED,
+                f"gtm(alpha={alpha}, n={n}, T={T}) has no ratio bound (T is at most the support bound) "
+                "but was not refused naming T",
+            )
+        result = check_guarantee(
+            f"gtm(alpha={alpha}, n={n}, T={T})",
+            lambda a=alpha, m=n, t=T: mechanisms.gtm(a, m, t),
+            (PureDp(alpha=bound),),
+            _gtm_name(q),
+        )
         if result.verdict is not Verdict.PROVED:
             return replace(result, check="gtm_guarantees")
-    return CheckResult("gtm_guarantees", Verdict.PROVED,
-                       f"gtm states the paper's bound (Theorem 7.1 or 6.2) or refuses, at {len(GTM_BANK)} instances")
+    return CheckResult(
+        "gtm_guarantees",
+        Verdict.PROVED,
+        f"gtm states the paper's bound (Theorem 7.1 or 6.2) or refuses, at {len(GTM_BANK)} instances",
+    )
 
 
 def _repeat_limit(p: Params) -> CheckResult:
@@ -370,9 +457,13 @@ def _repeat_limit(p: Params) -> CheckResult:
     from dpverify.verify.privacy._mechanisms import check_domain
 
     g = lambda: _gtm("1/1000", 1, 1001 * 1000)  # noqa: E731
-    result = check_domain([(f"repeat(g, {MAX_REPEAT})", lambda: mechanisms.repeat(g(), MAX_REPEAT).name)],
-                          [("repeat(g, 0)", lambda: mechanisms.repeat(g(), 0), "k"),
-                           (f"repeat(g, {MAX_REPEAT + 1})", lambda: mechanisms.repeat(g(), MAX_REPEAT + 1), "k")])
+    result = check_domain(
+        [(f"repeat(g, {MAX_REPEAT})", lambda: mechanisms.repeat(g(), MAX_REPEAT).name)],
+        [
+            ("repeat(g, 0)", lambda: mechanisms.repeat(g(), 0), "k"),
+            (f"repeat(g, {MAX_REPEAT + 1})", lambda: mechanisms.repeat(g(), MAX_REPEAT + 1), "k"),
+        ],
+    )
     return replace(result, check="repeat_limit")
 
 
@@ -385,18 +476,25 @@ def _post_processing(p: Params) -> CheckResult:
     return check_post_processing({q: _summed_pmf(p, q) for q in inputs}, product, pairs)
 
 
-_GTM_PARAMETERS = {"alpha": Rational(0, 1, low_open=True, high_open=True), "n": Integer(1, 3),
-                   "T": Integer(1, search=(1, 200)), "runs": Integer(2, MAX_RUNS, search=(2, 3))}
-_GTM_REFUSES = ({"alpha": 0}, {"alpha": 0.5}, {"n": 0}, {"q": -1}, {"q": 5}, {"T": 0}, {"runs": 1}, {"T": 5},
-                {"k": -1})
+_GTM_PARAMETERS = {
+    "alpha": Rational(0, 1, low_open=True, high_open=True),
+    "n": Integer(1, 3),
+    "T": Integer(1, search=(1, 200)),
+    "runs": Integer(2, MAX_RUNS, search=(2, 3)),
+}
+_GTM_REFUSES = ({"alpha": 0}, {"alpha": 0.5}, {"n": 0}, {"q": -1}, {"q": 5}, {"T": 0}, {"runs": 1}, {"T": 5}, {"k": -1})
 
 
 def _theorem_7_1(runs: tuple[int, int]) -> Any:
     """Hypothesis: small Theorem 7.1 instances (the exact table stays small)."""
     from hypothesis import strategies as st
 
-    return st.builds(lambda D, n, r: {"alpha": Fraction(1, D), "n": n, "T": (D + 1) * D**n, "runs": r},
-                     st.integers(2, 3), st.integers(1, 2), st.integers(*runs))
+    return st.builds(
+        lambda D, n, r: {"alpha": Fraction(1, D), "n": n, "T": (D + 1) * D**n, "runs": r},
+        st.integers(2, 3),
+        st.integers(1, 2),
+        st.integers(*runs),
+    )
 
 
 GTM_COMPOSED = Spec(
@@ -408,18 +506,30 @@ GTM_COMPOSED = Spec(
     pmf=_composed_pmf,
     batch=gtm_composed_many,
     refuses=_GTM_REFUSES,
-    checks=(_gtm_guarantee(_composed, lambda p: f"compose({_gtm_name(p)}, repeat({_gtm_name(p)}, {p['runs'] - 1}))"),
-            _repeat_limit, _gtm_bank),
+    checks=(
+        _gtm_guarantee(_composed, lambda p: f"compose({_gtm_name(p)}, repeat({_gtm_name(p)}, {p['runs'] - 1}))"),
+        _repeat_limit,
+        _gtm_bank,
+    ),
     draw=lambda: _theorem_7_1((2, 2)),
     citation="Dwork, Roth, Theorem 3.16; Amorim, Gaboardi, Rindisbacher, Theorem 7.1",
     description="compose(g, repeat(g, runs-1)) of a GTM g: the product of runs GTM laws over nested tuples",
     cases=(
-        Case({"alpha": "1/2", "n": 2, "T": 12, "runs": 2}, "proved",
-             "two runs of Theorem 7.1's GTM (D=2, n=2): tightest ratio alpha^2, proved exactly and by Z3",
-             label="thm7.1/D=2,n=2,runs=2", sample_inputs=(1,)),
-        Case({"alpha": "1/3", "n": 1, "T": 7, "runs": 2}, "proved",
-             "T = 7 is no Theorem 7.1 instance: the mechanism states Theorem 6.2's alpha' = 1/27 per run, "
-             "and the product keeps alpha'^2", label="thm6.2/alpha=1/3,n=1,T=7,runs=2", sample_inputs=()),
+        Case(
+            {"alpha": "1/2", "n": 2, "T": 12, "runs": 2},
+            "proved",
+            "two runs of Theorem 7.1's GTM (D=2, n=2): tightest ratio alpha^2, proved exactly and by Z3",
+            label="thm7.1/D=2,n=2,runs=2",
+            sample_inputs=(1,),
+        ),
+        Case(
+            {"alpha": "1/3", "n": 1, "T": 7, "runs": 2},
+            "proved",
+            "T = 7 is no Theorem 7.1 instance: the mechanism states Theorem 6.2's alpha' = 1/27 per run, "
+            "and the product keeps alpha'^2",
+            label="thm6.2/alpha=1/3,n=1,T=7,runs=2",
+            sample_inputs=(),
+        ),
     ),
 )
 
@@ -432,18 +542,33 @@ GTM_POSTPROCESSED = Spec(
     pmf=_summed_pmf,
     batch=gtm_postprocessed_many,
     refuses=_GTM_REFUSES,
-    checks=(_gtm_guarantee(_postprocessed, lambda p: f"postprocess(repeat({_gtm_name(p)}, {p['runs']}), sum)"),
-            _post_processing),
+    checks=(
+        _gtm_guarantee(_postprocessed, lambda p: f"postprocess(repeat({_gtm_name(p)}, {p['runs']}), sum)"),
+        _post_processing,
+    ),
     draw=lambda: _theorem_7_1((2, 2)),
     citation="Dwork, Roth, Proposition 2.1 (post-processing)",
     description="postprocess(repeat(g, runs), sum) of a GTM g: the law of the sum, a pushforward of the product",
     cases=(
-        Case({"alpha": "1/2", "n": 2, "T": 12, "runs": 2}, "proved",
-             "the sum of two GTM releases keeps alpha^2, and its exact tightest alpha is no smaller than the "
-             "unprocessed pair's", label="thm7.1/D=2,n=2,runs=2,sum", sample_inputs=(1,)),
+        Case(
+            {"alpha": "1/2", "n": 2, "T": 12, "runs": 2},
+            "proved",
+            "the sum of two GTM releases keeps alpha^2, and its exact tightest alpha is no smaller than the "
+            "unprocessed pair's",
+            label="thm7.1/D=2,n=2,runs=2,sum",
+            sample_inputs=(1,),
+        ),
     ),
 )
 
 #: The entries, in the order the gate reports them.
-MECHANISM_SPECS: tuple[Spec, ...] = (VECTOR_LAPLACE, VECTOR_GAUSSIAN, VECTOR_GAUSSIAN_SIGMA2, MECHANISM_NOISE,
-                                     GTM_COMPOSED, GTM_POSTPROCESSED, GTM_REPEATED, ACCOUNTANTS)
+MECHANISM_SPECS: tuple[Spec, ...] = (
+    VECTOR_LAPLACE,
+    VECTOR_GAUSSIAN,
+    VECTOR_GAUSSIAN_SIGMA2,
+    MECHANISM_NOISE,
+    GTM_COMPOSED,
+    GTM_POSTPROCESSED,
+    GTM_REPEATED,
+    ACCOUNTANTS,
+)

@@ -34,8 +34,18 @@ from dpverify.specs import Case, Params, SamplesPmf, Spec
 from dpverify.verify.engine._results import CheckResult
 from dpverify.verify.gate._real_runs import NoOutput, once
 
-__all__ = ["MAX_BITS", "MAX_DIGITS", "MAX_TEXT", "PARSING_SPEC", "REFUSED", "ROW_SECONDS", "SPECS", "Row", "cases",
-           "check_parsing"]
+__all__ = [
+    "MAX_BITS",
+    "MAX_DIGITS",
+    "MAX_TEXT",
+    "PARSING_SPEC",
+    "REFUSED",
+    "ROW_SECONDS",
+    "SPECS",
+    "Row",
+    "cases",
+    "check_parsing",
+]
 
 #: The documented limits (samplers/_rational.py's docstring), restated.
 MAX_DIGITS = 1000
@@ -87,28 +97,80 @@ def cases() -> list[Row]:
     def fraction(text: Any, expected: Any) -> None:
         rows.append(Row(f"as_fraction(x={_short(text)})", as_fraction, ("x", text), {}, expected))
 
-    def integer(text: Any, expected: Any, low: Any = 0, high: Any = None, named: str | None = None,
-                out_of_range: bool = False) -> None:
+    def integer(
+        text: Any, expected: Any, low: Any = 0, high: Any = None, named: str | None = None, out_of_range: bool = False
+    ) -> None:
         # a value out of range must be told the range it missed, and no "<= None" without an upper bound
         says = (f"t >= {low}", *([f"t <= {high}"] if high is not None else [])) if out_of_range else ()
         lacks = ("<=",) if out_of_range and high is None else ()
-        rows.append(Row(f"as_int(t={_short(text)}, low={low!r}, high={high!r})", as_int, ("t", text),
-                        {"low": low, "high": high}, expected, named, says, lacks))
+        rows.append(
+            Row(
+                f"as_int(t={_short(text)}, low={low!r}, high={high!r})",
+                as_int,
+                ("t", text),
+                {"low": low, "high": high},
+                expected,
+                named,
+                says,
+                lacks,
+            )
+        )
 
     def unit(text: Any, expected: Any) -> None:
         rows.append(Row(f"as_open_unit_interval(a={_short(text)})", as_open_unit_interval, ("a", text), {}, expected))
 
     # text: the forms the README documents
-    for text, value in (("1/3", Fraction(1, 3)), ("0.25", Fraction(1, 4)), ("-1/10^3", Fraction(-1, 1000)),
-                        ("11*10^40/3", Fraction(11 * 10**40, 3)), ("10**3", Fraction(1000)), ("2^10", Fraction(1024)),
-                        ("  7/2 ", Fraction(7, 2)), ("+5", Fraction(5)), ("-5", Fraction(-5)), ("1e-3", Fraction(1, 1000)),
-                        ("2.5e2", Fraction(250)), ("3", Fraction(3)), ("0", Fraction(0)), ("6/4", Fraction(3, 2)),
-                        ("2 * 3 ^ 2", Fraction(18)), ("00012", Fraction(12)), ("0^3", Fraction(0)),
-                        ("1^999999", Fraction(1)), ("2*3*5/7^2", Fraction(30, 49)), ("10^2/10^3", Fraction(1, 10)),
-                        ("-0", Fraction(0)), ("0010^2", Fraction(100))):
+    for text, value in (
+        ("1/3", Fraction(1, 3)),
+        ("0.25", Fraction(1, 4)),
+        ("-1/10^3", Fraction(-1, 1000)),
+        ("11*10^40/3", Fraction(11 * 10**40, 3)),
+        ("10**3", Fraction(1000)),
+        ("2^10", Fraction(1024)),
+        ("  7/2 ", Fraction(7, 2)),
+        ("+5", Fraction(5)),
+        ("-5", Fraction(-5)),
+        ("1e-3", Fraction(1, 1000)),
+        ("2.5e2", Fraction(250)),
+        ("3", Fraction(3)),
+        ("0", Fraction(0)),
+        ("6/4", Fraction(3, 2)),
+        ("2 * 3 ^ 2", Fraction(18)),
+        ("00012", Fraction(12)),
+        ("0^3", Fraction(0)),
+        ("1^999999", Fraction(1)),
+        ("2*3*5/7^2", Fraction(30, 49)),
+        ("10^2/10^3", Fraction(1, 10)),
+        ("-0", Fraction(0)),
+        ("0010^2", Fraction(100)),
+    ):
         fraction(text, value)
-    for text in ("", "abc", "1/0", "1.5/2", "nan", "inf", "1/", "/3", "1//3", "--1", "1^", "^2", "2^1234567", "1 2",
-                 "0x10", "1/2/3", "10^-2", "*3", "3*", "\uff15", "1/\uff13", "\u0663.5", "2^\u0663", "1e\u0663"):
+    for text in (
+        "",
+        "abc",
+        "1/0",
+        "1.5/2",
+        "nan",
+        "inf",
+        "1/",
+        "/3",
+        "1//3",
+        "--1",
+        "1^",
+        "^2",
+        "2^1234567",
+        "1 2",
+        "0x10",
+        "1/2/3",
+        "10^-2",
+        "*3",
+        "3*",
+        "\uff15",
+        "1/\uff13",
+        "\u0663.5",
+        "2^\u0663",
+        "1e\u0663",
+    ):
         fraction(text, REFUSED)  # the last five in full-width and Arabic-Indic digits
     # text: the digit limits, at the edge and one past it
     fraction(nines, Fraction(big - 1))
@@ -160,8 +222,16 @@ def cases() -> list[Row]:
     for value in (0.5, float("nan"), float("inf"), True, False, None, [1], 1j):
         fraction(value, REFUSED)
     # as_int: bounds inclusive, the forms, integral Fractions
-    for text, value in (("1000", 1000), ("10^100", 10**100), ("10**100", 10**100), ("11*10^3", 11000), (" +5 ", 5),
-                        (7, 7), (Fraction(10, 2), 5), ("0", 0)):
+    for text, value in (
+        ("1000", 1000),
+        ("10^100", 10**100),
+        ("10**100", 10**100),
+        ("11*10^3", 11000),
+        (" +5 ", 5),
+        (7, 7),
+        (Fraction(10, 2), 5),
+        ("0", 0),
+    ):
         integer(text, value)
     integer("-5", -5, low=-10)
     integer("-10^2", -100, low=-100)
@@ -188,8 +258,12 @@ def cases() -> list[Row]:
     for value in ("5/1", "1.0", "2.5", "", "x", Fraction(5, 2), 2.0, True, None, "1e3", "1 2", "\uff15", "10^\uff12"):
         integer(value, REFUSED)
     # the open unit interval
-    for text, value in (("1/2", Fraction(1, 2)), ("999/1000", Fraction(999, 1000)), (Fraction(1, 10**100), Fraction(1, 10**100)),
-                        ("1/10^999", Fraction(1, 10**999))):
+    for text, value in (
+        ("1/2", Fraction(1, 2)),
+        ("999/1000", Fraction(999, 1000)),
+        (Fraction(1, 10**100), Fraction(1, 10**100)),
+        ("1/10^999", Fraction(1, 10**999)),
+    ):
         unit(text, value)
     for value in (0, 1, "-1/2", "3/2", "1/1", 0.5, "0"):
         unit(value, REFUSED)
@@ -214,8 +288,10 @@ def check_parsing(p: Params) -> CheckResult:
         try:
             got = once(lambda row=row: row.function(*row.args, **row.keywords), ROW_SECONDS)
         except NoOutput:
-            problems.append(f"{label} was neither parsed nor refused within {ROW_SECONDS} s (a value past the limits "
-                            "is refused before it is computed)")
+            problems.append(
+                f"{label} was neither parsed nor refused within {ROW_SECONDS} s (a value past the limits "
+                "is refused before it is computed)"
+            )
             break  # the rows after it would only run on as long
         except InvalidArgument as error:
             text = str(error)
@@ -236,12 +312,16 @@ def check_parsing(p: Params) -> CheckResult:
         elif got != expected or type(got) is not type(expected):
             problems.append(f"{label} gave {_short(got)} ({type(got).__name__}), not {_short(expected)}")
     if problems:
-        return CheckResult("parsing", Verdict.VIOLATED, "; ".join(problems[:3]),
-                           evidence={"problems": problems, "rows": len(rows)})
+        return CheckResult(
+            "parsing", Verdict.VIOLATED, "; ".join(problems[:3]), evidence={"problems": problems, "rows": len(rows)}
+        )
     refused = sum(row.expected is REFUSED for row in rows)
-    return CheckResult("parsing", Verdict.PROVED,
-                       f"{len(rows)} inputs parse as stated: {len(rows) - refused} exact values, {refused} refusals "
-                       "that name their parameter, every limit at its edge")
+    return CheckResult(
+        "parsing",
+        Verdict.PROVED,
+        f"{len(rows)} inputs parse as stated: {len(rows) - refused} exact values, {refused} refusals "
+        "that name their parameter, every limit at its edge",
+    )
 
 
 def _short(value: object) -> str:
@@ -258,8 +338,7 @@ PARSING_SPEC = Spec(
     checks=(check_parsing,),
     description="the parsing of every sampler's rationals and integers, against an independent table",
     citation="samplers/_rational.py: as_fraction, as_int, as_open_unit_interval",
-    cases=(Case({}, "proved", "the documented language and its limits at their edges",
-                label="limits"),),
+    cases=(Case({}, "proved", "the documented language and its limits at their edges", label="limits"),),
 )
 
 #: The same, under the name ``dpverify check --spec-module dpverify.verify.gate._parsing_spec`` reads.

@@ -42,7 +42,15 @@ from dpverify.verify.engine._results import CheckResult, Verdict
 from dpverify.verify.gate._real_runs import NoOutput, once
 from dpverify.verify.gate._source_check import refusal_problem
 
-__all__ = ["BLOCK_SEEDS", "DRAW_SECONDS", "SEEDS", "WORDS", "check_production_blocks", "check_production_words", "documented_block"]
+__all__ = [
+    "BLOCK_SEEDS",
+    "DRAW_SECONDS",
+    "SEEDS",
+    "WORDS",
+    "check_production_blocks",
+    "check_production_words",
+    "documented_block",
+]
 
 #: Words read from each supply: more than two refills of the 512-word pool.
 WORDS = 1024
@@ -116,10 +124,12 @@ def _fork_problem() -> str | None:
 def check_production_words() -> CheckResult:
     """The OS-word supplies as production runs them; see the module docstring."""
     production = SystemRandomSource()
-    problems = [*_word_problems("the pooled supply", lambda: production.randbelow(1 << _WIDTH)),
-                # read raw: randbelow(2^64) would reject a too-wide word and hide it
-                *_word_problems("the unpooled supply", _random_source._UnpooledWords().pop),
-                *_word_problems("fresh_seed()", fresh_seed, count=SEEDS)]
+    problems = [
+        *_word_problems("the pooled supply", lambda: production.randbelow(1 << _WIDTH)),
+        # read raw: randbelow(2^64) would reject a too-wide word and hide it
+        *_word_problems("the unpooled supply", _random_source._UnpooledWords().pop),
+        *_word_problems("fresh_seed()", fresh_seed, count=SEEDS),
+    ]
     forked = "fork not checked (no os.fork here)"
     if problems:  # its draws would fail the same way (or never return), in the parent and the child
         forked = "fork not checked (the supplies' own words failed)"
@@ -135,12 +145,14 @@ def check_production_words() -> CheckResult:
     elif hasattr(os, "fork"):
         forked = "fork not checked (other threads are running)"
     if problems:
-        return CheckResult("production_words", Verdict.VIOLATED, "; ".join(problems),
-                           evidence={"problems": problems})
-    return CheckResult("production_words", Verdict.PROVED,
-                       f"{WORDS} words from the pool (across refills), {WORDS} from the unpooled supply and {SEEDS} "
-                       f"fresh seeds: ints on [0, 2^64), every bit position both ways, none twice; {forked} (false-positive probability "
-                       "below 2^-44)")
+        return CheckResult("production_words", Verdict.VIOLATED, "; ".join(problems), evidence={"problems": problems})
+    return CheckResult(
+        "production_words",
+        Verdict.PROVED,
+        f"{WORDS} words from the pool (across refills), {WORDS} from the unpooled supply and {SEEDS} "
+        f"fresh seeds: ints on [0, 2^64), every bit position both ways, none twice; {forked} (false-positive probability "
+        "below 2^-44)",
+    )
 
 
 def documented_block(seed: int, counter: int) -> int:
@@ -162,16 +174,22 @@ def check_production_blocks() -> CheckResult:
         try:
             got = once(lambda source=source: [source.randbelow(1 << 256) for _ in range(BLOCKS)], DRAW_SECONDS)
         except NoOutput:
-            problems.append(f"seed {seed}: {BLOCKS} blocks not drawn after {DRAW_SECONDS} s (they take milliseconds): "
-                            "a draw runs on")
+            problems.append(
+                f"seed {seed}: {BLOCKS} blocks not drawn after {DRAW_SECONDS} s (they take milliseconds): "
+                "a draw runs on"
+            )
             break
         expected = [documented_block(seed, counter) for counter in range(BLOCKS)]
         if got != expected:
             first = next(i for i, (g, e) in enumerate(zip(got, expected)) if g != e)
             problems.append(f"seed {seed}: block {first} is {got[first]:#x}, documented {expected[first]:#x}")
     if problems:
-        return CheckResult("production_blocks", Verdict.VIOLATED, "; ".join(problems[:3]),
-                           evidence={"problems": problems})
-    return CheckResult("production_blocks", Verdict.PROVED,
-                       f"the first {BLOCKS} blocks of seeds {', '.join(map(str, BLOCK_SEEDS[:-1]))} and 2^64+1 are "
-                       "SHA-256(seed bytes || counter as 16 bytes), as documented; seeds -1, True, 1.0 and '1' refused")
+        return CheckResult(
+            "production_blocks", Verdict.VIOLATED, "; ".join(problems[:3]), evidence={"problems": problems}
+        )
+    return CheckResult(
+        "production_blocks",
+        Verdict.PROVED,
+        f"the first {BLOCKS} blocks of seeds {', '.join(map(str, BLOCK_SEEDS[:-1]))} and 2^64+1 are "
+        "SHA-256(seed bytes || counter as 16 bytes), as documented; seeds -1, True, 1.0 and '1' refused",
+    )

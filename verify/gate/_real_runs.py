@@ -28,8 +28,16 @@ from typing import TypeVar
 
 from dpverify.verify.gate._time_bound import time_bound
 
-__all__ = ["BATCH_SECONDS", "QUICK_SECONDS", "RUN_SECONDS", "NoOutput", "once", "quick_seconds", "run_seconds",
-           "watched"]
+__all__ = [
+    "BATCH_SECONDS",
+    "QUICK_SECONDS",
+    "RUN_SECONDS",
+    "NoOutput",
+    "once",
+    "quick_seconds",
+    "run_seconds",
+    "watched",
+]
 
 T = TypeVar("T")
 

@@ -25,17 +25,17 @@ same parameters; the failing set alone reruns as
 """
 
 from __future__ import annotations
-from dpverify.samplers._rational import shown
 
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from dpverify.samplers._rational import shown
 from dpverify.specs._api import Case, Spec, SpecError
+from dpverify.specs._fields import check_fields
 from dpverify.verify.engine._arguments import MAX_SEED, need_count, need_instance, shown
 from dpverify.verify.gate._spec_run import ERROR, CaseOutcome, run_case
-from dpverify.specs._fields import check_fields
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
@@ -106,8 +106,10 @@ def parameter_strategy(spec: Spec) -> SearchStrategy[dict[str, Any]]:
             except Exception as error:  # noqa: BLE001 - the spec's own callable; its failure is the spec's
                 raise SpecError(f"spec {shown(spec.name)}: draw() raised {type(error).__name__}: {error}") from None
         if not isinstance(draw, SearchStrategy):
-            raise SpecError(f"spec {shown(spec.name)}: draw must be a Hypothesis strategy of parameter dicts, or a "
-                            f"callable returning one; got {shown(draw)}.")
+            raise SpecError(
+                f"spec {shown(spec.name)}: draw must be a Hypothesis strategy of parameter dicts, or a "
+                f"callable returning one; got {shown(draw)}."
+            )
         base = draw
 
     def bound(p: Any) -> dict[str, Any] | None:
@@ -162,7 +164,9 @@ def search_spec(spec: Spec, *, seed: int, max_examples: int = DEFAULT_EXAMPLES) 
     except NoSuchExample:
         return SearchResult(spec, "proved", seed, max_examples, checked)
     except Unsatisfiable:
-        raise SpecError(f"spec {shown(spec.name)}: the search drew no parameter set the declared domains accept; "
-                        "check draw= and each domain's search window.") from None
+        raise SpecError(
+            f"spec {shown(spec.name)}: the search drew no parameter set the declared domains accept; "
+            "check draw= and each domain's search window."
+        ) from None
     outcome = run_case(spec, Case(found), seed=seed, samples=1, statistics=False)
     return SearchResult(spec, "violated", seed, max_examples, checked, found, outcome)

@@ -238,8 +238,14 @@ def _constants(code: CodeType) -> list[int]:
     return values
 
 
-def _result(check: str, source: WordSource, width: int, findings: list[tuple[Call | tuple[Call, ...], Fraction, _Finding]],
-            proved: str, bound: str) -> CheckResult:
+def _result(
+    check: str,
+    source: WordSource,
+    width: int,
+    findings: list[tuple[Call | tuple[Call, ...], Fraction, _Finding]],
+    proved: str,
+    bound: str,
+) -> CheckResult:
     """One CheckResult over the findings of one method at one width: the first violation, else
     the first inconclusive finding, else proved."""
     base: dict[str, Any] = {"source": source.name, "width": width, "calls_run": len(findings)}
@@ -251,18 +257,31 @@ def _result(check: str, source: WordSource, width: int, findings: list[tuple[Cal
                 reason = finding.summary if verdict is Verdict.INCONCLUSIVE else None
                 return CheckResult(check, verdict, finding.summary, reason=reason, evidence=evidence)
     if constants:
-        reason = (f"{source.name}'s conversion holds constants other than 0 and 1 ({', '.join(constants)}): "
-                  "a path the small widths may never take, so they do not cover width 64")
-        return CheckResult(check, Verdict.INCONCLUSIVE, reason, reason=reason, evidence={**base, "constants": constants})
+        reason = (
+            f"{source.name}'s conversion holds constants other than 0 and 1 ({', '.join(constants)}): "
+            "a path the small widths may never take, so they do not cover width 64"
+        )
+        return CheckResult(
+            check, Verdict.INCONCLUSIVE, reason, reason=reason, evidence={**base, "constants": constants}
+        )
     worst = max((u for _, u, _ in findings), default=Fraction(0))
-    return CheckResult(check, Verdict.PROVED, proved,
-                       evidence={**base, "max_unexplored": fraction_text(worst),
-                                 "max_unexplored_decimal": short_rational(worst), "bound": bound,
-                                 "calls_checked": [_call_text(c) for c, _, _ in findings]})
+    return CheckResult(
+        check,
+        Verdict.PROVED,
+        proved,
+        evidence={
+            **base,
+            "max_unexplored": fraction_text(worst),
+            "max_unexplored_decimal": short_rational(worst),
+            "bound": bound,
+            "calls_checked": [_call_text(c) for c, _, _ in findings],
+        },
+    )
 
 
-def _run_all(calls: Sequence[Call | tuple[Call, ...]],
-             one: Callable[[Any], tuple[Fraction, _Finding]]) -> list[tuple[Call | tuple[Call, ...], Fraction, _Finding]]:
+def _run_all(
+    calls: Sequence[Call | tuple[Call, ...]], one: Callable[[Any], tuple[Fraction, _Finding]]
+) -> list[tuple[Call | tuple[Call, ...], Fraction, _Finding]]:
     """``one(call)`` for each call in turn, stopping at the first violation, or at the first walk
     still running after :data:`WALK_SECONDS` (inconclusive: the walks after it would loop too)."""
     findings = []
@@ -270,9 +289,11 @@ def _run_all(calls: Sequence[Call | tuple[Call, ...]],
         try:
             findings.append((call, *once(lambda call=call: one(call), WALK_SECONDS)))
         except NoOutput:
-            reason = (f"the walk of {_call_text(call)} had not ended after {WALK_SECONDS} s (each of the unmodified "
-                      "conversion's walks takes well under a second): a loop that reads no words, or one far longer "
-                      "than the conversion's")
+            reason = (
+                f"the walk of {_call_text(call)} had not ended after {WALK_SECONDS} s (each of the unmodified "
+                "conversion's walks takes well under a second): a loop that reads no words, or one far longer "
+                "than the conversion's"
+            )
             findings.append((call, Fraction(1), _Finding(Verdict.INCONCLUSIVE, reason, {"reason": reason})))
             break
         if findings[-1][2].verdict is Verdict.VIOLATED:
@@ -289,7 +310,10 @@ def check_randbelow(source: WordSource, width: int, sizes: Sequence[int] | None 
         raise InvalidArgument(f"sizes must hold ints n >= 1, at least one; got sizes={shown(sizes)}.")
     findings = _run_all([Call("randbelow", (n,)) for n in sizes], lambda call: _attempt_call(source, width, call))
     return _result(
-        "randbelow_exact", source, width, findings,
+        "randbelow_exact",
+        source,
+        width,
+        findings,
         f"{source.name}.randbelow(n) at width {width} is exactly uniform for all {len(sizes)} n from "
         f"{min(sizes)} to {max(sizes)}: every stream of words up to one whole attempt (and more, up to "
         f"{LOOP_BITS} bits) gives the documented k-bit attempts exactly, and renewal over one attempt gives 1/n",
@@ -304,10 +328,16 @@ def check_bernoulli(source: WordSource, width: int, fractions: Sequence[tuple[in
     source, width = _need_source(source), _need_width(width)
     fractions = default_fractions(width, digits=source.digit_bernoulli) if fractions is None else tuple(fractions)
     for pair in fractions:
-        if (not isinstance(pair, tuple) or len(pair) != 2 or not all(type(v) is int for v in pair)
-                or not 0 <= pair[0] <= pair[1] or pair[1] < 1):
-            raise InvalidArgument(f"fractions must hold pairs (num, den) of ints with 0 <= num <= den, den >= 1; "
-                                  f"got {shown(pair)}.")
+        if (
+            not isinstance(pair, tuple)
+            or len(pair) != 2
+            or not all(type(v) is int for v in pair)
+            or not 0 <= pair[0] <= pair[1]
+            or pair[1] < 1
+        ):
+            raise InvalidArgument(
+                f"fractions must hold pairs (num, den) of ints with 0 <= num <= den, den >= 1; got {shown(pair)}."
+            )
     if not fractions:
         raise InvalidArgument("fractions must hold at least one pair (num, den); got none.")
     one = _digit_call if source.digit_bernoulli else _attempt_call
@@ -319,7 +349,10 @@ def check_bernoulli(source: WordSource, width: int, fractions: Sequence[tuple[in
     else:
         how = "exact (randbelow(den) < num, renewal over one attempt)"
     return _result(
-        "bernoulli_exact", source, width, findings,
+        "bernoulli_exact",
+        source,
+        width,
+        findings,
         f"{source.name}.bernoulli(num, den) at width {width} has P[True] = num/den for all {len(fractions)} "
         f"pairs with den from {dens[0]} to {dens[-1]}: {how}",
         how,
@@ -338,7 +371,10 @@ def check_successive(source: WordSource, width: int, sequences: Sequence[Sequenc
     depth = max(SEQUENCE_BITS // width, 1)
     findings = _run_all(sequences, lambda calls: _sequence(source, width, calls, depth))
     return _result(
-        "successive_draws", source, width, findings,
+        "successive_draws",
+        source,
+        width,
+        findings,
         f"successive draws on one {source.name} at width {width} are independent and exact: all "
         f"{len(sequences)} sequences have the product law (exactly where no draw rejects; within "
         f"the remainder otherwise), over every stream of {depth} words",
@@ -391,9 +427,18 @@ def check_refuses(source: WordSource, width: int) -> CheckResult:
     source = _need_source(source)
     built = source.build(lambda: 0, width)
     instances = [built] + ([SystemRandomSource()] if source is SYSTEM else [])
-    invalid = [("randbelow", (0,)), ("randbelow", (-1,)), ("randbelow", (True,)), ("randbelow", (2.0,)),
-               ("bernoulli", (2, 1)), ("bernoulli", (-1, 2)), ("bernoulli", (1, 0)), ("bernoulli", (True, 2)),
-               ("bernoulli", (1, 2.0)), ("bernoulli", (0, 0))]
+    invalid = [
+        ("randbelow", (0,)),
+        ("randbelow", (-1,)),
+        ("randbelow", (True,)),
+        ("randbelow", (2.0,)),
+        ("bernoulli", (2, 1)),
+        ("bernoulli", (-1, 2)),
+        ("bernoulli", (1, 0)),
+        ("bernoulli", (True, 2)),
+        ("bernoulli", (1, 2.0)),
+        ("bernoulli", (0, 0)),
+    ]
     problems = []
     for instance in instances:
         for method, args in invalid:
@@ -440,18 +485,26 @@ def check_refuses(source: WordSource, width: int) -> CheckResult:
         def bernoulli(self, num: int, den: int) -> bool:
             return 2 * num > den  # not symmetric in its arguments, so the guard must pass them in order
 
-    for broken, method, args in ((OutOfRange, "randbelow", (5,)), (BoolDraw, "randbelow", (5,)),
-                                 (Raises, "randbelow", (5,)), (IntCoin, "bernoulli", (1, 2)),
-                                 (Negative, "randbelow", (5,))):
+    for broken, method, args in (
+        (OutOfRange, "randbelow", (5,)),
+        (BoolDraw, "randbelow", (5,)),
+        (Raises, "randbelow", (5,)),
+        (IntCoin, "bernoulli", (1, 2)),
+        (Negative, "randbelow", (5,)),
+    ):
         try:
             value = getattr(broken(), method)(*args)
         except SamplerContractError:
             continue
         except Exception as error:  # noqa: BLE001
-            problems.append(f"a user's {broken.__name__}.{method}({', '.join(map(str, args))}) raised "
-                            f"{type(error).__name__}, not SamplerContractError")
+            problems.append(
+                f"a user's {broken.__name__}.{method}({', '.join(map(str, args))}) raised "
+                f"{type(error).__name__}, not SamplerContractError"
+            )
             continue
-        problems.append(f"a user's {broken.__name__}.{method}({', '.join(map(str, args))}) returned {value!r} unchecked")
+        problems.append(
+            f"a user's {broken.__name__}.{method}({', '.join(map(str, args))}) returned {value!r} unchecked"
+        )
     for bad_width in (0, True, 2.0):
         try:
             source.build(lambda: 0, bad_width)  # type: ignore[arg-type]
@@ -466,15 +519,27 @@ def check_refuses(source: WordSource, width: int) -> CheckResult:
     else:
         problems.append(f"{source.constructor}(0, width) accepted a supply that is not callable")
     fine, zero, coin = Fine(), Zero(), FineCoin()
-    passed = (fine.randbelow(5), fine.bernoulli(4, 5), fine.bernoulli(5, 5), zero.randbelow(5),
-              coin.bernoulli(2, 2), coin.bernoulli(1, 3))
+    passed = (
+        fine.randbelow(5),
+        fine.bernoulli(4, 5),
+        fine.bernoulli(5, 5),
+        zero.randbelow(5),
+        coin.bernoulli(2, 2),
+        coin.bernoulli(1, 3),
+    )
     if passed != (4, False, True, 0, True, False):
-        problems.append(f"correct user sources were changed by their guards: randbelow(5) (n - 1 and 0), bernoulli(4, 5), "
-                        f"bernoulli(5, 5), an own bernoulli(2, 2) and (1, 3) gave {passed}, not (4, False, True, 0, True, False)")
+        problems.append(
+            f"correct user sources were changed by their guards: randbelow(5) (n - 1 and 0), bernoulli(4, 5), "
+            f"bernoulli(5, 5), an own bernoulli(2, 2) and (1, 3) gave {passed}, not (4, False, True, 0, True, False)"
+        )
     label = f"{source.name} at width {width}"
     if problems:
-        return CheckResult("refuses", Verdict.VIOLATED, f"{label}: " + "; ".join(problems[:4]),
-                           evidence={"problems": problems})
-    return CheckResult("refuses", Verdict.PROVED,
-                       f"{label} refuses {len(invalid)} invalid draws with InvalidArgument and guards a user's source "
-                       "(5 contract breaks caught, correct sources unchanged)")
+        return CheckResult(
+            "refuses", Verdict.VIOLATED, f"{label}: " + "; ".join(problems[:4]), evidence={"problems": problems}
+        )
+    return CheckResult(
+        "refuses",
+        Verdict.PROVED,
+        f"{label} refuses {len(invalid)} invalid draws with InvalidArgument and guards a user's source "
+        "(5 contract breaks caught, correct sources unchanged)",
+    )

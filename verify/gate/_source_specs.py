@@ -37,15 +37,18 @@ WIDTHS = (1, 2, 3)
 
 def _check(source: str, method: str) -> Callable[[Params], CheckResult]:
     def check(p: Params) -> CheckResult:
-        from dpverify.verify.gate import _source_check, _word_sources
         from dpverify.verify.engine._results import Verdict
+        from dpverify.verify.gate import _source_check, _word_sources
 
         try:
             return getattr(_source_check, method)(getattr(_word_sources, source), p["width"])
         except Exception as error:  # noqa: BLE001 - the source's code raised while being verified: a finding
-            return CheckResult(method.removeprefix("check_"), Verdict.VIOLATED,
-                               f"the {source.lower()} source's code raised {type(error).__name__} while being verified "
-                               f"at width {p['width']}: {str(error)[:200]}")
+            return CheckResult(
+                method.removeprefix("check_"),
+                Verdict.VIOLATED,
+                f"the {source.lower()} source's code raised {type(error).__name__} while being verified "
+                f"at width {p['width']}: {str(error)[:200]}",
+            )
 
     check.__name__ = f"{method}_{source.lower()}"
     return check
@@ -55,14 +58,17 @@ def _production(method: str) -> Callable[[Params], CheckResult]:
     """A check of the production supply itself (the same at every width)."""
 
     def check(p: Params) -> CheckResult:
-        from dpverify.verify.gate import _production_source
         from dpverify.verify.engine._results import Verdict
+        from dpverify.verify.gate import _production_source
 
         try:
             return getattr(_production_source, method)()  # type: ignore[no-any-return]
         except Exception as error:  # noqa: BLE001 - the supply's code raised while being checked: a finding
-            return CheckResult(method.removeprefix("check_"), Verdict.VIOLATED,
-                               f"the production supply raised {type(error).__name__}: {str(error)[:200]}")
+            return CheckResult(
+                method.removeprefix("check_"),
+                Verdict.VIOLATED,
+                f"the production supply raised {type(error).__name__}: {str(error)[:200]}",
+            )
 
     check.__name__ = method
     return check
@@ -74,8 +80,13 @@ def _spec(name: str, source: str, what: str, description: str, cases: dict[int, 
         sampler=None,
         parameters={"width": Integer(1, 3)},
         claim=SamplesPmf(),
-        checks=(*(_check(source, method) for method in ("check_randbelow", "check_bernoulli", "check_successive",
-                                                        "check_refuses")), _production(production)),
+        checks=(
+            *(
+                _check(source, method)
+                for method in ("check_randbelow", "check_bernoulli", "check_successive", "check_refuses")
+            ),
+            _production(production),
+        ),
         description=description,
         citation=f"{what}; the argument for width 64 is in dpverify.verify.gate._source_check",
         cases=tuple(Case({"width": width}, "proved", why, label=f"width={width}") for width, why in cases.items()),
@@ -83,9 +94,10 @@ def _spec(name: str, source: str, what: str, description: str, cases: dict[int, 
 
 
 SYSTEM_SOURCE = _spec(
-    "system-source", "SYSTEM", "samplers/_random_source.py, SystemRandomSource",
-    "the production source's conversion from OS words to randbelow and bernoulli, run over every "
-    "stream of w-bit words",
+    "system-source",
+    "SYSTEM",
+    "samplers/_random_source.py, SystemRandomSource",
+    "the production source's conversion from OS words to randbelow and bernoulli, run over every stream of w-bit words",
     {
         1: "one-bit words: every k is a multiple of the width, up to 5 words per attempt",
         2: "k below, at and between multiples of the width; den below, at and above 2^w",
@@ -95,7 +107,9 @@ SYSTEM_SOURCE = _spec(
 )
 
 SEEDED_SOURCE = _spec(
-    "seeded-source", "SEEDED", "samplers/_random_source.py, SeededRandomSource",
+    "seeded-source",
+    "SEEDED",
+    "samplers/_random_source.py, SeededRandomSource",
     "the replay source's bit pool over SHA-256 blocks, run over every stream of w-bit blocks",
     {
         1: "one-bit blocks: every attempt ends on a block boundary",

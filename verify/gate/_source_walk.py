@@ -71,8 +71,11 @@ class _Walk:
     def reproduce(self, words: Sequence[int]) -> str:
         calls = ", ".join(f"source.{call}" for call in self.calls)
         calls = f"({calls})" if len(self.calls) > 1 else calls
-        refills = " (the third, sixth, ... word read after an IndexError, as from an empty pool)" \
-            if self.source.refills else ""
+        refills = (
+            " (the third, sixth, ... word read after an IndexError, as from an empty pool)"
+            if self.source.refills
+            else ""
+        )
         return f"source = {self.source.constructor}(iter({list(words)}).__next__, width={self.width}); {calls}{refills}"
 
     def run(self, depth: int) -> Enumeration:
@@ -95,9 +98,11 @@ def _enumerate(walk: _Walk, depth: int, what: str) -> Enumeration | _Finding:
         return walk.run(depth)
     except SamplerCrashed as crash:
         words = list(crash.draws)
-        return _Finding(Verdict.VIOLATED, f"{what} raised {type(crash.error).__name__}: {shown(str(crash.error))} "
-                        f"on the words {words}",
-                        {"words": words, "error": repr(crash.error), "reproduce": walk.reproduce(words)})
+        return _Finding(
+            Verdict.VIOLATED,
+            f"{what} raised {type(crash.error).__name__}: {shown(str(crash.error))} on the words {words}",
+            {"words": words, "error": repr(crash.error), "reproduce": walk.reproduce(words)},
+        )
     except DpverifyError as error:
         return _Finding(Verdict.INCONCLUSIVE, f"{what}: {error}", {"reason": str(error)})
 
@@ -115,8 +120,11 @@ def _law_violation(walk: _Walk, found: Enumeration, ideal: dict[Hashable, Fracti
     # Prefer an output returned too often: a word stream that returns it reproduces the finding.
     output = max(gaps, key=gaps.__getitem__)
     explored, expected = found.masses.get(output, Fraction(0)), ideal.get(output, Fraction(0))
-    code = (fraction_text(explored) if found.exhausted
-            else f"[{fraction_text(explored)}, {fraction_text(explored + found.unexplored)}]")
+    code = (
+        fraction_text(explored)
+        if found.exhausted
+        else f"[{fraction_text(explored)}, {fraction_text(explored + found.unexplored)}]"
+    )
     words = walk.words_of(output)
     if words is None:  # the output is too rare: show one that is returned too often, if any
         too_often = [o for o in found.masses if found.masses[o] > ideal.get(o, Fraction(0))]
@@ -130,25 +138,32 @@ def _law_violation(walk: _Walk, found: Enumeration, ideal: dict[Hashable, Fracti
         "reproduce": None if words is None else walk.reproduce(words),
     }
     side = "more" if explored > expected else "less"
-    return _Finding(Verdict.VIOLATED,
-                    f"{what} returns {output!r} with probability {code}, {side} than {fraction_text(expected)}",
-                    evidence)
+    return _Finding(
+        Verdict.VIOLATED,
+        f"{what} returns {output!r} with probability {code}, {side} than {fraction_text(expected)}",
+        evidence,
+    )
 
 
-def _conversion_violation(walk: _Walk, found: Enumeration, law: Law, undecided: Fraction, depth: int,
-                          what: str) -> _Finding | None:
+def _conversion_violation(
+    walk: _Walk, found: Enumeration, law: Law, undecided: Fraction, depth: int, what: str
+) -> _Finding | None:
     """Step 2: the code's joint law of (output, words read) against the documented one."""
     if found.joint == {key: m for key, m in law.items() if m} and found.unexplored == undecided:
         return None
-    differences = {key: found.joint.get(key, Fraction(0)) - law.get(key, Fraction(0))
-                   for key in {*found.joint, *law}}
+    differences = {key: found.joint.get(key, Fraction(0)) - law.get(key, Fraction(0)) for key in {*found.joint, *law}}
     differences = {key: d for key, d in differences.items() if d}
     if not differences:  # only the undecided mass differs
-        return _Finding(Verdict.VIOLATED,
-                        f"{what} leaves mass {fraction_text(found.unexplored)} undecided after {depth} words; the "
-                        f"documented conversion leaves {fraction_text(undecided)}",
-                        {"unexplored": fraction_text(found.unexplored), "expected_unexplored": fraction_text(undecided),
-                         "words_enumerated": depth})
+        return _Finding(
+            Verdict.VIOLATED,
+            f"{what} leaves mass {fraction_text(found.unexplored)} undecided after {depth} words; the "
+            f"documented conversion leaves {fraction_text(undecided)}",
+            {
+                "unexplored": fraction_text(found.unexplored),
+                "expected_unexplored": fraction_text(undecided),
+                "words_enumerated": depth,
+            },
+        )
     excess = [key for key, d in differences.items() if d > 0]
     key = max(excess or differences, key=lambda k: (abs(differences[k]), repr(k)))
     output, words_read = key
@@ -158,32 +173,49 @@ def _conversion_violation(walk: _Walk, found: Enumeration, law: Law, undecided: 
         Verdict.VIOLATED,
         f"{what} returns {output!r} after reading {words_read} words with probability {fraction_text(code)}; the "
         f"documented conversion gives {fraction_text(documented)}",
-        {"output": json_value(output), "words_read": words_read, "code_probability": fraction_text(code),
-         "documented_probability": fraction_text(documented), "unexplored": fraction_text(found.unexplored),
-         "expected_unexplored": fraction_text(undecided), "words": None if words is None else list(words),
-         "reproduce": None if words is None else walk.reproduce(words)},
+        {
+            "output": json_value(output),
+            "words_read": words_read,
+            "code_probability": fraction_text(code),
+            "documented_probability": fraction_text(documented),
+            "unexplored": fraction_text(found.unexplored),
+            "expected_unexplored": fraction_text(undecided),
+            "words": None if words is None else list(words),
+            "reproduce": None if words is None else walk.reproduce(words),
+        },
     )
 
 
-def _exact_by_renewal(found: Enumeration, first_attempt_words: int, ideal: dict[Hashable, Fraction],
-                      what: str) -> _Finding | None:
+def _exact_by_renewal(
+    found: Enumeration, first_attempt_words: int, ideal: dict[Hashable, Fraction], what: str
+) -> _Finding | None:
     """Step 3: the loop's law from its first attempt, exactly, by renewal."""
     attempt: dict[Hashable, Fraction] = {}
     for (output, words), mass in found.joint.items():
         if words <= first_attempt_words:
             attempt[output] = attempt.get(output, Fraction(0)) + mass
     rejected = 1 - sum(attempt.values(), Fraction(0))
-    one = Enumeration(masses={**attempt, None: rejected} if rejected else attempt, unexplored=Fraction(0),
-                      paths=found.paths, executions=found.executions, method="first attempt")
+    one = Enumeration(
+        masses={**attempt, None: rejected} if rejected else attempt,
+        unexplored=Fraction(0),
+        paths=found.paths,
+        executions=found.executions,
+        method="first attempt",
+    )
     loop = renewal(one).masses
     if loop == ideal:
         return None
     output = next(o for o in sorted({*ideal, *loop}, key=repr) if loop.get(o) != ideal.get(o))
-    return _Finding(Verdict.VIOLATED,
-                    f"{what}: by renewal over one attempt the loop returns {output!r} with probability "
-                    f"{fraction_text(loop.get(output, Fraction(0)))}, not {fraction_text(ideal.get(output, Fraction(0)))}",
-                    {"output": json_value(output), "code_probability": fraction_text(loop.get(output, Fraction(0))),
-                     "expected_probability": fraction_text(ideal.get(output, Fraction(0)))})
+    return _Finding(
+        Verdict.VIOLATED,
+        f"{what}: by renewal over one attempt the loop returns {output!r} with probability "
+        f"{fraction_text(loop.get(output, Fraction(0)))}, not {fraction_text(ideal.get(output, Fraction(0)))}",
+        {
+            "output": json_value(output),
+            "code_probability": fraction_text(loop.get(output, Fraction(0))),
+            "expected_probability": fraction_text(ideal.get(output, Fraction(0))),
+        },
+    )
 
 
 def _attempt_call(source: WordSource, width: int, call: Call) -> tuple[Fraction, _Finding]:
@@ -207,13 +239,17 @@ def _attempt_call(source: WordSource, width: int, call: Call) -> tuple[Fraction,
         return Fraction(1), found
     ideal = call.ideal()
     law, undecided = _attempts_law(k, n, output, ends, depth)
-    finding = (_law_violation(walk, found, ideal, what)
-               or _stopped(found, what)
-               or _conversion_violation(walk, found, law, undecided, depth, what)
-               or _exact_by_renewal(found, first, ideal, what))
+    finding = (
+        _law_violation(walk, found, ideal, what)
+        or _stopped(found, what)
+        or _conversion_violation(walk, found, law, undecided, depth, what)
+        or _exact_by_renewal(found, first, ideal, what)
+    )
     if finding:
         return found.unexplored, finding
-    return found.unexplored, _Finding(Verdict.PROVED, f"{what} is exact", {"words_enumerated": depth, "paths": found.paths})
+    return found.unexplored, _Finding(
+        Verdict.PROVED, f"{what} is exact", {"words_enumerated": depth, "paths": found.paths}
+    )
 
 
 def _digit_call(source: WordSource, width: int, call: Call) -> tuple[Fraction, _Finding]:
@@ -226,9 +262,11 @@ def _digit_call(source: WordSource, width: int, call: Call) -> tuple[Fraction, _
     if isinstance(found, _Finding):
         return Fraction(1), found
     law, undecided = _digits_law(num, den, width, depth)
-    finding = (_law_violation(walk, found, call.ideal(), what)
-               or _stopped(found, what)
-               or _conversion_violation(walk, found, law, undecided, depth, what))
+    finding = (
+        _law_violation(walk, found, call.ideal(), what)
+        or _stopped(found, what)
+        or _conversion_violation(walk, found, law, undecided, depth, what)
+    )
     if finding:
         return found.unexplored, finding
     exact = "exact" if found.exhausted else f"within {fraction_text(found.unexplored)}"
@@ -255,7 +293,11 @@ def _sequence(source: WordSource, width: int, calls: tuple[Call, ...], depth: in
         ideal = {o[0]: m for o, m in ideal.items()}
     finding = _law_violation(walk, found, ideal, what) or _stopped(found, what)
     if finding is None and found.unexplored > MAX_SEQUENCE_REMAINDER:
-        reason = (f"{what}: mass {fraction_text(found.unexplored)} is still undecided after {depth} words, above "
-                  f"{fraction_text(MAX_SEQUENCE_REMAINDER)}: the draws read more words than they should")
-        finding = _Finding(Verdict.INCONCLUSIVE, reason, {"reason": reason, "unexplored": fraction_text(found.unexplored)})
+        reason = (
+            f"{what}: mass {fraction_text(found.unexplored)} is still undecided after {depth} words, above "
+            f"{fraction_text(MAX_SEQUENCE_REMAINDER)}: the draws read more words than they should"
+        )
+        finding = _Finding(
+            Verdict.INCONCLUSIVE, reason, {"reason": reason, "unexplored": fraction_text(found.unexplored)}
+        )
     return found.unexplored, finding or _Finding(Verdict.PROVED, f"{what}: independent", {})

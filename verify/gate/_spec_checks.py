@@ -25,7 +25,13 @@ from dpverify.verify.engine._program_state import suspended_driver
 from dpverify.verify.engine._results import CheckResult, Verdict
 from dpverify.verify.engine._statistics import check_empirical, check_empirical_ideal
 from dpverify.verify.gate._real_runs import RUN_SECONDS, NoOutput, once, watched
-from dpverify.verify.gate._sampler_adapters import _FirstDraw, _Mechanism, _SampledMechanism, _SampledNoise, _SamplerRaised
+from dpverify.verify.gate._sampler_adapters import (
+    _FirstDraw,
+    _Mechanism,
+    _SampledMechanism,
+    _SampledNoise,
+    _SamplerRaised,
+)
 from dpverify.verify.gate._spec_instance import USERS_DEFAULT, _BoundSpec, _declared, _names, _short
 from dpverify.verify.gate._time_bound import CaseTimeUp, EnvironmentChanged
 from dpverify.verify.privacy._claim_checks import check_approx_dp, check_pure_epsilon, check_zcdp
@@ -85,24 +91,58 @@ class _Instance(_BoundSpec):
                 hash(output)
             except NoOutput as hung:
                 drew = (rng._counter, rng._pool_bits) != before
-                summary = (f"no output within {hung.within} of real draws{at} (seeded source, seed={seed}): "
-                           f"the run was abandoned after {done} input(s) returned"
-                           f"{'' if drew else ', before it had taken a single random bit'}")
-                return [CheckResult("smoke", Verdict.INCONCLUSIVE, summary, reason=summary, evidence={
-                    "input": None if q is None else str(q), "seed": seed, "no_output_within_s": seconds,
-                    "inputs_returned": done, "drew": drew, "replay": self.replay})]
+                summary = (
+                    f"no output within {hung.within} of real draws{at} (seeded source, seed={seed}): "
+                    f"the run was abandoned after {done} input(s) returned"
+                    f"{'' if drew else ', before it had taken a single random bit'}"
+                )
+                return [
+                    CheckResult(
+                        "smoke",
+                        Verdict.INCONCLUSIVE,
+                        summary,
+                        reason=summary,
+                        evidence={
+                            "input": None if q is None else str(q),
+                            "seed": seed,
+                            "no_output_within_s": seconds,
+                            "inputs_returned": done,
+                            "drew": drew,
+                            "replay": self.replay,
+                        },
+                    )
+                ]
             except SpecError:
                 raise
             except Exception as error:  # noqa: BLE001 - the sampler is the code under test
                 what = "refused" if isinstance(error, DpverifyError) else f"raised {type(error).__name__} on"
-                summary = (f"the sampler {what} valid parameters{at} (seeded source, seed={seed}): "
-                           f"{_short(str(error))}; if the spec's domain is wrong, narrow it")
-                return [CheckResult("smoke", Verdict.VIOLATED, summary, evidence={
-                    "input": None if q is None else str(q), "seed": seed, "error": type(error).__name__,
-                    "message": _short(str(error)), "replay": self.replay})]
+                summary = (
+                    f"the sampler {what} valid parameters{at} (seeded source, seed={seed}): "
+                    f"{_short(str(error))}; if the spec's domain is wrong, narrow it"
+                )
+                return [
+                    CheckResult(
+                        "smoke",
+                        Verdict.VIOLATED,
+                        summary,
+                        evidence={
+                            "input": None if q is None else str(q),
+                            "seed": seed,
+                            "error": type(error).__name__,
+                            "message": _short(str(error)),
+                            "replay": self.replay,
+                        },
+                    )
+                ]
         what = "one run" if inputs == (None,) else f"one run at each of {len(inputs)} input(s)"
-        return [CheckResult("smoke", Verdict.PROVED, f"{what} returned an output (seeded source, seed={seed})",
-                            evidence={"inputs_run": len(inputs), "seed": seed, "replay": self.replay})]
+        return [
+            CheckResult(
+                "smoke",
+                Verdict.PROVED,
+                f"{what} returned an output (seeded source, seed={seed})",
+                evidence={"inputs_run": len(inputs), "seed": seed, "replay": self.replay},
+            )
+        ]
 
     def loops_before_drawing(self, position: int, seconds: float) -> bool:
         """Whether the run at the smoke run's input ``position`` goes on for ``seconds`` without a
@@ -143,20 +183,36 @@ class _Instance(_BoundSpec):
                 sampler = lambda rng, q=q, attempt=attempt: self.run(q, rng, attempt)  # noqa: E731
             else:
                 sampler = lambda rng, q=q: self.run(q, rng)  # noqa: E731
-            results.append(check_intervals(sampler, ideal, outputs, min_mass=enumeration.min_mass,
-                                           max_paths=enumeration.max_paths, max_unexplored=enumeration.max_unexplored,
-                                           attempt=isinstance(enumeration, Attempt),
-                                           renew_states=isinstance(enumeration, Bounded) and enumeration.renewal,
-                                           procedures=isinstance(enumeration, Bounded) and enumeration.renewal
-                                           and enumeration.procedures,
-                                           tolerance_reason=enumeration.tolerance_reason))
+            results.append(
+                check_intervals(
+                    sampler,
+                    ideal,
+                    outputs,
+                    min_mass=enumeration.min_mass,
+                    max_paths=enumeration.max_paths,
+                    max_unexplored=enumeration.max_unexplored,
+                    attempt=isinstance(enumeration, Attempt),
+                    renew_states=isinstance(enumeration, Bounded) and enumeration.renewal,
+                    procedures=isinstance(enumeration, Bounded) and enumeration.renewal and enumeration.procedures,
+                    tolerance_reason=enumeration.tolerance_reason,
+                )
+            )
             if isinstance(enumeration, Bounded) and self.randomness is Randomness.SOURCE:
                 # (code drawing through random's API marks no loops: the walk above was as it runs)
                 as_run_mass = max(enumeration.min_mass, AS_RUN_MIN_MASS)
-                why = (f"a cross-check that the loop code the summaries stand for runs; walked as it runs to "
-                       f"min_mass={as_run_mass}, it cannot be sharp, and the intervals check gives the bound")
-                as_run = check_intervals(sampler, ideal, outputs, min_mass=as_run_mass,
-                                         max_paths=enumeration.max_paths, summarise=False, tolerance_reason=why)
+                why = (
+                    f"a cross-check that the loop code the summaries stand for runs; walked as it runs to "
+                    f"min_mass={as_run_mass}, it cannot be sharp, and the intervals check gives the bound"
+                )
+                as_run = check_intervals(
+                    sampler,
+                    ideal,
+                    outputs,
+                    min_mass=as_run_mass,
+                    max_paths=enumeration.max_paths,
+                    summarise=False,
+                    tolerance_reason=why,
+                )
                 results.append(replace(as_run, check="intervals_as_run"))
         return results
 
@@ -183,12 +239,15 @@ class _Instance(_BoundSpec):
                 if not must_refuse:
                     problems.append(f"{shown_call} was refused; it must give an empty batch")
                 elif not any(re.search(rf"\b{re.escape(name)}=", str(error)) for name in overrides):
-                    problems.append(f"{shown_call} was refused, but the error does not name "
-                                    f"{' or '.join(overrides)}: {_short(str(error), 100)}")
+                    problems.append(
+                        f"{shown_call} was refused, but the error does not name "
+                        f"{' or '.join(overrides)}: {_short(str(error), 100)}"
+                    )
                 continue
             except Exception as error:  # noqa: BLE001 - the code under test
-                problems.append(f"{shown_call} raised {type(error).__name__} ({_short(str(error), 80)}) "
-                                "instead of a clear error")
+                problems.append(
+                    f"{shown_call} raised {type(error).__name__} ({_short(str(error), 80)}) instead of a clear error"
+                )
                 continue
             if must_refuse:
                 problems.append(f"{shown_call} was accepted (returned {shown(output, 40)})")
@@ -197,12 +256,19 @@ class _Instance(_BoundSpec):
         if not calls:
             return []
         if problems:
-            return [CheckResult("refuses", Verdict.VIOLATED, "; ".join(problems), evidence={"tried": tried, "seed": seed})]
+            return [
+                CheckResult("refuses", Verdict.VIOLATED, "; ".join(problems), evidence={"tried": tried, "seed": seed})
+            ]
         refused = [t for t, (_, must) in zip(tried, calls) if must]
         empty = " and gives an empty batch at k=0" if self.spec.batch is not None else ""
-        return [CheckResult("refuses", Verdict.PROVED,
-                            f"refuses {len(refused)} invalid parameter set(s) with a clear error{empty}",
-                            evidence={"tried": tried})]
+        return [
+            CheckResult(
+                "refuses",
+                Verdict.PROVED,
+                f"refuses {len(refused)} invalid parameter set(s) with a clear error{empty}",
+                evidence={"tried": tried},
+            )
+        ]
 
     def _edge_call(self, overrides: dict[str, Any], q: Any) -> tuple[Callable[..., Any], dict[str, Any], str]:
         """The entry point, its arguments and how to show them for one ``refuses``/``accepts``
@@ -232,16 +298,23 @@ class _Instance(_BoundSpec):
             except NoOutput:  # e.g. code that no longer draws from the source it is given
                 late.append(f"{shown_call} neither drew nor returned within {seconds} s")
             except Exception as error:  # noqa: BLE001 - the code under test
-                problems.append(f"{shown_call} was refused ({type(error).__name__}: {_short(str(error), 100)}), "
-                                "but it is inside the domain")
+                problems.append(
+                    f"{shown_call} was refused ({type(error).__name__}: {_short(str(error), 100)}), "
+                    "but it is inside the domain"
+                )
         if problems:
             return [CheckResult("accepts", Verdict.VIOLATED, "; ".join(problems), evidence={"tried": tried})]
         if late:
             reason = "; ".join(late) + ": not run to its first draw, so not shown to accept"
             return [CheckResult("accepts", Verdict.INCONCLUSIVE, reason, reason=reason, evidence={"tried": tried})]
-        return [CheckResult("accepts", Verdict.PROVED,
-                            f"accepts {len(tried)} parameter set(s) at the domain's edge up to the first draw",
-                            evidence={"tried": tried})]
+        return [
+            CheckResult(
+                "accepts",
+                Verdict.PROVED,
+                f"accepts {len(tried)} parameter set(s) at the domain's edge up to the first draw",
+                evidence={"tried": tried},
+            )
+        ]
 
     def batch(self) -> list[CheckResult]:
         """The batch form at ``k = 2``, enumerated jointly, against the product of the single
@@ -271,7 +344,7 @@ class _Instance(_BoundSpec):
 
         ideal, outputs = self._enclosure(q)
 
-        @functools.lru_cache(maxsize=None)  # each single output recurs in many pairs
+        @functools.cache  # each single output recurs in many pairs
         def single(output: Hashable, dps: int) -> tuple[Fraction, Fraction]:
             low, high = ideal(output, dps)
             return enclosure_bound(low, upper=False), enclosure_bound(high, upper=True)
@@ -298,18 +371,28 @@ class _Instance(_BoundSpec):
         else:
             min_mass, max_paths, max_unexplored = Fraction(0), 1_000_000, Fraction(0)
         single_paths = self._single_paths(q, min_mass, isqrt(max_paths) + 1)
-        budget = (max_paths if single_paths is None
-                  else min(max_paths, max(BATCH_PATHS_FLOOR, single_paths ** BATCH_DRAWS)))
-        result = check_intervals(pair, product, pairs, min_mass=min_mass, max_paths=budget,
-                                 max_unexplored=max_unexplored, tolerance_reason=reason)
+        budget = (
+            max_paths if single_paths is None else min(max_paths, max(BATCH_PATHS_FLOOR, single_paths**BATCH_DRAWS))
+        )
+        result = check_intervals(
+            pair,
+            product,
+            pairs,
+            min_mass=min_mass,
+            max_paths=budget,
+            max_unexplored=max_unexplored,
+            tolerance_reason=reason,
+        )
         name = getattr(batch, "__qualname__", "batch")
         summary = result.summary
         if budget < max_paths and result.verdict is Verdict.INCONCLUSIVE and result.evidence.get("paths", 0) >= budget:
-            summary = (f"the joint walk stopped at {budget} paths, more than {BATCH_DRAWS} runs of the single form "
-                       f"can take: its walk to the same min_mass takes {single_paths} paths, and each joint path is "
-                       f"{BATCH_DRAWS} of them (every prefix of each has mass >= min_mass), so at most "
-                       f"{single_paths}^{BATCH_DRAWS}; the batch form draws otherwise than its single form run "
-                       f"{BATCH_DRAWS} times ({summary})")
+            summary = (
+                f"the joint walk stopped at {budget} paths, more than {BATCH_DRAWS} runs of the single form "
+                f"can take: its walk to the same min_mass takes {single_paths} paths, and each joint path is "
+                f"{BATCH_DRAWS} of them (every prefix of each has mass >= min_mass), so at most "
+                f"{single_paths}^{BATCH_DRAWS}; the batch form draws otherwise than its single form run "
+                f"{BATCH_DRAWS} times ({summary})"
+            )
             result = replace(result, reason=summary)
         return [replace(result, check="batch", summary=f"{name}(k={BATCH_DRAWS}) against the product law: {summary}")]
 
@@ -323,8 +406,9 @@ class _Instance(_BoundSpec):
             return None
         return None if found.stopped == "max_paths" else found.paths
 
-    def statistical(self, case: Case, *, seed: int, samples: int, production: bool = False,
-                    seconds: float = RUN_SECONDS) -> list[CheckResult]:
+    def statistical(
+        self, case: Case, *, seed: int, samples: int, production: bool = False, seconds: float = RUN_SECONDS
+    ) -> list[CheckResult]:
         """The real sampler against the spec's law, on the seeded source (replayable) or, with
         ``production``, once as a user calls it: with no ``rng`` where the sampler has a default
         for it (the OS CSPRNG, through ``as_source(None)``), else on a SystemRandomSource (not
@@ -339,12 +423,14 @@ class _Instance(_BoundSpec):
         if self.spec.pmf is not None:
             chosen = case.sample_inputs if case.sample_inputs is not None else (self.inputs or (0,))[:1]
             mechanism = _SampledMechanism(self)
-            run = lambda q, index: check_empirical(mechanism, q, samples=samples, seed=seed + index, rng=rng,
-                                                   sampling=sampling)
+            run = lambda q, index: check_empirical(
+                mechanism, q, samples=samples, seed=seed + index, rng=rng, sampling=sampling
+            )
             work = [(q, index) for index, q in enumerate(chosen[:1] if production else chosen)]
         elif self.spec.ideal is not None and self.inputs is None and case.sample_inputs != ():
-            run = lambda q, index: check_empirical_ideal(_SampledNoise(self), samples=samples, seed=seed,
-                                                         rng=rng, sampling=sampling)
+            run = lambda q, index: check_empirical_ideal(
+                _SampledNoise(self), samples=samples, seed=seed, rng=rng, sampling=sampling
+            )
             work = [(None, 0)]
         else:
             return []
@@ -355,19 +441,37 @@ class _Instance(_BoundSpec):
             except NoOutput as hung:  # the code under test stopped returning while being sampled
                 where = "production source" if production else f"seeded source, seed={seed + index}"
                 at = "" if self.inputs is None else f" at {self.input_name}={q!r}"
-                summary = (f"no output in the last {hung.within} of real draws{at} ({where}): the sampling was "
-                           f"abandoned at its bound of {seconds:.3g} s, after {hung.done} of {samples} runs returned")
-                result = CheckResult(name, Verdict.INCONCLUSIVE, summary, reason=summary, evidence={
-                    "input": None if self.inputs is None else str(q), "seed": None if production else seed + index,
-                    "no_output_within_s": seconds, "silent_s": round(hung.silent, 3), "runs_returned": hung.done,
-                    "samples": samples})
+                summary = (
+                    f"no output in the last {hung.within} of real draws{at} ({where}): the sampling was "
+                    f"abandoned at its bound of {seconds:.3g} s, after {hung.done} of {samples} runs returned"
+                )
+                result = CheckResult(
+                    name,
+                    Verdict.INCONCLUSIVE,
+                    summary,
+                    reason=summary,
+                    evidence={
+                        "input": None if self.inputs is None else str(q),
+                        "seed": None if production else seed + index,
+                        "no_output_within_s": seconds,
+                        "silent_s": round(hung.silent, 3),
+                        "runs_returned": hung.done,
+                        "samples": samples,
+                    },
+                )
             except _SamplerRaised as raised:  # the code under test raised while being sampled
                 error = raised.error
-                result = CheckResult(name, Verdict.VIOLATED,
-                                     f"the sampler raised {type(error).__name__} while being sampled "
-                                     f"({'production source' if production else f'seed={seed + index}'}): {_short(str(error))}",
-                                     evidence={"error": type(error).__name__, "message": _short(str(error)),
-                                               "seed": None if production else seed + index})
+                result = CheckResult(
+                    name,
+                    Verdict.VIOLATED,
+                    f"the sampler raised {type(error).__name__} while being sampled "
+                    f"({'production source' if production else f'seed={seed + index}'}): {_short(str(error))}",
+                    evidence={
+                        "error": type(error).__name__,
+                        "message": _short(str(error)),
+                        "seed": None if production else seed + index,
+                    },
+                )
             results.append(replace(result, check=name))
         return results
 
@@ -392,8 +496,10 @@ class _Instance(_BoundSpec):
         table, neighbours = self._claim_table(table)
         if isinstance(claim, PureDp) and claim.alpha is not None:
             ratio = PureDpClaim(claim.alpha)  # type: ignore[arg-type]
-            return [check_pure_dp(tightest_alpha(table, neighbours), ratio),
-                    check_ratio_bound_z3(table, neighbours, ratio)]
+            return [
+                check_pure_dp(tightest_alpha(table, neighbours), ratio),
+                check_ratio_bound_z3(table, neighbours, ratio),
+            ]
         if isinstance(claim, PureDp):
             return [check_pure_epsilon(table, neighbours, claim)]
         if isinstance(claim, ApproxDp):

@@ -97,8 +97,10 @@ class _BoundSpec:
             if self.inputs is None:
                 self._table = {0: self._exact(_declared(self.where, "pmf(p)", pmf, self.p), "pmf(p)")}
             else:
-                self._table = {q: self._exact(_declared(self.where, f"pmf(p, {q!r})", pmf, self.p, q), f"pmf(p, {q!r})")
-                               for q in self.inputs}
+                self._table = {
+                    q: self._exact(_declared(self.where, f"pmf(p, {q!r})", pmf, self.p, q), f"pmf(p, {q!r})")
+                    for q in self.inputs
+                }
         return self._table
 
     def _exact(self, value: Any, what: str) -> ExactPmf:
@@ -108,8 +110,10 @@ class _BoundSpec:
             try:
                 masses = {o: _probability(m) for o, m in dict(value).items()}
             except (TypeError, ValueError) as error:
-                raise SpecError(f"{self.where}: {what} must return {{output: Fraction}} or an ExactPmf "
-                                f"with exact probabilities; {error}") from None
+                raise SpecError(
+                    f"{self.where}: {what} must return {{output: Fraction}} or an ExactPmf "
+                    f"with exact probabilities; {error}"
+                ) from None
             pmf = ExactPmf.from_fractions(masses)
         if any(w < 0 for w in pmf.weights):
             raise SpecError(f"{self.where}: {what} has a negative probability.")
@@ -124,7 +128,9 @@ class _BoundSpec:
         ideal, outputs = self.spec.ideal, self.spec.outputs
         assert ideal is not None and outputs is not None
         listed = tuple(_declared(self.where, "outputs(p)", outputs, self.p))
-        return (lambda output, dps: _declared(self.where, f"ideal(p, {output!r}, dps)", ideal, self.p, output, dps)), listed
+        return (
+            lambda output, dps: _declared(self.where, f"ideal(p, {output!r}, dps)", ideal, self.p, output, dps)
+        ), listed
 
     def _claim_table(
         self, table: dict[Hashable, ExactPmf]
@@ -133,16 +139,22 @@ class _BoundSpec:
             pairs = _declared(self.where, "the neighbour relation", self.spec.input.pairs, self.p, self.inputs)  # type: ignore[union-attr]
             unknown = [q for pair in pairs for q in pair if q not in table]
             if unknown:
-                raise SpecError(f"{self.where}: the neighbour relation names {shown(unknown[0])}, which is not an input.")
+                raise SpecError(
+                    f"{self.where}: the neighbour relation names {shown(unknown[0])}, which is not an input."
+                )
             return table, pairs
         # q + noise over integers with |q - q'| <= sensitivity: by shift invariance the rows
         # q = 0..sensitivity and every pair of them cover every neighbouring pair.
         noise, shift = table[0], self.spec.sensitivity_for(self.p)
         try:
-            rows = {q: ExactPmf(tuple(o + q for o in noise.outputs), noise.weights, noise.denominator)  # type: ignore[operator]
-                    for q in range(shift + 1)}
+            rows = {
+                q: ExactPmf(tuple(o + q for o in noise.outputs), noise.weights, noise.denominator)  # type: ignore[operator]
+                for q in range(shift + 1)
+            }
         except TypeError:
-            raise SpecError(f"{self.where}: a noise sampler's outputs must be numbers, to add them to the input.") from None
+            raise SpecError(
+                f"{self.where}: a noise sampler's outputs must be numbers, to add them to the input."
+            ) from None
         return rows, tuple((a, b) for a in rows for b in rows if a < b)
 
 
@@ -164,7 +176,7 @@ def _names(function: Callable[..., Any]) -> frozenset[str] | None:
 
 def _probability(value: Any) -> Fraction:
     if isinstance(value, float) or isinstance(value, bool):
-        raise TypeError(f"got the {type(value).__name__} {shown(value)}; give it as a Fraction, int or \"num/den\"")
+        raise TypeError(f'got the {type(value).__name__} {shown(value)}; give it as a Fraction, int or "num/den"')
     return Fraction(value)
 
 

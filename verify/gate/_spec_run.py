@@ -171,22 +171,48 @@ def run_case(
     if time_limit is not None:
         time_limit = as_int("time_limit", time_limit, low=1, high=86_400)
     started = time.monotonic()
-    outcome = _bounded(spec, case, seed=seed, samples=samples, origin=origin, statistics=statistics,
-                       production=production, time_limit=time_limit, stop_at_violation=stop_at_violation)
+    outcome = _bounded(
+        spec,
+        case,
+        seed=seed,
+        samples=samples,
+        origin=origin,
+        statistics=statistics,
+        production=production,
+        time_limit=time_limit,
+        stop_at_violation=stop_at_violation,
+    )
     return replace(outcome, seconds=time.monotonic() - started)
 
 
 def _bounded(
-    spec: Spec, case: Case, *, seed: int, samples: int, origin: str, statistics: bool, production: bool,
-    time_limit: float | None, stop_at_violation: bool = False,
+    spec: Spec,
+    case: Case,
+    *,
+    seed: int,
+    samples: int,
+    origin: str,
+    statistics: bool,
+    production: bool,
+    time_limit: float | None,
+    stop_at_violation: bool = False,
 ) -> CaseOutcome:
     where = f"spec {spec.name!r}, case {case.describe()!r}"
     progress = _Progress()
     try:
         with _channel.labelled(where), time_bound(time_limit):
-            return _run(spec, case, seed=seed, samples=samples, origin=origin, statistics=statistics,
-                        production=production, progress=progress, time_limit=time_limit,
-                        stop_at_violation=stop_at_violation)
+            return _run(
+                spec,
+                case,
+                seed=seed,
+                samples=samples,
+                origin=origin,
+                statistics=statistics,
+                production=production,
+                progress=progress,
+                time_limit=time_limit,
+                stop_at_violation=stop_at_violation,
+            )
     except CaseTimeUp:
         reason = f"time bound hit: the case ran past {time_limit} s during the {progress.stage}"
         return _stopped(spec, case, origin, progress, reason, {"time_limit_s": time_limit})
@@ -201,18 +227,29 @@ def _bounded(
     except DpverifyError as error:  # an engine check refused what this spec gave it
         return CaseOutcome(spec, case, origin, ERROR, error=f"{where}: {error}")
     except Exception as error:  # noqa: BLE001 - one case's failure is reported, and the gate goes on
-        return CaseOutcome(spec, case, origin, ERROR,
-                           error=f"{where}: checking stopped on {type(error).__name__}: {_short(str(error))}")
+        return CaseOutcome(
+            spec,
+            case,
+            origin,
+            ERROR,
+            error=f"{where}: checking stopped on {type(error).__name__}: {_short(str(error))}",
+        )
     except BaseException as error:  # noqa: BLE001 - SystemExit, GeneratorExit and the like from user code: a verdict
         return _stopped(spec, case, origin, progress, user_code_stopped(error), {"raised": type(error).__name__})
 
 
-def _stopped(spec: Spec, case: Case, origin: str, progress: _Progress, reason: str,
-             evidence: dict[str, Any]) -> CaseOutcome:
+def _stopped(
+    spec: Spec, case: Case, origin: str, progress: _Progress, reason: str, evidence: dict[str, Any]
+) -> CaseOutcome:
     """The case's outcome when its run stopped before the checks decided: inconclusive, with what
     the checks had found so far and why it stopped."""
-    stopped = CheckResult(progress.stage_check, Verdict.INCONCLUSIVE, reason, reason=reason,
-                          evidence={**evidence, "stage": progress.stage})
+    stopped = CheckResult(
+        progress.stage_check,
+        Verdict.INCONCLUSIVE,
+        reason,
+        reason=reason,
+        evidence={**evidence, "stage": progress.stage},
+    )
     return CaseOutcome(spec, case, origin, Verdict.INCONCLUSIVE.value, (*progress.checks, stopped), (reason,))
 
 
@@ -232,16 +269,33 @@ class _Progress:
 
 
 def _run(
-    spec: Spec, case: Case, *, seed: int, samples: int, origin: str, statistics: bool, production: bool,
-    progress: _Progress, time_limit: float | None = DEFAULT_TIME_LIMIT, stop_at_violation: bool = False,
+    spec: Spec,
+    case: Case,
+    *,
+    seed: int,
+    samples: int,
+    origin: str,
+    statistics: bool,
+    production: bool,
+    progress: _Progress,
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
+    stop_at_violation: bool = False,
 ) -> CaseOutcome:
     where = f"spec {spec.name!r}, case {case.describe()!r}"
     p = spec.bind(case, where=f"case {case.describe()!r}")
     claim = _declared(where, "claim(p)", spec.claim_for, p, case)
     instance = _Instance(spec, p, where, seed=seed, samples=samples, origin=origin)
-    soundness, findings, hung = _soundness(instance, case, seed=seed, samples=samples, statistics=statistics,
-                                           production=production, progress=progress, time_limit=time_limit,
-                                           stop_at_violation=stop_at_violation)
+    soundness, findings, hung = _soundness(
+        instance,
+        case,
+        seed=seed,
+        samples=samples,
+        statistics=statistics,
+        production=production,
+        progress=progress,
+        time_limit=time_limit,
+        stop_at_violation=stop_at_violation,
+    )
     progress.enter("claim checks", "claim")
     claims = [*instance.claim_checks(claim, instance.table() if spec.pmf is not None else None)]
     if any(c.check == "exactness" and c.verdict is Verdict.VIOLATED for c in soundness):
@@ -250,38 +304,60 @@ def _run(
         code = instance.code_table()
         if code is not None:
             claims += [replace(c, check=f"code_{c.check}") for c in instance.claim_checks(claim, code)]
-    declared, late = _declared_checks(spec, p, where, soundness, progress,
-                                      run_seconds(time_limit) if not hung else quick_seconds(time_limit))
+    declared, late = _declared_checks(
+        spec, p, where, soundness, progress, run_seconds(time_limit) if not hung else quick_seconds(time_limit)
+    )
     claims += declared
     findings += late
     progress.enter("timing-channel enumeration", "timing_channel")
     findings += instance.timing() if spec.timing else []
     # a smoke run that returned checks nothing of the law: alone, there is nothing to check
     if not claims and all(c.check == "smoke" and c.verdict is Verdict.PROVED for c in soundness):
-        raise SpecError(f"{where}: nothing to check: declare a pmf, an ideal PMF or checks, and a sampler that takes rng.")
+        raise SpecError(
+            f"{where}: nothing to check: declare a pmf, an ideal PMF or checks, and a sampler that takes rng."
+        )
 
     expect = Verdict(case.expect)
     if claims:
         problems = [f"{c.check} {c.verdict.value}: {c.summary}" for c in soundness if c.verdict is not Verdict.PROVED]
-        problems += [f"expected {c.check} {expect.value}, got {c.verdict.value}: {c.summary}"
-                     for c in claims if c.verdict is not expect]
+        problems += [
+            f"expected {c.check} {expect.value}, got {c.verdict.value}: {c.summary}"
+            for c in claims
+            if c.verdict is not expect
+        ]
     else:
         # a smoke run that returned says only that the code runs: it is no verdict on the law, so
         # a case expecting a violated law is not held to a violated smoke run
-        problems = [f"expected {c.check} {expect.value}, got {c.verdict.value}: {c.summary}"
-                    for c in soundness if c.verdict is not expect
-                    and not (c.check == "smoke" and c.verdict is Verdict.PROVED)]
+        problems = [
+            f"expected {c.check} {expect.value}, got {c.verdict.value}: {c.summary}"
+            for c in soundness
+            if c.verdict is not expect and not (c.check == "smoke" and c.verdict is Verdict.PROVED)
+        ]
     outcome = _combined([*claims, *soundness] if claims else soundness)
     alpha = claim.alpha if isinstance(claim, PureDp) else None
     return CaseOutcome(
-        spec, case, origin, outcome.value, _at_precision(spec, (*soundness, *claims, *findings)), tuple(problems),
-        claim.describe(), None if alpha is None else fraction_text(alpha),  # type: ignore[arg-type]
+        spec,
+        case,
+        origin,
+        outcome.value,
+        _at_precision(spec, (*soundness, *claims, *findings)),
+        tuple(problems),
+        claim.describe(),
+        None if alpha is None else fraction_text(alpha),  # type: ignore[arg-type]
     )
 
 
 def _soundness(
-    instance: _Instance, case: Case, *, seed: int, samples: int, statistics: bool, production: bool,
-    progress: _Progress, time_limit: float | None, stop_at_violation: bool = False,
+    instance: _Instance,
+    case: Case,
+    *,
+    seed: int,
+    samples: int,
+    statistics: bool,
+    production: bool,
+    progress: _Progress,
+    time_limit: float | None,
+    stop_at_violation: bool = False,
 ) -> tuple[list[CheckResult], list[CheckResult], bool]:
     """The soundness checks in the order of the module docstring: ``(soundness, findings, hung)``,
     ``findings`` the runs abandoned beside an exact violation, ``hung`` whether a run on real
@@ -320,8 +396,9 @@ def _soundness(
     runs += [("statistical sampling on the production source", "statistical_production", True)] * production
     for stage, check, on_production in runs:
         progress.enter(stage, check)
-        sampled = instance.statistical(case, seed=seed, samples=samples, production=on_production,
-                                       seconds=run_seconds(time_limit))
+        sampled = instance.statistical(
+            case, seed=seed, samples=samples, production=on_production, seconds=run_seconds(time_limit)
+        )
         hung |= any(_no_output(c) for c in sampled)
         if violated:  # a sampling abandoned for a hang is reported beside the exact verdict
             findings += progress.done([_hung(c, decides) for c in sampled if _no_output(c)])
@@ -331,7 +408,12 @@ def _soundness(
 
 
 def _declared_checks(
-    spec: Spec, p: Params, where: str, soundness: list[CheckResult], progress: _Progress, seconds: float,
+    spec: Spec,
+    p: Params,
+    where: str,
+    soundness: list[CheckResult],
+    progress: _Progress,
+    seconds: float,
 ) -> tuple[list[CheckResult], list[CheckResult]]:
     """The spec's declared checks: ``(claims, findings)``.  Once the case cannot be proved, each
     (which may run the broken code on real randomness) gets ``seconds``; past them it is abandoned,
@@ -347,10 +429,13 @@ def _declared_checks(
         try:
             result = once(call, seconds) if unproved else call()
         except NoOutput as late:
-            why = (f"not finished within {late.within}; not waited for longer: {', '.join(violated or unproved)} "
-                   f"already {'violated' if violated else 'unproved'}, which decides the case")
-            abandoned = CheckResult(name, Verdict.INCONCLUSIVE, why, reason=why,
-                                    evidence={"no_output_within_s": late.seconds})
+            why = (
+                f"not finished within {late.within}; not waited for longer: {', '.join(violated or unproved)} "
+                f"already {'violated' if violated else 'unproved'}, which decides the case"
+            )
+            abandoned = CheckResult(
+                name, Verdict.INCONCLUSIVE, why, reason=why, evidence={"no_output_within_s": late.seconds}
+            )
             (findings if violated else claims).append(progress.done([abandoned])[0])
             continue
         if not isinstance(result, CheckResult):
@@ -359,8 +444,9 @@ def _declared_checks(
     return claims, findings
 
 
-def _exact_checks(instance: _Instance, seed: int, progress: _Progress, time_limit: float | None,
-                  stop_at_violation: bool = False) -> list[CheckResult]:
+def _exact_checks(
+    instance: _Instance, seed: int, progress: _Progress, time_limit: float | None, stop_at_violation: bool = False
+) -> list[CheckResult]:
     """The soundness checks that enumerate the code or stop it at its first draw: none of them
     runs it on real randomness, so none can hang on a loop the enumeration sees through.  With
     ``stop_at_violation``, none starts after one is violated."""
@@ -370,7 +456,11 @@ def _exact_checks(instance: _Instance, seed: int, progress: _Progress, time_limi
         ("interval enumeration", "intervals", instance.intervals),
         ("joint enumeration of the batch form", "batch", instance.batch),
         ("runs on parameters the code must refuse", "refuses", lambda: instance.refuses(seed)),
-        ("runs on parameters at the domain's edge", "accepts", lambda: instance.accepts(seconds=run_seconds(time_limit))),
+        (
+            "runs on parameters at the domain's edge",
+            "accepts",
+            lambda: instance.accepts(seconds=run_seconds(time_limit)),
+        ),
     ):
         if stop_at_violation and any(c.verdict is Verdict.VIOLATED for c in results):
             break
@@ -385,8 +475,10 @@ def _not_a_proof(exact: list[CheckResult]) -> str:
     unbounded with positive probability, a loaded machine stalls), whatever the exact checks say."""
     wait = "inconclusive, not violated: a run that has not returned yet proves nothing (a larger --time-limit waits longer)"
     if exact and all(c.verdict is Verdict.PROVED for c in exact):
-        return (f"the exact checks prove the code's law, so the code behaves differently on this source than on the "
-                f"enumerated draws, or its run is slower than the bound; {wait}")
+        return (
+            f"the exact checks prove the code's law, so the code behaves differently on this source than on the "
+            f"enumerated draws, or its run is slower than the bound; {wait}"
+        )
     return f"{'no exact check decided either' if exact else 'no exact check applies'}; {wait}"
 
 
@@ -394,8 +486,10 @@ def _before_any_draw(seconds: float) -> str:
     """Why no exact check runs after a run that took no random bit and then went on for one run's
     bound without drawing on a source that ends a run at its first draw: every exact check runs
     the same code on the same parameters up to its first draw, so it would go on there too."""
-    return (f"then it ran {seconds} s without drawing on a source that stops a run at its first draw, where every "
-            "exact check would run on too, so none was started")
+    return (
+        f"then it ran {seconds} s without drawing on a source that stops a run at its first draw, where every "
+        "exact check would run on too, so none was started"
+    )
 
 
 def _no_output(result: CheckResult) -> bool:

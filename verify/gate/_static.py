@@ -121,9 +121,22 @@ _OS_RANDOM = frozenset({"urandom", "getrandom"})
 #: The verification constructors of the production sources: words or blocks from any callable.
 _SUPPLY_CONSTRUCTORS = frozenset({"from_words", "from_blocks"})
 _CLOCKS = {
-    "time": frozenset({"time", "time_ns", "monotonic", "monotonic_ns", "perf_counter",
-                       "perf_counter_ns", "process_time", "process_time_ns", "thread_time",
-                       "thread_time_ns", "clock_gettime", "clock_gettime_ns"}),
+    "time": frozenset(
+        {
+            "time",
+            "time_ns",
+            "monotonic",
+            "monotonic_ns",
+            "perf_counter",
+            "perf_counter_ns",
+            "process_time",
+            "process_time_ns",
+            "thread_time",
+            "thread_time_ns",
+            "clock_gettime",
+            "clock_gettime_ns",
+        }
+    ),
     "datetime": frozenset({"now", "utcnow", "today"}),
     "ssl": frozenset({"RAND_bytes", "RAND_pseudo_bytes"}),
     "uuid": frozenset({"uuid1", "uuid4"}),
@@ -141,13 +154,26 @@ _SKIPPED_NAMES = frozenset({"_random_source.py", "__init__.py"})
 _SAMPLERS = "dpverify.samplers"
 #: What a spec may take from ``dpverify.samplers`` besides sampler modules, their ``validate``
 #: and their entry points: the errors, the RandomSource, and the parameter parsing helpers.
-SPEC_SHARED_ALLOWED = frozenset({
-    "DpverifyError", "InvalidArgument", "SamplerContractError", "RandomSource",
-    "as_fraction", "as_int", "as_open_unit_interval", "RationalLike", "shown", "MAX_DIGITS", "MAX_TEXT", "MAX_BITS",
-})
+SPEC_SHARED_ALLOWED = frozenset(
+    {
+        "DpverifyError",
+        "InvalidArgument",
+        "SamplerContractError",
+        "RandomSource",
+        "as_fraction",
+        "as_int",
+        "as_open_unit_interval",
+        "RationalLike",
+        "shown",
+        "MAX_DIGITS",
+        "MAX_TEXT",
+        "MAX_BITS",
+    }
+)
 #: The modules those names may be taken from: the package, and the private modules defining them.
 _SHARED_MODULES = frozenset(
-    {_SAMPLERS, f"{_SAMPLERS}._errors", f"{_SAMPLERS}._random_source", f"{_SAMPLERS}._rational"})
+    {_SAMPLERS, f"{_SAMPLERS}._errors", f"{_SAMPLERS}._random_source", f"{_SAMPLERS}._rational"}
+)
 _SPEC_RULE = "spec-uses-code"
 
 
@@ -163,8 +189,13 @@ class StaticFinding:
     message: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"file": self.file, "line": self.line, "rule": self.rule, "snippet": self.snippet,
-                "message": self.message}
+        return {
+            "file": self.file,
+            "line": self.line,
+            "rule": self.rule,
+            "snippet": self.snippet,
+            "message": self.message,
+        }
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}: {self.rule}: {self.message}: {self.snippet}"
@@ -174,7 +205,8 @@ def scanned_files(root: Path | str) -> list[Path]:
     """Every ``.py`` under ``root/samplers`` the check reads, sorted."""
     base = Path(root) / "samplers"
     return sorted(
-        p for p in base.rglob("*.py")
+        p
+        for p in base.rglob("*.py")
         if "unsafe" not in p.name and p.name not in _SKIPPED_NAMES and "__pycache__" not in p.parts
     )
 
@@ -221,9 +253,12 @@ class _Scanner(ast.NodeVisitor):
             elif module in _CLOCKS and alias.name in _CLOCKS[module]:
                 self.add(node, "random-bypass", f"imports {full}, a source of entropy or a clock seed")
             elif _bypasses_source(module, alias.name):
-                self.add(node, "random-bypass",
-                         f"imports {full}; a sampler may use only RandomSource, SystemRandomSource and as_source "
-                         "from dpverify.samplers._random_source")
+                self.add(
+                    node,
+                    "random-bypass",
+                    f"imports {full}; a sampler may use only RandomSource, SystemRandomSource and as_source "
+                    "from dpverify.samplers._random_source",
+                )
             if module in _FLOAT_MATH_MODULES or module in _CLOCKS:
                 self.imported[local] = (module, alias.name)
             else:
@@ -275,8 +310,12 @@ class _Scanner(ast.NodeVisitor):
                 self.add(node, "random-bypass", f"uses {dotted}")
                 return
             if _bypasses_source(module, name):
-                self.add(node, "random-bypass", f"uses {dotted}; a sampler may use only RandomSource, "
-                         "SystemRandomSource and as_source from dpverify.samplers._random_source")
+                self.add(
+                    node,
+                    "random-bypass",
+                    f"uses {dotted}; a sampler may use only RandomSource, "
+                    "SystemRandomSource and as_source from dpverify.samplers._random_source",
+                )
                 return
         self.generic_visit(node)
 
@@ -341,8 +380,9 @@ def _parse(path: Path, shown: str) -> tuple[str, ast.Module] | StaticFinding:
     try:
         return text, ast.parse(text, filename=shown)
     except SyntaxError as error:
-        return StaticFinding(shown, error.lineno or 0, "syntax-error", (error.text or "").strip(),
-                             f"cannot parse: {error.msg}")
+        return StaticFinding(
+            shown, error.lineno or 0, "syntax-error", (error.text or "").strip(), f"cannot parse: {error.msg}"
+        )
 
 
 def scan_file(path: Path | str, root: Path | str | None = None) -> list[StaticFinding]:
@@ -413,15 +453,23 @@ class _SamplerIndex:
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 functions[node.name] = node
-            targets = (node.targets if isinstance(node, ast.Assign)
-                       else [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else [])
+            targets = (
+                node.targets
+                if isinstance(node, ast.Assign)
+                else [node.target]
+                if isinstance(node, (ast.AnnAssign, ast.AugAssign))
+                else []
+            )
             value = getattr(node, "value", None)
             if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets) and isinstance(
-                    value, (ast.List, ast.Tuple)):
+                value, (ast.List, ast.Tuple)
+            ):
                 exported |= {e.value for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
         entry = frozenset(
-            name for name, f in functions.items()
-            if name in exported and not name.startswith("_")
+            name
+            for name, f in functions.items()
+            if name in exported
+            and not name.startswith("_")
             and "rng" in {a.arg for a in (*f.args.posonlyargs, *f.args.args, *f.args.kwonlyargs)}
         )
         return entry, frozenset({"validate"} & set(functions))
@@ -455,15 +503,23 @@ class _SpecScanner(ast.NodeVisitor):
         if module in _SHARED_MODULES:
             if name in SPEC_SHARED_ALLOWED:
                 return None
-            return (f"takes {module}.{name}; from {module} a spec may take only the errors, RandomSource and "
-                    f"the parsing helpers ({', '.join(sorted(SPEC_SHARED_ALLOWED))})")
+            return (
+                f"takes {module}.{name}; from {module} a spec may take only the errors, RandomSource and "
+                f"the parsing helpers ({', '.join(sorted(SPEC_SHARED_ALLOWED))})"
+            )
         entry, validate = self.samplers.public(module)
         if name in entry or name in validate:
             return None
-        kind = "private sampler code" if name.startswith("_") else "sampler code that is neither an entry point " \
+        kind = (
+            "private sampler code"
+            if name.startswith("_")
+            else "sampler code that is neither an entry point "
             "(a function in __all__ with an rng parameter) nor validate"
-        return (f"takes {module}.{name}, {kind}; a spec states the distribution independently: compute it in "
-                "specs/ from the paper's statement")
+        )
+        return (
+            f"takes {module}.{name}, {kind}; a spec states the distribution independently: compute it in "
+            "specs/ from the paper's statement"
+        )
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
@@ -518,8 +574,12 @@ class _SpecScanner(ast.NodeVisitor):
 
     def _as_value(self, node: ast.expr, dotted: str) -> None:
         if _in_samplers(dotted) and self.samplers.is_module(dotted):
-            self.add(node, _SPEC_RULE, f"uses the sampler module {dotted} as a value, so the names taken from "
-                     "it are out of this check's sight; name the entry point instead")
+            self.add(
+                node,
+                _SPEC_RULE,
+                f"uses the sampler module {dotted} as a value, so the names taken from "
+                "it are out of this check's sight; name the entry point instead",
+            )
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
@@ -567,23 +627,33 @@ def check_samplers_static(root: Path | str) -> CheckResult:
     no ``samplers/`` to check."""
     root = Path(root)
     if not (root / "samplers").is_dir():
-        return CheckResult("static", Verdict.INCONCLUSIVE, f"no samplers/ directory under {root}",
-                           reason="no samplers directory")
+        return CheckResult(
+            "static", Verdict.INCONCLUSIVE, f"no samplers/ directory under {root}", reason="no samplers directory"
+        )
     files = scanned_files(root)
     spec_files = scanned_spec_files(root)
     findings = list(_findings(root))
-    evidence = {"files": [p.relative_to(root).as_posix() for p in files],
-                "spec_files": [p.relative_to(root).as_posix() for p in spec_files],
-                "findings": [f.to_json() for f in findings],
-                "math_allowed": sorted(MATH_ALLOWED),
-                "spec_shared_allowed": sorted(SPEC_SHARED_ALLOWED)}
+    evidence = {
+        "files": [p.relative_to(root).as_posix() for p in files],
+        "spec_files": [p.relative_to(root).as_posix() for p in spec_files],
+        "findings": [f.to_json() for f in findings],
+        "math_allowed": sorted(MATH_ALLOWED),
+        "spec_shared_allowed": sorted(SPEC_SHARED_ALLOWED),
+    }
     if not findings:
-        return CheckResult("static", Verdict.PROVED,
-                           f"{len(files)} exact sampler files and {len(spec_files)} spec files: no float, no math "
-                           f"beyond {', '.join(sorted(MATH_ALLOWED))}, all randomness through the RandomSource; "
-                           "specs take from samplers/ only entry points, validate, parsing helpers and errors",
-                           evidence=evidence)
+        return CheckResult(
+            "static",
+            Verdict.PROVED,
+            f"{len(files)} exact sampler files and {len(spec_files)} spec files: no float, no math "
+            f"beyond {', '.join(sorted(MATH_ALLOWED))}, all randomness through the RandomSource; "
+            "specs take from samplers/ only entry points, validate, parsing helpers and errors",
+            evidence=evidence,
+        )
     shown = "; ".join(str(f) for f in findings[:5])
     more = f" (and {len(findings) - 5} more)" if len(findings) > 5 else ""
-    return CheckResult("static", Verdict.VIOLATED,
-                       f"{len(findings)} finding(s) in exact samplers and specs: {shown}{more}", evidence=evidence)
+    return CheckResult(
+        "static",
+        Verdict.VIOLATED,
+        f"{len(findings)} finding(s) in exact samplers and specs: {shown}{more}",
+        evidence=evidence,
+    )

@@ -73,13 +73,16 @@ def need_scheduler(address: object, name: str = "scheduler") -> str:
     :class:`~dpverify.samplers.DpverifyError` line (the address, or the extra to install)."""
     match = _ADDRESS.fullmatch(address) if isinstance(address, str) else None
     if match is None or not 1 <= int(match["port"]) <= 65535:
-        raise InvalidArgument(f"{name} must be a Dask scheduler address [PROTOCOL://]HOST:PORT (PROTOCOL tcp, tls, "
-                              f"ws or wss; PORT 1..65535), such as tcp://10.0.0.5:8786; got {name}={shown(address)}.")
+        raise InvalidArgument(
+            f"{name} must be a Dask scheduler address [PROTOCOL://]HOST:PORT (PROTOCOL tcp, tls, "
+            f"ws or wss; PORT 1..65535), such as tcp://10.0.0.5:8786; got {name}={shown(address)}."
+        )
     try:
         import distributed  # noqa: F401 - only whether it imports
     except ImportError:
-        raise DpverifyError(f"{name} needs dask.distributed, which is not installed here: "
-                            f"pip install '{DASK_EXTRA}'.") from None
+        raise DpverifyError(
+            f"{name} needs dask.distributed, which is not installed here: pip install '{DASK_EXTRA}'."
+        ) from None
     return address  # type: ignore[return-value]
 
 
@@ -130,8 +133,9 @@ def sweep_results(
     return _local(function, arguments, jobs, stop)
 
 
-def _here(function: Callable[..., R], arguments: list[tuple[Any, ...]], stop: Callable[[R], bool] | None
-          ) -> Iterator[R]:
+def _here(
+    function: Callable[..., R], arguments: list[tuple[Any, ...]], stop: Callable[[R], bool] | None
+) -> Iterator[R]:
     for a in arguments:
         result = function(*a)
         yield result
@@ -139,13 +143,18 @@ def _here(function: Callable[..., R], arguments: list[tuple[Any, ...]], stop: Ca
             return
 
 
-def _local(function: Callable[..., R], arguments: list[tuple[Any, ...]], jobs: int, stop: Callable[[R], bool] | None
-           ) -> Iterator[R]:
+def _local(
+    function: Callable[..., R], arguments: list[tuple[Any, ...]], jobs: int, stop: Callable[[R], bool] | None
+) -> Iterator[R]:
     pool = ProcessPoolExecutor(max_workers=min(jobs, len(arguments)), initializer=_ignore_interrupt)
     try:
-        yield from _windowed(lambda a: _forking(pool.submit, function, *a),
-                             lambda running: wait_local(running, return_when=FIRST_COMPLETED).done,
-                             arguments, jobs, stop)
+        yield from _windowed(
+            lambda a: _forking(pool.submit, function, *a),
+            lambda running: wait_local(running, return_when=FIRST_COMPLETED).done,
+            arguments,
+            jobs,
+            stop,
+        )
     except (KeyboardInterrupt, GeneratorExit):
         # The workers ignore Ctrl-C, so the work in flight would run on to its end: no one will
         # read it, and the user asked to stop now.
@@ -174,16 +183,23 @@ def _forking(submit: Callable[..., Any], *arguments: Any) -> Any:
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
 
 
-def _on_cluster(function: Callable[..., R], arguments: list[tuple[Any, ...]], address: str, jobs: int | None,
-                stop: Callable[[R], bool] | None) -> Iterator[R]:
+def _on_cluster(
+    function: Callable[..., R],
+    arguments: list[tuple[Any, ...]],
+    address: str,
+    jobs: int | None,
+    stop: Callable[[R], bool] | None,
+) -> Iterator[R]:
     from distributed import Client
     from distributed import wait as wait_cluster
 
     try:
         client = Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
     except (OSError, TimeoutError) as error:
-        raise DpverifyError(f"cannot connect to the Dask scheduler at scheduler={shown(address)} within "
-                            f"{CONNECT_TIMEOUT} s: {' '.join(str(error).split())[:200]}") from None
+        raise DpverifyError(
+            f"cannot connect to the Dask scheduler at scheduler={shown(address)} within "
+            f"{CONNECT_TIMEOUT} s: {' '.join(str(error).split())[:200]}"
+        ) from None
 
     def wait_any(running: set[Any]) -> set[Any]:
         with client.as_current():  # wait() asks for the current client; this one is no process default
@@ -195,8 +211,13 @@ def _on_cluster(function: Callable[..., R], arguments: list[tuple[Any, ...]], ad
         yield from _windowed(lambda a: client.submit(function, *a, pure=False), wait_any, arguments, window, stop)
 
 
-def _windowed(submit: Callable[[tuple[Any, ...]], Any], wait_any: Callable[[set[Any]], set[Any]],
-              arguments: list[tuple[Any, ...]], window: int, stop: Callable[[Any], bool] | None) -> Iterator[Any]:
+def _windowed(
+    submit: Callable[[tuple[Any, ...]], Any],
+    wait_any: Callable[[set[Any]], set[Any]],
+    arguments: list[tuple[Any, ...]],
+    window: int,
+    stop: Callable[[Any], bool] | None,
+) -> Iterator[Any]:
     """Keep ``window`` futures in flight, submitted in order; yield results in order.  After a
     result that satisfies ``stop``, or an exception, nothing more is submitted."""
     futures: dict[int, Any] = {}

@@ -30,8 +30,15 @@ import dpverify.specs
 from dpverify import _channel
 from dpverify.verify.engine._hooks import EnvironmentChanged
 
-__all__ = ["CaseTimeUp", "EnvironmentChanged", "IMPORT_GRACE_S", "importing", "running_user_code", "time_bound",
-           "user_code_stopped"]
+__all__ = [
+    "CaseTimeUp",
+    "EnvironmentChanged",
+    "IMPORT_GRACE_S",
+    "importing",
+    "running_user_code",
+    "time_bound",
+    "user_code_stopped",
+]
 
 #: Seconds a bound that expires during an import waits before it looks again.
 IMPORT_GRACE_S = 0.05
@@ -150,8 +157,10 @@ def _short(value: object) -> str:
 
 #: The folders of dpverify's own code: installed, one package; in the repository, the top-level
 #: folders and src/dpverify.
-_PACKAGE_ROOTS = tuple(os.path.dirname(os.path.abspath(module.__file__ or "")) + os.sep
-                       for module in (dpverify, dpverify.samplers, dpverify.specs))
+_PACKAGE_ROOTS = tuple(
+    os.path.dirname(os.path.abspath(module.__file__ or "")) + os.sep
+    for module in (dpverify, dpverify.samplers, dpverify.specs)
+)
 _PACKAGE_ROOTS += (os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,)  # verify/
 
 

@@ -11,8 +11,18 @@ from fractions import Fraction
 from typing import Any
 
 from dpverify.samplers import vector_gaussian, vector_laplace
-from dpverify.specs import (ApproxDp, Bounded, Case, Input, Params, PureDp, Rational, Spec, VectorGaussianSpec,
-                            VectorLaplaceSpec)
+from dpverify.specs import (
+    ApproxDp,
+    Bounded,
+    Case,
+    Input,
+    Params,
+    PureDp,
+    Rational,
+    Spec,
+    VectorGaussianSpec,
+    VectorLaplaceSpec,
+)
 from dpverify.specs.mechanisms import MAX_DIMS
 from dpverify.verify.engine._results import CheckResult
 
@@ -53,7 +63,9 @@ def _laplace_claim_proof(p: Params) -> CheckResult:
     return check_vector_laplace_claim(_laplace(p), 2)
 
 
-def _defaults(*calls: tuple[str, Callable[[Params, Any], Any], Callable[[Params, Any], Any]]) -> Callable[[Params], CheckResult]:
+def _defaults(
+    *calls: tuple[str, Callable[[Params, Any], Any], Callable[[Params, Any], Any]],
+) -> Callable[[Params], CheckResult]:
     def check(p: Params) -> CheckResult:
         from dpverify.verify.privacy._mechanisms import check_defaults
 
@@ -63,14 +75,24 @@ def _defaults(*calls: tuple[str, Callable[[Params, Any], Any], Callable[[Params,
     return check
 
 
-_LAPLACE_DEFAULTS = _defaults((
-    "vector_laplace.sample without step",
-    lambda p, rng: vector_laplace.sample((1, -2), p["sensitivity"], p["epsilon"], rng=rng),
-    lambda p, rng: vector_laplace.sample((1, -2), p["sensitivity"], p["epsilon"], 1, rng),
-))
+_LAPLACE_DEFAULTS = _defaults(
+    (
+        "vector_laplace.sample without step",
+        lambda p, rng: vector_laplace.sample((1, -2), p["sensitivity"], p["epsilon"], rng=rng),
+        lambda p, rng: vector_laplace.sample((1, -2), p["sensitivity"], p["epsilon"], 1, rng),
+    )
+)
 
-_VECTOR_REFUSES = ({"values": ()}, {"values": (0,) * (MAX_DIMS + 1)}, {"values": (0, "1/3")}, {"values": "01"}, {"values": (0, 0.5)}, {"step": 0},
-                   {"sensitivity": 0}, {"k": -1})
+_VECTOR_REFUSES = (
+    {"values": ()},
+    {"values": (0,) * (MAX_DIMS + 1)},
+    {"values": (0, "1/3")},
+    {"values": "01"},
+    {"values": (0, 0.5)},
+    {"step": 0},
+    {"sensitivity": 0},
+    {"k": -1},
+)
 
 VECTOR_LAPLACE = Spec(
     name="vector-laplace",
@@ -88,12 +110,19 @@ VECTOR_LAPLACE = Spec(
     citation="CKS20 Algorithm 2 (the noise); Dwork, Roth, the Laplace mechanism (L1 sensitivity)",
     description="the Laplace mechanism on a vector on the grid step*Z, exact discrete Laplace noise per coordinate",
     cases=(
-        Case({"sensitivity": 1, "epsilon": 2, "step": 1}, "proved",
-             "two coordinates of exact discrete Laplace noise against the product of the ideal enclosures; "
-             "epsilon proved by Z3 for all grid inputs within L1 distance s", label="s=1,eps=2,L=1"),
-        Case({"sensitivity": "1/2", "epsilon": 3, "step": "1/2"}, "proved",
-             "a grid of step 1/2 and a noise scale of 1/3 grid step (CKS20 Algorithm 2 with t/s = 1/3)",
-             label="s=1/2,eps=3,L=1/2"),
+        Case(
+            {"sensitivity": 1, "epsilon": 2, "step": 1},
+            "proved",
+            "two coordinates of exact discrete Laplace noise against the product of the ideal enclosures; "
+            "epsilon proved by Z3 for all grid inputs within L1 distance s",
+            label="s=1,eps=2,L=1",
+        ),
+        Case(
+            {"sensitivity": "1/2", "epsilon": 3, "step": "1/2"},
+            "proved",
+            "a grid of step 1/2 and a noise scale of 1/3 grid step (CKS20 Algorithm 2 with t/s = 1/3)",
+            label="s=1/2,eps=3,L=1/2",
+        ),
     ),
 )
 
@@ -120,8 +149,9 @@ def _classic_approx_dp_check(p: Params) -> CheckResult:
     conversion (:func:`dpverify.verify.check_gaussian_mechanism`)."""
     from dpverify.verify.privacy._gaussian_calibration import check_gaussian_mechanism
 
-    return check_gaussian_mechanism(_classic(p).sigma2, p["sensitivity"], p["epsilon"], p["delta"],
-                                    dims=len(_centre(p)))
+    return check_gaussian_mechanism(
+        _classic(p).sigma2, p["sensitivity"], p["epsilon"], p["delta"], dims=len(_centre(p))
+    )
 
 
 def _ln_bounds_check(p: Params) -> CheckResult:
@@ -133,8 +163,12 @@ def _ln_bounds_check(p: Params) -> CheckResult:
 VECTOR_GAUSSIAN = Spec(
     name="vector-gaussian",
     sampler=vector_gaussian.sample,
-    parameters={"sensitivity": _positive(), "epsilon": Rational(0, 1, low_open=True, high_open=True),
-                "delta": Rational(0, 1, low_open=True, high_open=True), "step": _positive(search=(Fraction(1, 4), 1))},
+    parameters={
+        "sensitivity": _positive(),
+        "epsilon": Rational(0, 1, low_open=True, high_open=True),
+        "delta": Rational(0, 1, low_open=True, high_open=True),
+        "step": _positive(search=(Fraction(1, 4), 1)),
+    },
     input=Input("values", values=_one_input, neighbours=lambda p: ()),
     # The classic calibration's claim; its rho-zCDP (CKS20 Theorem 4) is what the check converts.
     claim=lambda p: ApproxDp(p["epsilon"], p["delta"]),
@@ -142,28 +176,45 @@ VECTOR_GAUSSIAN = Spec(
     outputs=lambda p: _classic(p).outputs_for_check(_centre(p)),
     enumeration=_BOUNDED,
     batch=vector_gaussian.sample_many,
-    refuses=(*_VECTOR_REFUSES, {"epsilon": 0}, {"epsilon": 1}, {"epsilon": "3/2"}, {"delta": 0}, {"delta": 1},
-             {"delta": 0.5}),
+    refuses=(
+        *_VECTOR_REFUSES,
+        {"epsilon": 0},
+        {"epsilon": 1},
+        {"epsilon": "3/2"},
+        {"delta": 0},
+        {"delta": 1},
+        {"delta": 0.5},
+    ),
     accepts=({"epsilon": "999999/1000000", "delta": "1/10^100"},),
-    checks=(_classic_sigma2_check, _classic_approx_dp_check, _ln_bounds_check, _defaults((
-        "vector_gaussian.sample without step",
-        lambda p, rng: vector_gaussian.sample((1, -2), p["sensitivity"], p["epsilon"], p["delta"], rng=rng),
-        lambda p, rng: vector_gaussian.sample((1, -2), p["sensitivity"], p["epsilon"], p["delta"], 1, rng),
-    ))),
+    checks=(
+        _classic_sigma2_check,
+        _classic_approx_dp_check,
+        _ln_bounds_check,
+        _defaults(
+            (
+                "vector_gaussian.sample without step",
+                lambda p, rng: vector_gaussian.sample((1, -2), p["sensitivity"], p["epsilon"], p["delta"], rng=rng),
+                lambda p, rng: vector_gaussian.sample((1, -2), p["sensitivity"], p["epsilon"], p["delta"], 1, rng),
+            )
+        ),
+    ),
     citation="Dwork, Roth, Theorem A.1 (the classic calibration, paper 003); CKS20 Algorithm 3, Theorem 4",
     description="the Gaussian mechanism on a vector with sigma^2 = 2 ln(1.25/delta) s^2/epsilon^2 rounded up to 2^-32",
     cases=(
-        Case({"sensitivity": "1/4", "epsilon": "9/10", "delta": "1/2", "step": 1}, "proved",
-             "the classic sigma^2 (about 0.141), from the spec's certified logarithm, in two coordinates; the "
-             "sampler's integer-series sigma^2 equals the certified one here and at a fixed bank", label="classic"),
+        Case(
+            {"sensitivity": "1/4", "epsilon": "9/10", "delta": "1/2", "step": 1},
+            "proved",
+            "the classic sigma^2 (about 0.141), from the spec's certified logarithm, in two coordinates; the "
+            "sampler's integer-series sigma^2 equals the certified one here and at a fixed bank",
+            label="classic",
+        ),
     ),
 )
 
 VECTOR_GAUSSIAN_SIGMA2 = Spec(
     name="vector-gaussian-sigma2",
     sampler=vector_gaussian.sample_sigma2,
-    parameters={"sigma2": _positive(), "step": _positive(search=(Fraction(1, 4), 1)),
-                "sensitivity": _positive()},
+    parameters={"sigma2": _positive(), "step": _positive(search=(Fraction(1, 4), 1)), "sensitivity": _positive()},
     input=Input("values", values=_one_input, neighbours=lambda p: ()),
     claim=lambda p: _sigma2(p).zcdp_claim(),
     ideal=lambda p, output, dps: _sigma2(p).ideal_probability(_centre(p), output, dps),
@@ -171,16 +222,23 @@ VECTOR_GAUSSIAN_SIGMA2 = Spec(
     enumeration=_BOUNDED,
     batch=vector_gaussian.sample_sigma2_many,
     refuses=(*_VECTOR_REFUSES[:6], {"sigma2": 0}, {"sigma2": -1}, {"sigma2": 0.5}, {"k": -1}),
-    checks=(_defaults((
-        "vector_gaussian.sample_sigma2 without step",
-        lambda p, rng: vector_gaussian.sample_sigma2((1, -2), p["sigma2"], rng=rng),
-        lambda p, rng: vector_gaussian.sample_sigma2((1, -2), p["sigma2"], 1, rng),
-    )),),
+    checks=(
+        _defaults(
+            (
+                "vector_gaussian.sample_sigma2 without step",
+                lambda p, rng: vector_gaussian.sample_sigma2((1, -2), p["sigma2"], rng=rng),
+                lambda p, rng: vector_gaussian.sample_sigma2((1, -2), p["sigma2"], 1, rng),
+            )
+        ),
+    ),
     citation="CKS20 Algorithm 3, Theorem 4; Bun, Steinke 2016, Lemma 2.3",
     description="the discrete Gaussian on a vector with a given sigma2 (e.g. a tight one from CKS20 Theorem 7)",
     cases=(
-        Case({"sigma2": "1/32", "step": "1/2", "sensitivity": "1/2"}, "proved",
-             "variance 1/8 in grid units, two coordinates, against the product of the ideal enclosures",
-             label="sigma2=1/32,L=1/2"),
+        Case(
+            {"sigma2": "1/32", "step": "1/2", "sensitivity": "1/2"},
+            "proved",
+            "variance 1/8 in grid units, two coordinates, against the product of the ideal enclosures",
+            label="sigma2=1/32,L=1/2",
+        ),
     ),
 )

@@ -48,8 +48,9 @@ class WordSource:
 
 
 #: The production source: 64-bit words, whole fresh words per attempt, digit-wise coins.
-SYSTEM = WordSource("SystemRandomSource", SystemRandomSource.from_words, pooled=False, digit_bernoulli=True,
-                    refills=True)
+SYSTEM = WordSource(
+    "SystemRandomSource", SystemRandomSource.from_words, pooled=False, digit_bernoulli=True, refills=True
+)
 #: The replay source: 256-bit blocks feeding a pool of bits; its coin is randbelow(den) < num.
 SEEDED = WordSource("SeededRandomSource", SeededRandomSource.from_blocks, pooled=True, digit_bernoulli=False)
 
@@ -67,8 +68,10 @@ class Call:
         elif self.method == "bernoulli" and isinstance(self.arguments, tuple) and len(self.arguments) == 2:
             _check_bernoulli(*self.arguments)
         else:
-            raise InvalidArgument(f'a Call is Call("randbelow", (n,)) or Call("bernoulli", (num, den)); got '
-                                  f"method={shown(self.method)}, arguments={shown(self.arguments)}.")
+            raise InvalidArgument(
+                f'a Call is Call("randbelow", (n,)) or Call("bernoulli", (num, den)); got '
+                f"method={shown(self.method)}, arguments={shown(self.arguments)}."
+            )
 
     def __str__(self) -> str:
         return f"{self.method}({', '.join(map(str, self.arguments))})"
@@ -95,8 +98,10 @@ def _need_width(width: object) -> int:
 
 def _need_source(source: object) -> WordSource:
     if not isinstance(source, WordSource):
-        raise InvalidArgument(f"source must be a WordSource (SYSTEM, SEEDED, or your own); got source={shown(source)} "
-                              f"({type(source).__name__}).")
+        raise InvalidArgument(
+            f"source must be a WordSource (SYSTEM, SEEDED, or your own); got source={shown(source)} "
+            f"({type(source).__name__})."
+        )
     return source
 
 

@@ -58,9 +58,7 @@ _MAX_WIDTH = 4096
 
 def _check_arguments(width: int, n: int, noise_shift: int | None) -> tuple[int, int, int]:
     if isinstance(width, bool) or not isinstance(width, int) or not 2 <= width <= _MAX_WIDTH:
-        raise InvalidArgument(
-            f"width must be an int with 2 <= width <= {_MAX_WIDTH}; got width={shown(width)}."
-        )
+        raise InvalidArgument(f"width must be an int with 2 <= width <= {_MAX_WIDTH}; got width={shown(width)}.")
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n < width:
         raise InvalidArgument(
             f"n must be an int with 1 <= n < width={width} (scale 2^n, n low bits); got n={shown(n)}."
@@ -120,8 +118,7 @@ def _model_values(model: z3.ModelRef, obligation: _Obligation, width: int, n: in
     r1, r2, z1, z2 = (value[str(c)] for c in obligation.constants)
     out = release(r1, z1)
     assert r1 & mask != r2 & mask and out == release(r2, z2), "Z3 model does not break disjointness"
-    return {"r1": r1, "r2": r2, "z1": z1, "z2": z2, "release": out,
-            "low_r1": r1 & mask, "low_r2": r2 & mask}
+    return {"r1": r1, "r2": r2, "z1": z1, "z2": z2, "release": out, "low_r1": r1 & mask, "low_r2": r2 & mask}
 
 
 def prove_fixed_point_leak(
@@ -148,8 +145,13 @@ def prove_fixed_point_leak(
     if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int) or timeout_ms < 1:
         raise InvalidArgument(f"timeout_ms must be an int >= 1; got timeout_ms={shown(timeout_ms)}.")
     evidence: dict[str, Any] = {
-        "width": width, "n": n, "noise_shift": shift, "obligations": [], "counterexample": None,
-        "solver": f"z3 {z3.get_version_string()}", "logic": "QF_BV",
+        "width": width,
+        "n": n,
+        "noise_shift": shift,
+        "obligations": [],
+        "counterexample": None,
+        "solver": f"z3 {z3.get_version_string()}",
+        "logic": "QF_BV",
     }
     first_failure: dict[str, Any] | None = None
     for obligation in _obligations(width, n, shift):  # both are run, so both statuses are known
@@ -159,8 +161,12 @@ def prove_fixed_point_leak(
         start = time.perf_counter()
         status = solver.check()
         seconds = time.perf_counter() - start
-        entry: dict[str, Any] = {"name": obligation.name, "negation": str(status),
-                                 "seconds": round(seconds, 6), "model": None}
+        entry: dict[str, Any] = {
+            "name": obligation.name,
+            "negation": str(status),
+            "seconds": round(seconds, 6),
+            "model": None,
+        }
         if status == z3.sat:
             entry["model"] = _model_values(solver.model(), obligation, width, n, shift)
             if first_failure is None:
@@ -200,10 +206,14 @@ def prove_fixed_point_leak(
 
 def _describe(found: dict[str, Any]) -> str:
     if "r" in found:
-        return (f"r={found['r']}, z={found['z']} release {found['release']} "
-                f"with low bits {found['low_release']} != {found['low_r']}")
-    return (f"r1={found['r1']}, z1={found['z1']} and r2={found['r2']}, z2={found['z2']} both "
-            f"release {found['release']} though low bits differ ({found['low_r1']} vs {found['low_r2']})")
+        return (
+            f"r={found['r']}, z={found['z']} release {found['release']} "
+            f"with low bits {found['low_release']} != {found['low_r']}"
+        )
+    return (
+        f"r1={found['r1']}, z1={found['z1']} and r2={found['r2']}, z2={found['z2']} both "
+        f"release {found['release']} though low bits differ ({found['low_r1']} vs {found['low_r2']})"
+    )
 
 
 def fixed_point_smtlib(width: int = 32, n: int = 2, *, noise_shift: int | None = None) -> str:

@@ -33,9 +33,9 @@ from typing import Any
 from dpverify.samplers._errors import InvalidArgument
 from dpverify.samplers.laplace_float_unsafe import mechanism_unsafe
 from dpverify.verify.engine._arguments import need_seed, shown
-from dpverify.verify.precision._float_exact import float_pmf, float_privacy
-from dpverify.verify.precision._mironov import scale_parameter, float_parameter, mironov_attack
 from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text, json_number, json_value
+from dpverify.verify.precision._float_exact import float_pmf, float_privacy
+from dpverify.verify.precision._mironov import float_parameter, mironov_attack, scale_parameter
 
 __all__ = ["LAPLACE_FLOAT_ATTACK_SCHEMA", "FirstViolation", "attack_text", "first_violation", "laplace_float_attack"]
 
@@ -50,7 +50,8 @@ def _enumeration_bits(bits: object) -> int:
         raise InvalidArgument(
             f"bits must be an integer with 2 <= bits <= {MAX_ENUMERATION_BITS}; got bits={shown(bits)}. "
             f"The exact enumeration runs 2^bits - 1 draws per input; 53-bit outputs are decided "
-            f"by the reachability search instead.")
+            f"by the reachability search instead."
+        )
     return bits
 
 
@@ -178,8 +179,10 @@ def laplace_float_attack(
         "enumeration_seconds": enumeration_seconds,
         "reachability": reachability,
         "seed": seed_,
-        "replay": (f"dpverify attack laplace-float --scale {b_!r} --q {q_!r} --q-prime {q2!r} --bits {k} "
-                   f"--samples {samples} --seed {seed_}"),
+        "replay": (
+            f"dpverify attack laplace-float --scale {b_!r} --q {q_!r} --q-prime {q2!r} --bits {k} "
+            f"--samples {samples} --seed {seed_}"
+        ),
     }
 
 
@@ -195,8 +198,10 @@ def attack_text(document: dict[str, Any]) -> str:
         + ("" if document["ratio"] is None else f" (ratio {document['ratio']})"),
     ]
     source = "q" if w["from_input"] == "q" else "q'"
-    lines.append(f"  witness: output {w['output']!r} ({w['output_hex']}) from {source} at draw j={w['j']}; "
-                 f"draw counts q: {w['counts']['q']}, q': {w['counts']['q_prime']}")
+    lines.append(
+        f"  witness: output {w['output']!r} ({w['output_hex']}) from {source} at draw j={w['j']}; "
+        f"draw counts q: {w['counts']['q']}, q': {w['counts']['q_prime']}"
+    )
     reach = document["reachability"]
     if reach is None:
         lines.append("  reachability at 53 bits: skipped (samples = 0)")
@@ -205,10 +210,13 @@ def attack_text(document: dict[str, Any]) -> str:
             f"  reachability at 53 bits: {reach['revealing']} of {reach['samples']} outputs of q "
             f"({reach['fraction_float']:.3f}) cannot come from q' and reveal the input with certainty; "
             f"P >= {reach['lower_bound']['value']:.3f} at alpha={reach['lower_bound']['alpha']:g} "
-            f"(seed {reach['seed']}, {reach['seconds']:.2f} s)")
+            f"(seed {reach['seed']}, {reach['seconds']:.2f} s)"
+        )
         for example in reach["examples"][:3]:
-            lines.append(f"    output {example['output']!r} ({example['output_hex']}) from draw j={example['j']}: "
-                         f"P(.|q) = {example['p']}, P(.|q') = 0")
+            lines.append(
+                f"    output {example['output']!r} ({example['output_hex']}) from draw j={example['j']}: "
+                f"P(.|q) = {example['p']}, P(.|q') = 0"
+            )
     lines.append(f"  replay: {document['replay']}")
     return "\n".join(lines)
 
@@ -219,20 +227,43 @@ def check_float_laplace(q: float, q_prime: float, b: float, k: int) -> CheckResu
     ``violated`` with the output and draw when the exact loss exceeds the ideal (infinite when
     an output of one input is impossible from the other); ``proved`` otherwise.
     """
-    b_, q_, q2, k_ = scale_parameter(b), float_parameter("q", q), float_parameter("q_prime", q_prime), _enumeration_bits(k)
+    b_, q_, q2, k_ = (
+        scale_parameter(b),
+        float_parameter("q", q),
+        float_parameter("q_prime", q_prime),
+        _enumeration_bits(k),
+    )
     draws = range(1, 1 << k_)
-    loss = float_privacy(float_pmf(lambda j: mechanism_unsafe(q_, b_, j, k_), draws),
-                         float_pmf(lambda j: mechanism_unsafe(q2, b_, j, k_), draws))
+    loss = float_privacy(
+        float_pmf(lambda j: mechanism_unsafe(q_, b_, j, k_), draws),
+        float_pmf(lambda j: mechanism_unsafe(q2, b_, j, k_), draws),
+    )
     ideal = abs(q_ - q2) / b_
     output = float(loss.output)  # type: ignore[arg-type]
-    evidence = {"bits": k_, "epsilon": json_number(loss.epsilon), "ideal_epsilon": ideal,
-                "witness": {"output": output, "output_hex": output.hex(), "j": loss.draw,
-                            "from_input": loss.from_input, "counts": list(loss.counts)}}
+    evidence = {
+        "bits": k_,
+        "epsilon": json_number(loss.epsilon),
+        "ideal_epsilon": ideal,
+        "witness": {
+            "output": output,
+            "output_hex": output.hex(),
+            "j": loss.draw,
+            "from_input": loss.from_input,
+            "counts": list(loss.counts),
+        },
+    }
     if loss.ratio is not None and loss.epsilon <= ideal:
-        return CheckResult("privacy", Verdict.PROVED,
-                           f"exact loss {loss.epsilon:.6g} <= ideal {ideal:.6g} at {k_} bits", evidence=evidence)
+        return CheckResult(
+            "privacy",
+            Verdict.PROVED,
+            f"exact loss {loss.epsilon:.6g} <= ideal {ideal:.6g} at {k_} bits",
+            evidence=evidence,
+        )
     what = "infinite privacy loss" if loss.ratio is None else f"exact loss {loss.epsilon:.6g} > ideal {ideal:.6g}"
-    return CheckResult("privacy", Verdict.VIOLATED,
-                       f"{what} at {k_} bits: output {output!r} ({output.hex()}) comes from draw j={loss.draw} "
-                       f"of {loss.from_input} with counts q:{loss.counts[0]} vs q':{loss.counts[1]}",
-                       evidence=evidence)
+    return CheckResult(
+        "privacy",
+        Verdict.VIOLATED,
+        f"{what} at {k_} bits: output {output!r} ({output.hex()}) comes from draw j={loss.draw} "
+        f"of {loss.from_input} with counts q:{loss.counts[0]} vs q':{loss.counts[1]}",
+        evidence=evidence,
+    )

@@ -36,8 +36,9 @@ def float_pmf(output_of: Callable[[int], Hashable], draws: Iterable[int]) -> Flo
     """Run ``output_of(j)`` for every draw ``j`` (ints, at least one) and count the outputs exactly."""
     need_callable("output_of", output_of, "a callable from a draw (an int) to an output")
     if isinstance(draws, (str, bytes)) or not isinstance(draws, Iterable):
-        raise InvalidArgument(f"draws must be an iterable of ints, e.g. range(2**8); got draws={shown(draws)} "
-                              f"({type(draws).__name__}).")
+        raise InvalidArgument(
+            f"draws must be an iterable of ints, e.g. range(2**8); got draws={shown(draws)} ({type(draws).__name__})."
+        )
     counts: dict[Hashable, int] = {}
     first: dict[Hashable, int] = {}
     total = 0
@@ -97,8 +98,10 @@ def float_privacy(first: FloatPmf, second: FloatPmf) -> FloatPrivacy:
     best: FloatPrivacy | None = None
     for y, c1 in first.counts.items():
         c2 = second.counts[y]
-        for ratio, name, draw in ((Fraction(c1 * second.draws, c2 * first.draws), "q", first.first_draw[y]),
-                                  (Fraction(c2 * first.draws, c1 * second.draws), "q_prime", second.first_draw[y])):
+        for ratio, name, draw in (
+            (Fraction(c1 * second.draws, c2 * first.draws), "q", first.first_draw[y]),
+            (Fraction(c2 * first.draws, c1 * second.draws), "q_prime", second.first_draw[y]),
+        ):
             if best is None or ratio > best.ratio:  # type: ignore[operator]
                 best = FloatPrivacy(ratio, y, name, draw, (c1, c2))
     assert best is not None, "a PMF has at least one output"

@@ -118,12 +118,12 @@ from mpmath import iv, libmp
 from mpmath.libmp import to_rational
 
 from dpverify.samplers import InvalidArgument, as_fraction, as_int
+from dpverify.samplers._rational import shown
 from dpverify.samplers.gazeau_unsafe import EXCEPTION, GazeauConfig, mechanism_unsafe
 from dpverify.samplers.laplace_float_unsafe import noise_unsafe
-from dpverify.samplers._rational import shown
 from dpverify.specs._enclosure import enclose, iv_rational
-from dpverify.verify.precision._float_exact import FloatPrivacy, float_pmf, float_privacy
 from dpverify.verify.engine._results import fraction_text, json_number
+from dpverify.verify.precision._float_exact import FloatPrivacy, float_pmf, float_privacy
 
 __all__ = [
     "MAX_BITS",
@@ -185,6 +185,7 @@ def section_5_lipschitz(scale: Fraction, diameter: Fraction) -> Fraction:
     >>> float(section_5_lipschitz(Fraction(1), Fraction(4)))  # 2 e^4
     109.19630006628847
     """
+
     def compute() -> iv.mpf:  # rational inputs converted inside, at enclose's precision
         b = iv_rational(scale)
         return 2 * b * iv.exp(iv_rational(diameter) / b)
@@ -328,7 +329,7 @@ def _double(name: str, value: object) -> float:
     """A float parameter of the code under audit: a number, or a string (``"0.25"``,
     ``"1e-3"``, or a rational such as ``"1/4"`` rounded to the nearest double)."""
     if isinstance(value, bool) or not isinstance(value, (int, float, str, Fraction)):
-        raise InvalidArgument(f"{name} must be a number such as 0.25 or \"1/4\"; got {name}={shown(value)}.")
+        raise InvalidArgument(f'{name} must be a number such as 0.25 or "1/4"; got {name}={shown(value)}.')
     try:
         if isinstance(value, str):
             try:
@@ -387,8 +388,11 @@ def gazeau_privacy(
     """
     k = as_int("bits", bits, low=2, high=MAX_BITS)
     config = GazeauConfig.create(
-        scale=_double("scale", scale), bits=k, lower=_double("lower", lower),
-        upper=_double("upper", upper), step=_double("step", step),
+        scale=_double("scale", scale),
+        bits=k,
+        lower=_double("lower", lower),
+        upper=_double("upper", upper),
+        step=_double("step", step),
     )
     q1, q2 = _double("q", q), _double("q_prime", q_prime)
     for name, value in (("q", q1), ("q_prime", q2)):
@@ -415,9 +419,11 @@ def gazeau_privacy(
         raise InvalidArgument(f"delta_n must be >= 0; got delta_n={shown(dn)}.")
 
     if (hi - lo) / b > MAX_DIAMETER_OVER_SCALE:
-        raise InvalidArgument(f"(upper - lower) / scale must be at most {MAX_DIAMETER_OVER_SCALE}, as section 5's bound "
-                              f"e^((upper - lower) / scale) is written out exactly; got lower={shown(config.lower)}, "
-                              f"upper={shown(config.upper)}, scale={shown(config.scale)}.")
+        raise InvalidArgument(
+            f"(upper - lower) / scale must be at most {MAX_DIAMETER_OVER_SCALE}, as section 5's bound "
+            f"e^((upper - lower) / scale) is written out exactly; got lower={shown(config.lower)}, "
+            f"upper={shown(config.upper)}, scale={shown(config.scale)}."
+        )
     lipschitz = section_5_lipschitz(b, hi - lo)
     delta_t = lipschitz * d0 + dn  # eq. (3)
     readings = []
@@ -444,11 +450,20 @@ def gazeau_privacy(
         "schema": PRIVACY_GAZEAU_SCHEMA,
         "mechanism": "gazeau",
         "parameters": {
-            "scale": config.scale, "q": q1, "q_prime": q2, "bits": k,
-            "lower": config.lower, "upper": config.upper, "step": config.step, "cells": config.cells,
-            "sensitivity": fraction_text(delta_f), "epsilon": fraction_text(eps),
-            "delta_0": fraction_text(d0), "delta_0_default": delta_0 is None,
-            "delta_n": fraction_text(dn), "delta_n_default": delta_n is None,
+            "scale": config.scale,
+            "q": q1,
+            "q_prime": q2,
+            "bits": k,
+            "lower": config.lower,
+            "upper": config.upper,
+            "step": config.step,
+            "cells": config.cells,
+            "sensitivity": fraction_text(delta_f),
+            "epsilon": fraction_text(eps),
+            "delta_0": fraction_text(d0),
+            "delta_0_default": delta_0 is None,
+            "delta_n": fraction_text(dn),
+            "delta_n_default": delta_n is None,
         },
         "mechanism_epsilon": float(mechanism_epsilon),
         "draws": first.draws,
@@ -463,8 +478,10 @@ def gazeau_privacy(
         "exception_counts": [first.counts.get(EXCEPTION, 0), second.counts.get(EXCEPTION, 0)],
         "lipschitz": float(lipschitz),
         "delta_n_measured": {
-            "noise": float(measured.noise), "addition": float(measured.addition),
-            "rounding": float(measured.rounding), "total": float(measured.total),
+            "noise": float(measured.noise),
+            "addition": float(measured.addition),
+            "rounding": float(measured.rounding),
+            "total": float(measured.total),
         },
         "delta_t": float(delta_t),
         "delta_t_exact": fraction_text(delta_t),

@@ -57,7 +57,7 @@ def _obligation(spec: GridLaplaceSpec, epsilon: Fraction) -> z3.Solver:
 
 def _bound(spec: object, epsilon: object) -> Fraction:
     """The checked epsilon: the spec's claim, or a given rational ``> 0``."""
-    need_instance("spec", spec, GridLaplaceSpec, "a GridLaplaceSpec, e.g. GridLaplaceSpec.create(0, 1, \"1/2\")")
+    need_instance("spec", spec, GridLaplaceSpec, 'a GridLaplaceSpec, e.g. GridLaplaceSpec.create(0, 1, "1/2")')
     if epsilon is None:
         return spec.claim_epsilon()  # type: ignore[attr-defined]
     bound = as_fraction("epsilon", epsilon)
@@ -74,26 +74,35 @@ def check_grid_laplace_claim(spec: GridLaplaceSpec, epsilon: Fraction | None = N
     status = solver.check()
     evidence = {"epsilon": fraction_text(bound), "solver": f"z3 {z3.get_version_string()}"}
     if status == z3.unsat:
-        return CheckResult("privacy", Verdict.PROVED,
-                           f"for all real q, q' with |q - q'| <= {short_rational(spec.sensitivity)} and every grid "
-                           f"output, the privacy loss is at most epsilon={short_rational(bound)} (Z3)",
-                           evidence=evidence)
+        return CheckResult(
+            "privacy",
+            Verdict.PROVED,
+            f"for all real q, q' with |q - q'| <= {short_rational(spec.sensitivity)} and every grid "
+            f"output, the privacy loss is at most epsilon={short_rational(bound)} (Z3)",
+            evidence=evidence,
+        )
     if status == z3.sat:
         model = solver.model()
         values = {str(d): str(model[d]) for d in model.decls()}
-        return CheckResult("privacy", Verdict.VIOLATED,
-                           f"privacy loss above epsilon={short_rational(bound)} at {values} (x = q/L)",
-                           evidence={**evidence, "model": values})
+        return CheckResult(
+            "privacy",
+            Verdict.VIOLATED,
+            f"privacy loss above epsilon={short_rational(bound)} at {values} (x = q/L)",
+            evidence={**evidence, "model": values},
+        )
     reason = solver.reason_unknown()
-    return CheckResult("privacy", Verdict.INCONCLUSIVE, f"Z3 gave no answer: {reason}", reason=reason,
-                       evidence=evidence)
+    return CheckResult(
+        "privacy", Verdict.INCONCLUSIVE, f"Z3 gave no answer: {reason}", reason=reason, evidence=evidence
+    )
 
 
 def grid_claim_smtlib(spec: GridLaplaceSpec, epsilon: Fraction | None = None) -> str:
     """The obligation as SMT-LIB 2 (unsat = the claim holds)."""
     bound = _bound(spec, epsilon)
     L, b, Delta, epsilon_ = (fraction_text(v) for v in (spec.step, spec.scale, spec.sensitivity, bound))
-    header = (f"; dpverify: grid Laplace privacy claim, negated (L={L}, b={b}, Delta={Delta}, epsilon={epsilon_}); "
-              "x = q/L.\n"
-              "; unsat: the claim holds for all real inputs.\n")
+    header = (
+        f"; dpverify: grid Laplace privacy claim, negated (L={L}, b={b}, Delta={Delta}, epsilon={epsilon_}); "
+        "x = q/L.\n"
+        "; unsat: the claim holds for all real inputs.\n"
+    )
     return header + _obligation(spec, bound).to_smt2()

@@ -74,8 +74,8 @@ from typing import Any
 
 from dpverify.samplers._errors import InvalidArgument, SamplerContractError
 from dpverify.samplers._random_source import RandomSource, SeededRandomSource
-from dpverify.samplers.laplace_float_unsafe import mechanism_unsafe, sample_unsafe
 from dpverify.samplers._rational import shown
+from dpverify.samplers.laplace_float_unsafe import mechanism_unsafe, sample_unsafe
 from dpverify.verify.engine._arguments import need_count, need_seed, shown
 from dpverify.verify.engine._results import fraction_text, json_value
 
@@ -107,7 +107,9 @@ def float_parameter(name: str, value: object) -> float:
     # float() reads any script's digits ("５" is 5.0); a decimal string here is ASCII, as everywhere
     ascii_text = not isinstance(value, str) or value.isascii()
     if isinstance(value, bool) or not isinstance(value, (int, float, str)) or not ascii_text:
-        raise InvalidArgument(f"{name} must be a finite number (int, float or ASCII decimal string); got {name}={shown(value)}.")
+        raise InvalidArgument(
+            f"{name} must be a finite number (int, float or ASCII decimal string); got {name}={shown(value)}."
+        )
     try:
         number = float(value)
     except (ValueError, OverflowError):
@@ -115,8 +117,10 @@ def float_parameter(name: str, value: object) -> float:
     if not math.isfinite(number):
         raise InvalidArgument(f"{name} must be a finite number; got {name}={shown(value)}.")
     if isinstance(value, int) and number != value:
-        raise InvalidArgument(f"{name} must be exactly representable as a double; got {name}={shown(value)}. "
-                              f"Pass {shown(number)} if that is meant.")
+        raise InvalidArgument(
+            f"{name} must be exactly representable as a double; got {name}={shown(value)}. "
+            f"Pass {shown(number)} if that is meant."
+        )
     return number
 
 
@@ -251,7 +255,10 @@ def reachable(y: float, q: float, b: float, k: int = 53, *, guard: int = DEFAULT
     window = _check_edges(f, y, lo, hi, last, guard)
     count = hi - lo + 1
     return ReachResult(
-        output=y, q=q_, b=b_, k=k_,
+        output=y,
+        q=q_,
+        b=b_,
+        k=k_,
         reachable=count > 0,
         draw=lo if count > 0 else None,
         count=count,
@@ -280,7 +287,8 @@ def _check_edges(f: Callable[[int], float], y: float, lo: int, hi: int, last: in
                 raise NonMonotoneMechanism(
                     f"the float mechanism is not monotone near draw j={j} (output {value!r}, target {y!r}); "
                     f"libm log breaks assumption A of verify/precision/_mironov.py on this platform, so reachability "
-                    f"cannot be decided by search here.")
+                    f"cannot be decided by search here."
+                )
             previous = value
     return runs[0][0], runs[-1][1]
 
@@ -357,8 +365,10 @@ class AttackReport:
 
     def replay(self) -> str:
         """The Python call that reproduces this report exactly (floats by their repr, which round-trips)."""
-        return (f"dpverify.verify.precision._mironov.mironov_attack({self.q!r}, {self.q_prime!r}, {self.b!r}, "
-                f"samples={self.samples}, seed={self.seed}, k={self.k})")
+        return (
+            f"dpverify.verify.precision._mironov.mironov_attack({self.q!r}, {self.q_prime!r}, {self.b!r}, "
+            f"samples={self.samples}, seed={self.seed}, k={self.k})"
+        )
 
     def to_json(self, alpha: float = 1e-6) -> dict[str, Any]:
         draws = (1 << self.k) - 1
@@ -411,10 +421,15 @@ def mironov_attack(
         y = sample_unsafe(q_, b_, source, k_)
         j = 1 + source.last  # sample_unsafe draws j = 1 + randbelow(2^k - 1), once
         from_q = reachable(y, q_, b_, k_)
-        if mechanism_unsafe(q_, b_, j, k_) != y or from_q.draw is None or not from_q.draw <= j < from_q.draw + from_q.count:
+        if (
+            mechanism_unsafe(q_, b_, j, k_) != y
+            or from_q.draw is None
+            or not from_q.draw <= j < from_q.draw + from_q.count
+        ):
             raise SamplerContractError(
                 f"draw j={j} of q={shown(q_)} gives {shown(y)}, but the search places it outside [{from_q.draw}, "
-                f"{from_q.draw}+{from_q.count}); the sampler and the search disagree.")
+                f"{from_q.draw}+{from_q.count}); the sampler and the search disagree."
+            )
         from_q2 = reachable(y, q2, b_, k_)
         example = AttackExample(y, j, from_q.count, from_q2.count)
         if example.reveals:

@@ -47,8 +47,8 @@ from dpverify.samplers.planar_laplace_unsafe import (
     truncate_round_unsafe,
 )
 from dpverify.verify.engine._arguments import shown
-from dpverify.verify.precision._float_exact import FloatPmf, FloatPrivacy, float_pmf, float_privacy
 from dpverify.verify.engine._results import CheckResult, RatioWitness, Verdict, json_number, json_value
+from dpverify.verify.precision._float_exact import FloatPmf, FloatPrivacy, float_pmf, float_privacy
 
 __all__ = ["PlanarReport", "planar_report"]
 
@@ -103,35 +103,54 @@ class PlanarReport:
 
     def checks(self) -> tuple[CheckResult, CheckResult]:
         """Both releases judged against the ideal bound ``eps * d(a, b)``."""
-        return (self._check("planar_plain", self.plain, self.plain_outputs),
-                self._check("planar_truncated_rounded", self.rounded, self.rounded_outputs))
+        return (
+            self._check("planar_plain", self.plain, self.plain_outputs),
+            self._check("planar_truncated_rounded", self.rounded, self.rounded_outputs),
+        )
 
     def _check(self, name: str, found: FloatPrivacy, outputs: tuple[int, int]) -> CheckResult:
         witness = self._witness(found)
-        evidence = {**self._parameters(), "distinct_outputs": list(outputs),
-                    "epsilon": json_number(found.epsilon), "ideal_epsilon": self.ideal_epsilon(),
-                    "witness": witness.to_json(), "draw": _draw_json(found.draw, self.k),
-                    "witness_is_tightest": True}
+        evidence = {
+            **self._parameters(),
+            "distinct_outputs": list(outputs),
+            "epsilon": json_number(found.epsilon),
+            "ideal_epsilon": self.ideal_epsilon(),
+            "witness": witness.to_json(),
+            "draw": _draw_json(found.draw, self.k),
+            "witness_is_tightest": True,
+        }
         where = f"output {json_value(found.output)} (draw {_draw_text(found.draw, self.k)})"
         if found.ratio is None:
-            return CheckResult(name, Verdict.VIOLATED,
-                               f"infinite privacy loss at k={self.k}: {where} is possible from "
-                               f"{_which(found, self)} only, P={_ratio_text(witness)}",
-                               evidence=evidence)
+            return CheckResult(
+                name,
+                Verdict.VIOLATED,
+                f"infinite privacy loss at k={self.k}: {where} is possible from "
+                f"{_which(found, self)} only, P={_ratio_text(witness)}",
+                evidence=evidence,
+            )
         with mpmath.workdps(_REFERENCE_DIGITS):
-            margin = mpmath.log(mpmath.mpf(found.ratio.numerator) / found.ratio.denominator) \
+            margin = (
+                mpmath.log(mpmath.mpf(found.ratio.numerator) / found.ratio.denominator)
                 - mpmath.mpf(self.eps) * self.distance()
+            )
         if abs(margin) < mpmath.mpf(10) ** (10 - _REFERENCE_DIGITS):  # too close to call at 40 digits
-            return CheckResult(name, Verdict.INCONCLUSIVE,
-                               f"loss {found.epsilon:.6g} equals eps*d to 30 digits at k={self.k}",
-                               reason="precision", evidence=evidence)
+            return CheckResult(
+                name,
+                Verdict.INCONCLUSIVE,
+                f"loss {found.epsilon:.6g} equals eps*d to 30 digits at k={self.k}",
+                reason="precision",
+                evidence=evidence,
+            )
         verdict = Verdict.VIOLATED if margin > 0 else Verdict.PROVED
         relation = "exceeds" if margin > 0 else "is within"
-        return CheckResult(name, verdict,
-                           f"exact loss {found.epsilon:.6g} at k={self.k} {relation} the ideal "
-                           f"eps*d = {self.ideal_epsilon():.6g}; worst {where}, "
-                           f"P={_ratio_text(witness)}",
-                           evidence=evidence)
+        return CheckResult(
+            name,
+            verdict,
+            f"exact loss {found.epsilon:.6g} at k={self.k} {relation} the ideal "
+            f"eps*d = {self.ideal_epsilon():.6g}; worst {where}, "
+            f"P={_ratio_text(witness)}",
+            evidence=evidence,
+        )
 
     def _witness(self, found: FloatPrivacy) -> RatioWitness:
         p, p_prime = (Fraction(c, self.draws) for c in found.counts)
@@ -140,26 +159,44 @@ class PlanarReport:
         return RatioWitness(self.b, self.a, found.output, p_prime, p)
 
     def _parameters(self) -> dict[str, Any]:
-        return {"k": self.k, "eps": self.eps, "a": list(self.a), "b": list(self.b),
-                "box": list(self.box), "L": self.L, "draws": self.draws}
+        return {
+            "k": self.k,
+            "eps": self.eps,
+            "a": list(self.a),
+            "b": list(self.b),
+            "box": list(self.box),
+            "L": self.L,
+            "draws": self.draws,
+        }
 
     def to_json(self) -> dict[str, Any]:
         def loss(found: FloatPrivacy | None) -> dict[str, Any] | None:
             if found is None:
                 return None
-            return {"epsilon": json_number(found.epsilon), "witness": self._witness(found).to_json(),
-                    "draw": _draw_json(found.draw, self.k)}
+            return {
+                "epsilon": json_number(found.epsilon),
+                "witness": self._witness(found).to_json(),
+                "draw": _draw_json(found.draw, self.k),
+            }
 
-        return {**self._parameters(), "ideal_epsilon": self.ideal_epsilon(),
-                "plain": {**(loss(self.plain) or {}), "distinct_outputs": list(self.plain_outputs),
-                          "shared_outputs": self.plain_shared},
-                "truncated_rounded": {**(loss(self.rounded) or {}),
-                                      "distinct_outputs": list(self.rounded_outputs)},
-                "reference": None if self.reference is None else {
-                    **(loss(self.reference) or {}),
-                    "digits": _REFERENCE_DIGITS,
-                    "differing_draws": list(self.differing_draws or (0, 0)),
-                    "ambiguous_draws": self.ambiguous_draws}}
+        return {
+            **self._parameters(),
+            "ideal_epsilon": self.ideal_epsilon(),
+            "plain": {
+                **(loss(self.plain) or {}),
+                "distinct_outputs": list(self.plain_outputs),
+                "shared_outputs": self.plain_shared,
+            },
+            "truncated_rounded": {**(loss(self.rounded) or {}), "distinct_outputs": list(self.rounded_outputs)},
+            "reference": None
+            if self.reference is None
+            else {
+                **(loss(self.reference) or {}),
+                "digits": _REFERENCE_DIGITS,
+                "differing_draws": list(self.differing_draws or (0, 0)),
+                "ambiguous_draws": self.ambiguous_draws,
+            },
+        }
 
 
 def _which(found: FloatPrivacy, report: PlanarReport) -> str:
@@ -178,9 +215,7 @@ def _draw_text(draw: int, k: int) -> str:
     return f"j_angle={draw >> k}, j_radius={draw & ((1 << k) - 1)}"
 
 
-def _reference_cells(
-    k: int, eps: float, location: Point, box: Box, L: float
-) -> tuple[list[Hashable], int]:
+def _reference_cells(k: int, eps: float, location: Point, box: Box, L: float) -> tuple[list[Hashable], int]:
     """The truncated + rounded output of every draw pair in 40-digit arithmetic, and how many
     points fall within 1e-30 of a cell edge or of the box (where the reference is unsure)."""
     n = 1 << k
@@ -232,8 +267,9 @@ def planar_report(
         )
     for name, point in (("a", a), ("b", b)):
         if not isinstance(point, tuple) or len(point) != 2:
-            raise InvalidArgument(f"{name} must be a point (x, y) of two numbers; got {name}={shown(point)} "
-                                  f"({type(point).__name__}).")
+            raise InvalidArgument(
+                f"{name} must be a point (x, y) of two numbers; got {name}={shown(point)} ({type(point).__name__})."
+            )
     ax, ay, eps_, _ = check_parameters(a[0], a[1], eps, k)
     bx, by, _, _ = check_parameters(b[0], b[1], eps, k)
     box_, L_ = check_box(box, L)
@@ -256,12 +292,19 @@ def planar_report(
         ref_b, amb_b = _reference_cells(k, eps_, (bx, by), box_, L_)
         extra = {
             "reference": float_privacy(table(ref_a.__getitem__), table(ref_b.__getitem__)),
-            "differing_draws": (sum(c != r for c, r in zip(cells_a, ref_a)),
-                                sum(c != r for c, r in zip(cells_b, ref_b))),
+            "differing_draws": (
+                sum(c != r for c, r in zip(cells_a, ref_a)),
+                sum(c != r for c, r in zip(cells_b, ref_b)),
+            ),
             "ambiguous_draws": amb_a + amb_b,
         }
     return PlanarReport(
-        k=k, eps=eps_, a=(ax, ay), b=(bx, by), box=box_, L=L_,
+        k=k,
+        eps=eps_,
+        a=(ax, ay),
+        b=(bx, by),
+        box=box_,
+        L=L_,
         plain=float_privacy(plain_a, plain_b),
         plain_outputs=(len(plain_a.counts), len(plain_b.counts)),
         plain_shared=sum(1 for o in plain_a.counts if o in plain_b.counts),

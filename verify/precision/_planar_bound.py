@@ -134,15 +134,22 @@ def _trig_error(k: int) -> Fraction:
     with mpmath.workdps(_DIGITS):
         for i in range(n):
             theta = math.tau * (i / n)  # the code's [PL-angle] expression
-            for computed, exact in ((math.cos(theta), mpmath.cos(2 * mpmath.pi * i / n)),
-                                    (math.sin(theta), mpmath.sin(2 * mpmath.pi * i / n))):
+            for computed, exact in (
+                (math.cos(theta), mpmath.cos(2 * mpmath.pi * i / n)),
+                (math.sin(theta), mpmath.sin(2 * mpmath.pi * i / n)),
+            ):
                 worst = max(worst, abs(Fraction(computed) - _fraction(exact)))
     return worst + _MARGIN
 
 
-def planar_theorem_4_5(k: int = 9, eps: float = 1.0, a: tuple[float, float] = (0.0, 0.0),
-                       b: tuple[float, float] = (1.0, 0.0), box: tuple[float, float, float, float] = (-2.5, 3.5, -2.5, 2.5),
-                       L: float = 1.0) -> PlanarBound:
+def planar_theorem_4_5(
+    k: int = 9,
+    eps: float = 1.0,
+    a: tuple[float, float] = (0.0, 0.0),
+    b: tuple[float, float] = (1.0, 0.0),
+    box: tuple[float, float, float, float] = (-2.5, 3.5, -2.5, 2.5),
+    L: float = 1.0,
+) -> PlanarBound:
     """Theorem 4.5's ``eps'`` (both readings of ``R``) for the planar mechanism of
     :func:`dpverify.verify.precision._planar.planar_report` with the same parameters, and its exact loss."""
     report = planar_report(k, eps, a, b, box, L)
@@ -160,8 +167,9 @@ def planar_theorem_4_5(k: int = 9, eps: float = 1.0, a: tuple[float, float] = (0
     radius_error += _MARGIN
     largest_radius = radii[min(kept, len(radii) - 1)]
     reach_coordinate = Fraction(max(abs(v) for v in box)) + Fraction(report.L)
-    per_coordinate = (radius_error + largest_radius * _trig_error(k) + (largest_radius + 1) * _UNIT
-                      + reach_coordinate * 3 * _UNIT)
+    per_coordinate = (
+        radius_error + largest_radius * _trig_error(k) + (largest_radius + 1) * _UNIT + reach_coordinate * 3 * _UNIT
+    )
     delta_n = Fraction(3, 2) * per_coordinate
     sensitivity = Fraction(math.dist(report.a, report.b))
     if sensitivity == 0:
@@ -190,5 +198,6 @@ def planar_theorem_4_5(k: int = 9, eps: float = 1.0, a: tuple[float, float] = (0
     if report.rounded.ratio is not None:
         ratio = report.rounded.ratio
         exact = enclose(lambda: iv.log(iv_rational(ratio)), 20)
-    return PlanarBound(report, reach, delta_0, delta_n, epsilon, sensitivity, bound("5"), bound("6"), exact,
-                       bound("6", diameter=False))
+    return PlanarBound(
+        report, reach, delta_0, delta_n, epsilon, sensitivity, bound("5"), bound("6"), exact, bound("6", diameter=False)
+    )

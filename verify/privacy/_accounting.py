@@ -61,7 +61,16 @@ from mpmath import iv, libmp
 
 from dpverify.samplers import DpverifyError, InvalidArgument, as_fraction, as_int
 from dpverify.samplers._rational import RationalLike, shown
-from dpverify.specs._enclosure import MAX_BITS, MAX_DPS, bits_for_digits, enclose, exp_neg, interval_precision, iv_rational, one_minus_exp_neg
+from dpverify.specs._enclosure import (
+    MAX_BITS,
+    MAX_DPS,
+    bits_for_digits,
+    enclose,
+    exp_neg,
+    interval_precision,
+    iv_rational,
+    one_minus_exp_neg,
+)
 from dpverify.specs.noise import DiscreteGaussianSpec, dgauss_normaliser_interval
 from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text
 
@@ -298,7 +307,9 @@ def _tail(m: int, sigma2: Fraction, normaliser: iv.mpf) -> tuple[iv.mpf, str]:
 def _epsilon(value: object) -> Fraction:
     number = as_fraction("epsilon", value)
     if number < 0:
-        raise InvalidArgument(f'epsilon must be a rational >= 0; got epsilon={shown(number)}. Pass it as "num/den", e.g. "1/2".')
+        raise InvalidArgument(
+            f'epsilon must be a rational >= 0; got epsilon={shown(number)}. Pass it as "num/den", e.g. "1/2".'
+        )
     if number > MAX_EPSILON:
         raise InvalidArgument(f"epsilon must be at most {MAX_EPSILON}; got epsilon={shown(number)}.")
     return number
@@ -348,7 +359,9 @@ def dgauss_delta(
     """
     spec = DiscreteGaussianSpec.create(sigma2, sensitivity)
     if spec.sigma2 > PRIVACY_MAX_SIGMA2:  # past it Theorem 7's tails need precisions that run for minutes
-        raise InvalidArgument(f"sigma2 must be in (0, 10^{PRIVACY_MAX_SIGMA2_DIGITS}]; got sigma2={shown(spec.sigma2)}.")
+        raise InvalidArgument(
+            f"sigma2 must be in (0, 10^{PRIVACY_MAX_SIGMA2_DIGITS}]; got sigma2={shown(spec.sigma2)}."
+        )
     low, high, _ = _theorem7(spec, _epsilon(epsilon), _dps(dps))
     return low, high
 
@@ -579,19 +592,33 @@ def check_dgauss_accounting(spec: DiscreteGaussianSpec, epsilon: RationalLike) -
     ``inconclusive`` when the direct sum was too large to run.
     """
     report = dgauss_privacy(spec.sigma2, epsilon, spec.sensitivity)
-    evidence = {key: report[key] for key in ("parameters", "rho", "delta", "delta_interval",
-                                             "delta_hockey_stick", "delta_hockey_stick_interval")}
+    evidence = {
+        key: report[key]
+        for key in ("parameters", "rho", "delta", "delta_interval", "delta_hockey_stick", "delta_hockey_stick_interval")
+    }
     where = f"epsilon={report['parameters']['epsilon']}: Theorem 7 delta={_short(report['delta'])}"
     if report["hockey_stick_agrees"] is None:
         reason = report["hockey_stick_skipped"]
-        return CheckResult("accounting", Verdict.INCONCLUSIVE, f"{where}; cross-check skipped: {reason}",
-                           reason=reason, evidence=evidence)
+        return CheckResult(
+            "accounting",
+            Verdict.INCONCLUSIVE,
+            f"{where}; cross-check skipped: {reason}",
+            reason=reason,
+            evidence=evidence,
+        )
     if report["hockey_stick_agrees"]:
-        return CheckResult("accounting", Verdict.PROVED,
-                           f"{where} equals the hockey-stick sum within both enclosures", evidence=evidence)
-    return CheckResult("accounting", Verdict.VIOLATED,
-                       f"{where} but the hockey-stick sum gives {_short(report['delta_hockey_stick'])}",
-                       evidence=evidence)
+        return CheckResult(
+            "accounting",
+            Verdict.PROVED,
+            f"{where} equals the hockey-stick sum within both enclosures",
+            evidence=evidence,
+        )
+    return CheckResult(
+        "accounting",
+        Verdict.VIOLATED,
+        f"{where} but the hockey-stick sum gives {_short(report['delta_hockey_stick'])}",
+        evidence=evidence,
+    )
 
 
 def _short(decimal: str, digits: int = 12) -> str:

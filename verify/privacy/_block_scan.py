@@ -81,8 +81,9 @@ def _as_array(weights: Sequence[int]) -> np.ndarray | None:
     return array
 
 
-def checkpoints(weights: Sequence[int], offset: int, stop: int, grid: Fraction, precision: int,
-                upper: bool) -> tuple[list[int], list[Any]] | None:
+def checkpoints(
+    weights: Sequence[int], offset: int, stop: int, grid: Fraction, precision: int, upper: bool
+) -> tuple[list[int], list[Any]] | None:
     """The states at ``top, top - BLOCK, ...`` (full blocks above ``stop`` only), or None when a
     weight is past ``2^64 - 1`` or there are fewer than two full blocks."""
     top = offset + len(weights) - 1

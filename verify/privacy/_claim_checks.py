@@ -33,9 +33,9 @@ from dpverify.specs._claims import ApproxDp, PureDp, Zcdp
 from dpverify.specs._enclosure import interval_precision, iv_rational
 from dpverify.verify.engine._arguments import need_instance, need_neighbours, need_table
 from dpverify.verify.engine._intervals import enclosure_bound
-from dpverify.verify.privacy._ratio import tightest_alpha
 from dpverify.verify.engine._results import CheckResult, RatioWitness, Verdict, fraction_text
 from dpverify.verify.engine._text import short_rational
+from dpverify.verify.privacy._ratio import tightest_alpha
 
 __all__ = ["MAX_BITS", "MAX_ORDER", "check_approx_dp", "check_pure_epsilon", "check_zcdp"]
 
@@ -69,30 +69,48 @@ def check_pure_epsilon(table: Mapping[Hashable, ExactPmf], neighbours: Pairs, cl
     need_instance("claim", claim, PureDp, "a PureDp claim in its epsilon form, e.g. PureDp(epsilon=1)")
     epsilon = claim.epsilon
     if not isinstance(epsilon, Fraction):
-        raise InvalidArgument(f"claim must give epsilon; got claim={shown(claim)}. The alpha form is checked by "
-                              "check_pure_dp(tightest_alpha(table, neighbours), PureDpClaim(alpha)).")
+        raise InvalidArgument(
+            f"claim must give epsilon; got claim={shown(claim)}. The alpha form is checked by "
+            "check_pure_dp(tightest_alpha(table, neighbours), PureDpClaim(alpha))."
+        )
     loss = tightest_alpha(table, neighbours)
-    evidence = {"claim_epsilon": fraction_text(epsilon), "alpha_exact": fraction_text(loss.alpha),
-                "witness": None if loss.witness is None else loss.witness.to_json()}
-    holds = True if loss.alpha == 1 else (False if loss.alpha == 0 else _decide(
-        lambda: -iv.log(iv_rational(loss.alpha)), lambda: iv_rational(epsilon)))
+    evidence = {
+        "claim_epsilon": fraction_text(epsilon),
+        "alpha_exact": fraction_text(loss.alpha),
+        "witness": None if loss.witness is None else loss.witness.to_json(),
+    }
+    holds = (
+        True
+        if loss.alpha == 1
+        else (
+            False
+            if loss.alpha == 0
+            else _decide(lambda: -iv.log(iv_rational(loss.alpha)), lambda: iv_rational(epsilon))
+        )
+    )
     if holds is None:
         reason = f"ln(1/alpha) and epsilon={epsilon} agree to {MAX_BITS} bits"
         return CheckResult("privacy", Verdict.INCONCLUSIVE, reason, reason=reason, evidence=evidence)
     if holds:
-        return CheckResult("privacy", Verdict.PROVED,
-                           f"tightest epsilon={loss.epsilon:.6g} <= claimed {short_rational(epsilon)} "
-                           f"(alpha={short_rational(loss.alpha)})", evidence=evidence)
+        return CheckResult(
+            "privacy",
+            Verdict.PROVED,
+            f"tightest epsilon={loss.epsilon:.6g} <= claimed {short_rational(epsilon)} "
+            f"(alpha={short_rational(loss.alpha)})",
+            evidence=evidence,
+        )
     w = loss.witness
     assert w is not None
-    what = "infinite privacy loss" if loss.infinite else f"epsilon={loss.epsilon:.6g} > claimed {short_rational(epsilon)}"
+    what = (
+        "infinite privacy loss" if loss.infinite else f"epsilon={loss.epsilon:.6g} > claimed {short_rational(epsilon)}"
+    )
     return CheckResult("privacy", Verdict.VIOLATED, f"{what} at {_where(w)}", evidence=evidence)
 
 
 def check_approx_dp(table: Mapping[Hashable, ExactPmf], neighbours: Pairs, claim: ApproxDp) -> CheckResult:
     """Proved when every ordered pair's hockey-stick divergence is ``<= delta``."""
     table, neighbours = _table_and_pairs(table, neighbours)
-    need_instance("claim", claim, ApproxDp, "an ApproxDp claim, e.g. ApproxDp(epsilon=1, delta=\"1/10^6\")")
+    need_instance("claim", claim, ApproxDp, 'an ApproxDp claim, e.g. ApproxDp(epsilon=1, delta="1/10^6")')
     epsilon, delta = Fraction(claim.epsilon), Fraction(claim.delta)
     undecided = []
     for a, b in neighbours:
@@ -114,21 +132,36 @@ def check_approx_dp(table: Mapping[Hashable, ExactPmf], neighbours: Pairs, claim
                     exact_low = enclosure_bound(divergence(), upper=False)
                 # rounded down to 20 decimals, so it stays a lower bound and stays readable
                 low = Fraction(math.floor(exact_low * 10**20), 10**20)
-                evidence = {"claim_epsilon": fraction_text(epsilon), "claim_delta": fraction_text(delta),
-                            "delta_lower_bound": fraction_text(low), "witness": witness.to_json()}
-                return CheckResult("privacy", Verdict.VIOLATED,
-                                   f"hockey-stick divergence >= {float(low):.6g} > delta={short_rational(delta)} "
-                                   f"from {_where(witness)}", evidence=evidence)
+                evidence = {
+                    "claim_epsilon": fraction_text(epsilon),
+                    "claim_delta": fraction_text(delta),
+                    "delta_lower_bound": fraction_text(low),
+                    "witness": witness.to_json(),
+                }
+                return CheckResult(
+                    "privacy",
+                    Verdict.VIOLATED,
+                    f"hockey-stick divergence >= {float(low):.6g} > delta={short_rational(delta)} "
+                    f"from {_where(witness)}",
+                    evidence=evidence,
+                )
             if holds is None:
                 undecided.append((q, q2))
-    evidence = {"claim_epsilon": fraction_text(epsilon), "claim_delta": fraction_text(delta),
-                "undecided_pairs": [[str(q), str(q2)] for q, q2 in undecided]}
+    evidence = {
+        "claim_epsilon": fraction_text(epsilon),
+        "claim_delta": fraction_text(delta),
+        "undecided_pairs": [[str(q), str(q2)] for q, q2 in undecided],
+    }
     if undecided:
         reason = f"the divergence equals delta to {MAX_BITS} bits at {len(undecided)} pair(s)"
         return CheckResult("privacy", Verdict.INCONCLUSIVE, reason, reason=reason, evidence=evidence)
-    return CheckResult("privacy", Verdict.PROVED,
-                       f"every neighbouring pair's hockey-stick divergence at epsilon={short_rational(epsilon)} "
-                       f"is <= delta={short_rational(delta)}", evidence=evidence)
+    return CheckResult(
+        "privacy",
+        Verdict.PROVED,
+        f"every neighbouring pair's hockey-stick divergence at epsilon={short_rational(epsilon)} "
+        f"is <= delta={short_rational(delta)}",
+        evidence=evidence,
+    )
 
 
 def _positive_part(value: object) -> object:
@@ -140,7 +173,7 @@ def check_zcdp(table: Mapping[Hashable, ExactPmf], neighbours: Pairs, claim: Zcd
     """Violated when some integer order ``a`` has ``D_a > rho * a``; else inconclusive (see the
     module docstring: integer orders do not cover every ``a > 1``)."""
     table, neighbours = _table_and_pairs(table, neighbours)
-    need_instance("claim", claim, Zcdp, "a Zcdp claim, e.g. Zcdp(rho=\"1/2\")")
+    need_instance("claim", claim, Zcdp, 'a Zcdp claim, e.g. Zcdp(rho="1/2")')
     rho = Fraction(claim.rho)
     for a, b in neighbours:
         for q, q2 in ((a, b), (b, a)):
@@ -148,23 +181,37 @@ def check_zcdp(table: Mapping[Hashable, ExactPmf], neighbours: Pairs, claim: Zcd
             for x, px in p.items():
                 if px and not p2.get(x):
                     witness = RatioWitness(q, q2, x, px, Fraction(0))
-                    return CheckResult("privacy", Verdict.VIOLATED, f"infinite Renyi divergence at {_where(witness)}",
-                                       evidence={"claim_rho": fraction_text(rho), "witness": witness.to_json()})
+                    return CheckResult(
+                        "privacy",
+                        Verdict.VIOLATED,
+                        f"infinite Renyi divergence at {_where(witness)}",
+                        evidence={"claim_rho": fraction_text(rho), "witness": witness.to_json()},
+                    )
             for order in range(2, MAX_ORDER + 1):
                 # D_a = ln(S) / (a - 1) with S = sum P^a / Q^(a-1), exact; D_a > rho*a iff S > e^(rho*a*(a-1))
                 s = sum((px**order / p2[x] ** (order - 1) for x, px in p.items() if px), Fraction(0))
                 exponent = rho * order * (order - 1)
                 if _decide(lambda: iv_rational(s), lambda: iv.exp(iv_rational(exponent))) is False:
                     return CheckResult(
-                        "privacy", Verdict.VIOLATED,
+                        "privacy",
+                        Verdict.VIOLATED,
                         f"Renyi divergence of order {order} exceeds rho*a={short_rational(rho * order)} "
                         f"between q={q} and q'={q2}",
-                        evidence={"claim_rho": fraction_text(rho), "order": order, "q": str(q), "q_prime": str(q2),
-                                  "sum": fraction_text(s)},
+                        evidence={
+                            "claim_rho": fraction_text(rho),
+                            "order": order,
+                            "q": str(q),
+                            "q_prime": str(q2),
+                            "sum": fraction_text(s),
+                        },
                     )
-    reason = (f"no Renyi divergence above rho*a at the integer orders 2..{MAX_ORDER}; a proof for every "
-              "order a > 1 needs a parametric argument (see proofs/)")
-    return CheckResult("privacy", Verdict.INCONCLUSIVE, reason, reason=reason, evidence={"claim_rho": fraction_text(rho)})
+    reason = (
+        f"no Renyi divergence above rho*a at the integer orders 2..{MAX_ORDER}; a proof for every "
+        "order a > 1 needs a parametric argument (see proofs/)"
+    )
+    return CheckResult(
+        "privacy", Verdict.INCONCLUSIVE, reason, reason=reason, evidence={"claim_rho": fraction_text(rho)}
+    )
 
 
 def _where(w: RatioWitness) -> str:

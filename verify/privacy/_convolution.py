@@ -104,8 +104,9 @@ def convolve(a: Sequence[int], b: Sequence[int], shift: int = 0, round_up: bool 
     product = _multiply(x, y, square)
     if shift % 8 or shift > 8 * (width - 1):
         data = product.to_bytes(width * count, "little")
-        return _shifted([int.from_bytes(data[i : i + width], "little") for i in range(0, width * count, width)],
-                        shift, round_up)
+        return _shifted(
+            [int.from_bytes(data[i : i + width], "little") for i in range(0, width * count, width)], shift, round_up
+        )
     low = shift // 8
     if round_up and low:  # ceil(c / 2^shift) = floor((c + 2^shift - 1) / 2^shift), added to every slot at once
         product += int.from_bytes((b"\xff" * low + bytes(width - low)) * count, "little")

@@ -145,7 +145,9 @@ def _unit(j: int, length: int) -> complex:
     for part in parts:
         low, high = part._mpi_
         if not libmp.mpf_le(libmp.mpf_sub(high, low, 256), libmp.from_man_exp(1, -76)):
-            raise ArithmeticError(f"a twiddle enclosure is wider than 2^-76: j={j}, length={length}")  # pragma: no cover
+            raise ArithmeticError(
+                f"a twiddle enclosure is wider than 2^-76: j={j}, length={length}"
+            )  # pragma: no cover
         out.append(libmp.to_float(libmp.mpf_shift(libmp.mpf_add(low, high, 256), -1), rnd="n"))
     return complex(out[0], out[1])
 
@@ -201,8 +203,11 @@ def _fft(z: np.ndarray, support: int, length: int) -> np.ndarray:
 def _buffers(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Two stage arrays and one for the odd halves times their weights, kept between calls (fresh
     memory would be paged in again at every stage); not thread-safe, as ``mpmath.iv``'s precision."""
-    return (np.empty(size, dtype=np.complex128), np.empty(size, dtype=np.complex128),
-            np.empty(size // 2, dtype=np.complex128))
+    return (
+        np.empty(size, dtype=np.complex128),
+        np.empty(size, dtype=np.complex128),
+        np.empty(size // 2, dtype=np.complex128),
+    )
 
 
 # --- spectrum, power, inverse -------------------------------------------------------------------
@@ -300,8 +305,9 @@ def _inverse(spectrum: np.ndarray, length: int) -> np.ndarray:
 # --- the window ---------------------------------------------------------------------------------
 
 
-def _chernoff_top(weights: Sequence[int], nonzero: np.ndarray, values: np.ndarray, bits: int, k: int,
-                  tail: Fraction) -> int:
+def _chernoff_top(
+    weights: Sequence[int], nonzero: np.ndarray, values: np.ndarray, bits: int, k: int, tail: Fraction
+) -> int:
     """The smallest ``h`` (relative) with ``M(r)^k / r^(h+1) <= tail`` for one ``r = 1 + c/2^40``
     picked in floats; ``k (n-1)`` when that is smaller.  Rigorous: ``M(r)`` is bounded above by
     Horner's scheme in integers rounded up, the logarithms are outward-rounded."""
@@ -422,8 +428,15 @@ def _float_power(base: np.ndarray, p: int) -> np.ndarray:
     return result
 
 
-def _error_bound(k: int, length: int, span: int, mass: Fraction, norm2: Fraction, entry: Fraction | None,
-                 sums: tuple[Fraction, Fraction] | None) -> Fraction:
+def _error_bound(
+    k: int,
+    length: int,
+    span: int,
+    mass: Fraction,
+    norm2: Fraction,
+    entry: Fraction | None,
+    sums: tuple[Fraction, Fraction] | None,
+) -> Fraction:
     """An upper bound on ``||y^ - y||_1`` over the window's ``span`` points plus the term (a) of
     the module docstring: ``mass`` and ``norm2`` are the exact ``sum x`` and an upper bound on
     ``||x||_2``; ``entry`` bounds each ``|X^_q - X_q|`` of a direct spectrum (None: the FFT's);
@@ -431,6 +444,7 @@ def _error_bound(k: int, length: int, span: int, mass: Fraction, norm2: Fraction
     size = length // 2
     t = size.bit_length() - 1
     with interval_precision(128):
+
         def f(v: Fraction) -> iv.mpf:
             return iv_rational(v)
 
@@ -521,6 +535,9 @@ def fft_power(weights: Sequence[int], bits: int, k: int, tail: Fraction = TAIL) 
     mass = Fraction(sum(weights), 1 << bits)
     norm2 = Fraction(math.isqrt(sum(w * w for w in weights)) + 1, 1 << bits)
     tails = cut * tail
-    slack = (Fraction(span, 1 << bits) + _error_bound(k, length, span, mass, norm2, entry, sums)
-             + ((1 + _U) ** k + 1) * tails)
+    slack = (
+        Fraction(span, 1 << bits)
+        + _error_bound(k, length, span, mass, norm2, entry, sums)
+        + ((1 + _U) ** k + 1) * tails
+    )
     return FftPower(low, out, slack, length, array)

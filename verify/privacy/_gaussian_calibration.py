@@ -25,10 +25,17 @@ import mpmath
 from dpverify.samplers import InvalidArgument, as_fraction, as_int
 from dpverify.samplers._rational import shown
 from dpverify.specs import zcdp_delta
-from dpverify.specs._interval_tools import decimal_text, decimal_up, interval_text, mpf_compare, mpf_decimal, mpf_fraction
-from dpverify.verify.privacy._accounting import dgauss_delta
-from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text
 from dpverify.specs._fields import check_fields
+from dpverify.specs._interval_tools import (
+    decimal_text,
+    decimal_up,
+    interval_text,
+    mpf_compare,
+    mpf_decimal,
+    mpf_fraction,
+)
+from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text
+from dpverify.verify.privacy._accounting import dgauss_delta
 
 __all__ = ["GaussianCalibration", "check_gaussian_mechanism", "tight_sigma2"]
 
@@ -87,21 +94,26 @@ class GaussianCalibration:
         }
 
 
-def _parse(sensitivity: object, epsilon: object, delta: object, dims: object) -> tuple[Fraction, Fraction, Fraction, int]:
+def _parse(
+    sensitivity: object, epsilon: object, delta: object, dims: object
+) -> tuple[Fraction, Fraction, Fraction, int]:
     count = as_int("dims", dims, low=1, high=MAX_DIMS)
     if count == 1:
         scale = Fraction(as_int("sensitivity", sensitivity, low=1, high=MAX_SENSITIVITY))
     else:
         scale = as_fraction("sensitivity", sensitivity)
         if not 0 < scale <= MAX_SENSITIVITY:
-            raise InvalidArgument(f"sensitivity must be a rational L2 bound with 0 < sensitivity <= 10^6; "
-                                  f"got sensitivity={shown(scale)}.")
+            raise InvalidArgument(
+                f"sensitivity must be a rational L2 bound with 0 < sensitivity <= 10^6; got sensitivity={shown(scale)}."
+            )
     eps = as_fraction("epsilon", epsilon)
     if not 0 < eps <= MAX_EPSILON:
         raise InvalidArgument(f"epsilon must be a rational with 0 < epsilon <= 100; got epsilon={shown(eps)}.")
     slack = as_fraction("delta", delta)
     if not 0 < slack < 1:
-        raise InvalidArgument(f'delta must be a rational in (0, 1); got delta={shown(slack)}. Pass it as "1/10^6" or "1e-6".')
+        raise InvalidArgument(
+            f'delta must be a rational in (0, 1); got delta={shown(slack)}. Pass it as "1/10^6" or "1e-6".'
+        )
     return scale, eps, slack, count
 
 
@@ -129,8 +141,10 @@ def _zcdp_bracket(scale: Fraction, eps: Fraction, slack: Fraction) -> Fraction:
         rho = E**2 / (mpmath.sqrt(L + E) + mpmath.sqrt(L)) ** 2
         value = mpmath.mpf(scale.numerator) ** 2 / scale.denominator**2 / (2 * rho)
         if value > MAX_SIGMA2:
-            raise InvalidArgument(f"epsilon is too small for a calibration: sigma2 would be about "
-                                  f"{mpmath.nstr(value, 3)} > 10^300; got epsilon={shown(eps)}.")
+            raise InvalidArgument(
+                f"epsilon is too small for a calibration: sigma2 would be about "
+                f"{mpmath.nstr(value, 3)} > 10^300; got epsilon={shown(eps)}."
+            )
         return mpf_fraction(value)
 
 
@@ -144,8 +158,9 @@ def _grid_step(sigma2: Fraction) -> Fraction:
     return Fraction(10) ** (e - GRID_DIGITS + 1)
 
 
-def tight_sigma2(sensitivity: object, epsilon: object, delta: object, dims: object = 1,
-                 step: object = None) -> GaussianCalibration:
+def tight_sigma2(
+    sensitivity: object, epsilon: object, delta: object, dims: object = 1, step: object = None
+) -> GaussianCalibration:
     """The smallest ``sigma2 = j * step`` (``j >= 1`` an integer) whose certified delta at
     ``epsilon`` is ``<= delta``: for ``dims = 1`` CKS20 Theorem 7's exact delta (integer
     ``sensitivity``), for ``dims > 1`` the zCDP bound with ``rho = s^2/(2 sigma2)`` (``s`` the
@@ -163,8 +178,10 @@ def tight_sigma2(sensitivity: object, epsilon: object, delta: object, dims: obje
     else:
         grid = as_fraction("step", step)
         if not 0 < grid <= start * 10**6 or grid < start / 10**9:
-            raise InvalidArgument(f"step must be a rational in [sigma2/10^9, 10^6 sigma2] around sigma2 ~ "
-                                  f"{decimal_text(start, 6, up=True)}; got step={shown(grid)}.")
+            raise InvalidArgument(
+                f"step must be a rational in [sigma2/10^9, 10^6 sigma2] around sigma2 ~ "
+                f"{decimal_text(start, 6, up=True)}; got step={shown(grid)}."
+            )
     cache: dict[int, tuple[mpmath.mpf, mpmath.mpf]] = {}
 
     def certified(j: int) -> tuple[mpmath.mpf, mpmath.mpf]:
@@ -181,8 +198,10 @@ def tight_sigma2(sensitivity: object, epsilon: object, delta: object, dims: obje
             break
         high *= 2
     else:
-        raise InvalidArgument(f"could not certify any sigma2 up to {decimal_text(high * grid, 6, up=True)} for "
-                              f"epsilon={shown(eps)}, delta={shown(slack)}; check the parameters.")
+        raise InvalidArgument(
+            f"could not certify any sigma2 up to {decimal_text(high * grid, 6, up=True)} for "
+            f"epsilon={shown(eps)}, delta={shown(slack)}; check the parameters."
+        )
     low = 0  # sigma2 = 0 is never enough
     while high - low > 1:
         middle = (low + high) // 2
@@ -194,12 +213,23 @@ def tight_sigma2(sensitivity: object, epsilon: object, delta: object, dims: obje
     if high > 1:
         below = (high - 1) * grid
         below_interval = interval_text(*certified(high - 1))
-    return GaussianCalibration(high * grid, grid, scale, eps, slack, count, _method(count),
-                               interval_text(*certified(high)), below, below_interval)
+    return GaussianCalibration(
+        high * grid,
+        grid,
+        scale,
+        eps,
+        slack,
+        count,
+        _method(count),
+        interval_text(*certified(high)),
+        below,
+        below_interval,
+    )
 
 
-def check_gaussian_mechanism(sigma2: object, sensitivity: object, epsilon: object, delta: object,
-                             dims: object = 1) -> CheckResult:
+def check_gaussian_mechanism(
+    sigma2: object, sensitivity: object, epsilon: object, delta: object, dims: object = 1
+) -> CheckResult:
     """Whether the discrete Gaussian mechanism with variance parameter ``sigma2`` is
     ``(epsilon, delta)``-DP.
 
@@ -215,33 +245,53 @@ def check_gaussian_mechanism(sigma2: object, sensitivity: object, epsilon: objec
     variance = as_fraction("sigma2", sigma2)
     if not 0 < variance <= MAX_SIGMA2:
         raise InvalidArgument(f"sigma2 must be a rational with 0 < sigma2 <= 10^300; got sigma2={shown(variance)}.")
-    evidence: dict[str, Any] = {"sigma2": fraction_text(variance), "sensitivity": fraction_text(scale),
-                                "epsilon": fraction_text(eps), "delta": fraction_text(slack), "dims": count,
-                                "method": _method(count)}
+    evidence: dict[str, Any] = {
+        "sigma2": fraction_text(variance),
+        "sensitivity": fraction_text(scale),
+        "epsilon": fraction_text(eps),
+        "delta": fraction_text(slack),
+        "dims": count,
+        "method": _method(count),
+    }
     low, high = _certified_delta(variance, scale, eps, count)
     evidence["delta_certified"] = list(interval_text(low, high))
     where = f"sigma2={decimal_text(variance, 8, up=False)}, eps={fraction_text(eps)}"
     if mpf_compare(high, slack) <= 0:
-        return CheckResult("gaussian-calibration", Verdict.PROVED,
-                           f"{where}: certified delta <= {decimal_up(high, 6)} <= claimed {fraction_text(slack)}",
-                           evidence=evidence)
+        return CheckResult(
+            "gaussian-calibration",
+            Verdict.PROVED,
+            f"{where}: certified delta <= {decimal_up(high, 6)} <= claimed {fraction_text(slack)}",
+            evidence=evidence,
+        )
     if count == 1:
         if mpf_compare(low, slack) > 0:
-            return CheckResult("gaussian-calibration", Verdict.VIOLATED,
-                               f"{where}: exact delta >= {mpf_decimal(low, 6, up=False)} > claimed "
-                               f"{fraction_text(slack)}", evidence=evidence)
+            return CheckResult(
+                "gaussian-calibration",
+                Verdict.VIOLATED,
+                f"{where}: exact delta >= {mpf_decimal(low, 6, up=False)} > claimed {fraction_text(slack)}",
+                evidence=evidence,
+            )
         reason = "the certified enclosure of delta contains the claimed delta"
-        return CheckResult("gaussian-calibration", Verdict.INCONCLUSIVE, f"{where}: {reason}", reason=reason, evidence=evidence)
+        return CheckResult(
+            "gaussian-calibration", Verdict.INCONCLUSIVE, f"{where}: {reason}", reason=reason, evidence=evidence
+        )
     shift = math.floor(scale)
     if shift >= 1:
         one_low, one_high = dgauss_delta(variance, eps, shift, dps=DPS)
         evidence["one_coordinate_shift"] = shift
         evidence["one_coordinate_delta"] = list(interval_text(one_low, one_high))
         if mpf_compare(one_low, slack) > 0:
-            return CheckResult("gaussian-calibration", Verdict.VIOLATED,
-                               f"{where}: neighbours differing by {shift} in one coordinate have exact delta >= "
-                               f"{mpf_decimal(one_low, 6, up=False)} > claimed {fraction_text(slack)}",
-                               evidence=evidence)
-    reason = (f"the zCDP bound gives delta <= {decimal_up(high, 6)} > claimed {fraction_text(slack)}; it is an upper "
-              "bound only, and no one-coordinate shift shows a violation")
-    return CheckResult("gaussian-calibration", Verdict.INCONCLUSIVE, f"{where}: {reason}", reason=reason, evidence=evidence)
+            return CheckResult(
+                "gaussian-calibration",
+                Verdict.VIOLATED,
+                f"{where}: neighbours differing by {shift} in one coordinate have exact delta >= "
+                f"{mpf_decimal(one_low, 6, up=False)} > claimed {fraction_text(slack)}",
+                evidence=evidence,
+            )
+    reason = (
+        f"the zCDP bound gives delta <= {decimal_up(high, 6)} > claimed {fraction_text(slack)}; it is an upper "
+        "bound only, and no one-coordinate shift shows a violation"
+    )
+    return CheckResult(
+        "gaussian-calibration", Verdict.INCONCLUSIVE, f"{where}: {reason}", reason=reason, evidence=evidence
+    )

@@ -96,8 +96,9 @@ def gtm_tightest_alpha(spec: GtmSpec) -> PrivacyLoss:
         return PrivacyLoss(Fraction(1), None)
     low, high, q, x, w, w2 = best
     pmf_q, pmf_next = Fraction(w, spec.T), Fraction(w2, spec.T)
-    witness = (RatioWitness(q, q + 1, x, pmf_q, pmf_next) if pmf_q <= pmf_next
-               else RatioWitness(q + 1, q, x, pmf_next, pmf_q))
+    witness = (
+        RatioWitness(q, q + 1, x, pmf_q, pmf_next) if pmf_q <= pmf_next else RatioWitness(q + 1, q, x, pmf_next, pmf_q)
+    )
     return PrivacyLoss(Fraction(low, high), witness)
 
 
@@ -108,5 +109,8 @@ def gtm_every_output_possible(spec: GtmSpec) -> bool:
     floored, _ = _offset_tables(spec.alpha, n, T)
     cdf, steps = floored.cdf, floored.steps
     interior = range(1 - n, n) if n > 1 else range(0)  # n = 1 has no interior output
-    return (all(cdf[n - q] for q in range(n + 1)) and all(steps[d + n] for d in interior)
-            and all(T - cdf[2 * n - 1 - q] for q in range(n + 1)))
+    return (
+        all(cdf[n - q] for q in range(n + 1))
+        and all(steps[d + n] for d in interior)
+        and all(T - cdf[2 * n - 1 - q] for q in range(n + 1))
+    )

@@ -12,9 +12,9 @@ from typing import Any
 from dpverify.samplers._rational import RationalLike
 from dpverify.specs import ExactPmf, GtmSpec, PureDpClaim
 from dpverify.verify.engine._arguments import need_instance
+from dpverify.verify.engine._results import fraction_text, json_number
 from dpverify.verify.privacy._gtm_fast import gtm_every_output_possible, gtm_tightest_alpha
 from dpverify.verify.privacy._ratio import PrivacyLoss, check_pure_dp, tightest_alpha
-from dpverify.verify.engine._results import fraction_text, json_number
 
 __all__ = ["PRIVACY_GTM_SCHEMA", "gtm_privacy", "gtm_table"]
 
@@ -24,7 +24,7 @@ PRIVACY_GTM_SCHEMA = "dpverify.privacy-gtm/1"
 
 def gtm_table(spec: GtmSpec) -> dict[int, Any]:
     """The implementation's exact PMF for every input ``q``."""
-    need_instance("spec", spec, GtmSpec, "a GtmSpec, e.g. GtmSpec.create(\"1/3\", 5, 1000)")
+    need_instance("spec", spec, GtmSpec, 'a GtmSpec, e.g. GtmSpec.create("1/3", 5, 1000)')
     return {q: spec.pmf(q) for q in spec.inputs()}
 
 
@@ -40,7 +40,7 @@ def gtm_privacy(
     scan, witness included).  With ``table`` (e.g. PMFs derived from the sampler code) the verdict
     is that table's, scanned entry by entry: the closed form never stands in for a table given.
     """
-    need_instance("spec", spec, GtmSpec, "a GtmSpec, e.g. GtmSpec.create(\"1/3\", 5, 1000)")
+    need_instance("spec", spec, GtmSpec, 'a GtmSpec, e.g. GtmSpec.create("1/3", 5, 1000)')
     claim = PureDpClaim(spec.alpha if claim_alpha is None else claim_alpha)
     loss: PrivacyLoss
     if table is None:

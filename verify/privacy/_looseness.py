@@ -29,10 +29,10 @@ from dpverify.samplers import InvalidArgument
 from dpverify.specs import ExactPmf, account
 from dpverify.specs._enclosure import interval_precision, iv_rational
 from dpverify.verify.engine._arguments import need_count, need_neighbours, need_rational, need_table
+from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text
 from dpverify.verify.privacy._pld_enclosure import Enclosure
 from dpverify.verify.privacy._pld_worst_case import composed_epsilon
 from dpverify.verify.privacy._ratio import tightest_alpha
-from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text
 
 __all__ = ["LoosenessRow", "check_accountants_sound", "composition_looseness", "epsilon_upper_bound"]
 
@@ -83,9 +83,13 @@ class LoosenessRow:
         return {name: b for name, b in self.bounds.items() if b is not None and b < low}
 
     def to_json(self) -> dict[str, Any]:
-        return {"k": self.k, "exact": self.exact.to_json(), "chosen": self.chosen,
-                "bounds": {n: None if b is None else fraction_text(b) for n, b in self.bounds.items()},
-                "ratios": {n: self.ratio(n) for n in self.bounds}}
+        return {
+            "k": self.k,
+            "exact": self.exact.to_json(),
+            "chosen": self.chosen,
+            "bounds": {n: None if b is None else fraction_text(b) for n, b in self.bounds.items()},
+            "ratios": {n: self.ratio(n) for n in self.bounds},
+        }
 
 
 def composition_looseness(
@@ -128,15 +132,31 @@ def check_accountants_sound(rows: Sequence[LoosenessRow], *, eps_bar: Fraction |
         if unsound:
             name, bound = min(unsound.items(), key=lambda item: item[1])
             exact = row.exact
-            summary = (f"the {name} bound eps' <= {float(bound):.12g} at k={row.k} lies below the exact "
-                       f"eps_k >= {'inf' if exact.low is None else f'{float(exact.low):.12g}'}: an unsound accountant")
-            return CheckResult("accountants", Verdict.VIOLATED, summary,
-                               evidence={"k": row.k, "bound": name, "epsilon_bound": fraction_text(bound),
-                                         "exact": exact.to_json(), "eps_bar": None if eps_bar is None else fraction_text(eps_bar)})
-    worst = {name: min((r.ratio(name) for r in rows if r.ratio(name) is not None), default=None)
-             for name in (rows[0].bounds if rows else ())}
-    summary = (f"every accountant's guarantee is at or above the exact eps_k at k = {', '.join(str(r.k) for r in rows[:8])}"
-               f"{', ...' if len(rows) > 8 else ''}; smallest ratios: "
-               + ", ".join(f"{n} {v:.4g}" for n, v in worst.items() if v is not None))
-    return CheckResult("accountants", Verdict.PROVED, summary,
-                       evidence={"rows": [r.to_json() for r in rows], "smallest_ratio": worst})
+            summary = (
+                f"the {name} bound eps' <= {float(bound):.12g} at k={row.k} lies below the exact "
+                f"eps_k >= {'inf' if exact.low is None else f'{float(exact.low):.12g}'}: an unsound accountant"
+            )
+            return CheckResult(
+                "accountants",
+                Verdict.VIOLATED,
+                summary,
+                evidence={
+                    "k": row.k,
+                    "bound": name,
+                    "epsilon_bound": fraction_text(bound),
+                    "exact": exact.to_json(),
+                    "eps_bar": None if eps_bar is None else fraction_text(eps_bar),
+                },
+            )
+    worst = {
+        name: min((r.ratio(name) for r in rows if r.ratio(name) is not None), default=None)
+        for name in (rows[0].bounds if rows else ())
+    }
+    summary = (
+        f"every accountant's guarantee is at or above the exact eps_k at k = {', '.join(str(r.k) for r in rows[:8])}"
+        f"{', ...' if len(rows) > 8 else ''}; smallest ratios: "
+        + ", ".join(f"{n} {v:.4g}" for n, v in worst.items() if v is not None)
+    )
+    return CheckResult(
+        "accountants", Verdict.PROVED, summary, evidence={"rows": [r.to_json() for r in rows], "smallest_ratio": worst}
+    )

@@ -63,8 +63,8 @@ from dpverify.specs._enclosure import interval_precision, iv_rational
 from dpverify.verify.engine._arguments import need_count, need_dps, need_instance
 from dpverify.verify.engine._text import short_rational
 from dpverify.verify.privacy._pld_certified import (
-    _CertifiedState,
     _certified_compose,
+    _CertifiedState,
     _discretise,
     _exact_to_certified,
     _fft_self_compose,
@@ -85,7 +85,15 @@ from dpverify.verify.privacy._pld_enclosure import (
     _upper,
 )
 from dpverify.verify.privacy._pld_exact import _exact_compose, _exact_scanner, _ExactState
-from dpverify.verify.privacy._pld_lattice import _common_base, _height, _ilog, _Lattice, _need_packed, _need_points, _Scanner
+from dpverify.verify.privacy._pld_lattice import (
+    _common_base,
+    _height,
+    _ilog,
+    _Lattice,
+    _need_packed,
+    _need_points,
+    _Scanner,
+)
 
 __all__ = [
     "AUTO_POINTS",
@@ -127,8 +135,10 @@ def _pmf_dict(name: str, value: object) -> dict[Hashable, Fraction]:
         for output, mass in value.items():
             masses[output] = as_fraction(f"{name}[{shown(output)}]", mass)
     else:
-        raise InvalidArgument(f"{name} must be a PMF {{output: Fraction}} or an ExactPmf; got {name}={shown(value)} "
-                              f"({type(value).__name__}).")
+        raise InvalidArgument(
+            f"{name} must be a PMF {{output: Fraction}} or an ExactPmf; got {name}={shown(value)} "
+            f"({type(value).__name__})."
+        )
     for output, mass in masses.items():
         if not 0 <= mass <= 1:
             raise InvalidArgument(f"{name}[{shown(output)}] must be a probability in [0, 1]; got {shown(mass)}.")
@@ -138,7 +148,9 @@ def _pmf_dict(name: str, value: object) -> dict[Hashable, Fraction]:
     return masses
 
 
-def _atoms(upper: Mapping[Hashable, Fraction], lower: Mapping[Hashable, Fraction]) -> tuple[dict[Fraction, Fraction], Fraction]:
+def _atoms(
+    upper: Mapping[Hashable, Fraction], lower: Mapping[Hashable, Fraction]
+) -> tuple[dict[Fraction, Fraction], Fraction]:
     """``({ratio P/Q: mass under P}, p_inf)`` over the outputs with ``P > 0``."""
     atoms: dict[Fraction, Fraction] = {}
     inf = Fraction(0)
@@ -196,9 +208,15 @@ class PrivacyLossDistribution:
 
     __slots__ = ("_state", "_grid", "_bits", "_compositions", "_cache")
 
-    def __init__(self, state: object, grid: object = None, bits: object = DEFAULT_BITS, compositions: object = 1) -> None:
-        need_instance("state", state, (_ExactState, _CertifiedState),
-                      "a PLD state; build a PrivacyLossDistribution with PrivacyLossDistribution.from_pmfs(P, Q)")
+    def __init__(
+        self, state: object, grid: object = None, bits: object = DEFAULT_BITS, compositions: object = 1
+    ) -> None:
+        need_instance(
+            "state",
+            state,
+            (_ExactState, _CertifiedState),
+            "a PLD state; build a PrivacyLossDistribution with PrivacyLossDistribution.from_pmfs(P, Q)",
+        )
         self._state: State = state  # type: ignore[assignment]
         self._grid = _need_grid(grid)
         self._bits = _need_bits(bits)
@@ -208,8 +226,9 @@ class PrivacyLossDistribution:
     # --- construction ---------------------------------------------------------------------------
 
     @classmethod
-    def from_pmfs(cls, upper: Pmf, lower: Pmf, *, method: str = "auto", grid: object = None,
-                  bits: object = DEFAULT_BITS) -> PrivacyLossDistribution:
+    def from_pmfs(
+        cls, upper: Pmf, lower: Pmf, *, method: str = "auto", grid: object = None, bits: object = DEFAULT_BITS
+    ) -> PrivacyLossDistribution:
         """The PLD of ``L = ln(P/Q)`` under ``P = upper``, for ``Q = lower``.
 
         ``upper``/``lower``: ``{output: probability}`` (exact rationals, summing to 1) or
@@ -227,9 +246,11 @@ class PrivacyLossDistribution:
         found = _common_base(list(atoms)) if method != "certified" else None
         if found is None:
             if method == "exact":
-                raise InvalidArgument("method='exact' needs every ratio P/Q to be an integer power of one rational; "
-                                      f"these ratios are not (e.g. {', '.join(short_rational(r) for r in list(atoms)[:3])}). "
-                                      "Use method='auto' or 'certified'.")
+                raise InvalidArgument(
+                    "method='exact' needs every ratio P/Q to be an integer power of one rational; "
+                    f"these ratios are not (e.g. {', '.join(short_rational(r) for r in list(atoms)[:3])}). "
+                    "Use method='auto' or 'certified'."
+                )
             return cls(_discretise(_ratio_atoms(atoms, grid_), inf, grid_, bits_), grid_, bits_)
         base, exponents = found
         denominator = lcm(*(m.denominator for m in atoms.values())) if atoms else 1
@@ -281,18 +302,24 @@ class PrivacyLossDistribution:
         """Exact path: ``{j: mass}`` with the loss ``j ln base``; the mass at ``+inf`` is :attr:`infinity_mass`."""
         state = self._state
         if not isinstance(state, _ExactState):
-            raise InvalidArgument(f"loss_masses needs an exact PLD; this one is certified (grid={state.grid}): "
-                                  "read delta() and epsilon() instead.")
+            raise InvalidArgument(
+                f"loss_masses needs an exact PLD; this one is certified (grid={state.grid}): "
+                "read delta() and epsilon() instead."
+            )
         lattice = state.lattice
         return {lattice.offset + i: Fraction(w, lattice.scale) for i, w in enumerate(lattice.weights) if w}
 
     def __repr__(self) -> str:
         state = self._state
         if isinstance(state, _ExactState):
-            return (f"PrivacyLossDistribution(exact, base={state.base}, points={self.points}, "
-                    f"compositions={self._compositions})")
-        return (f"PrivacyLossDistribution(certified, grid={state.grid}, bits={state.bits}, points={self.points}, "
-                f"compositions={self._compositions})")
+            return (
+                f"PrivacyLossDistribution(exact, base={state.base}, points={self.points}, "
+                f"compositions={self._compositions})"
+            )
+        return (
+            f"PrivacyLossDistribution(certified, grid={state.grid}, bits={state.bits}, points={self.points}, "
+            f"compositions={self._compositions})"
+        )
 
     # --- composition ----------------------------------------------------------------------------
 
@@ -307,11 +334,16 @@ class PrivacyLossDistribution:
             composed = _exact_compose(a, b)
             if composed is not None:
                 return PrivacyLossDistribution(composed, self._grid, self._bits, count)
-        grid, bits = (a.grid, a.bits) if isinstance(a, _CertifiedState) else (
-            (b.grid, b.bits) if isinstance(b, _CertifiedState) else (self._grid, self._bits))
+        grid, bits = (
+            (a.grid, a.bits)
+            if isinstance(a, _CertifiedState)
+            else ((b.grid, b.bits) if isinstance(b, _CertifiedState) else (self._grid, self._bits))
+        )
         if isinstance(a, _CertifiedState) and isinstance(b, _CertifiedState) and (a.grid, a.bits) != (b.grid, b.bits):
-            raise InvalidArgument(f"other must share this PLD's grid and bits; got grid={b.grid}, bits={b.bits} "
-                                  f"against grid={a.grid}, bits={a.bits}. Build both with the same grid and bits.")
+            raise InvalidArgument(
+                f"other must share this PLD's grid and bits; got grid={b.grid}, bits={b.bits} "
+                f"against grid={a.grid}, bits={a.bits}. Build both with the same grid and bits."
+            )
         first = a if isinstance(a, _CertifiedState) else _exact_to_certified(a, grid, bits)
         second = b if isinstance(b, _CertifiedState) else _exact_to_certified(b, grid, bits)
         return PrivacyLossDistribution(_certified_compose(first, second), grid, bits, count)
@@ -364,7 +396,7 @@ class PrivacyLossDistribution:
         rational on the exact path (e.g. ``ratio = b^m``), certified bounds otherwise."""
         value = as_fraction("ratio", ratio)
         if value < 1:
-            raise InvalidArgument(f'ratio must be a rational >= 1 (epsilon = ln ratio >= 0); got ratio={shown(value)}.')
+            raise InvalidArgument(f"ratio must be a rational >= 1 (epsilon = ln ratio >= 0); got ratio={shown(value)}.")
         return self._delta(_Eps(log_of=value), need_dps(dps))
 
     def _delta(self, eps: _Eps, dps: int) -> Enclosure:
@@ -389,8 +421,9 @@ class PrivacyLossDistribution:
         elif eps.rational == 0:
             j = 0
         else:
-            j = _floor_of(lambda: iv_rational(eps.rational) / iv.log(iv_rational(base)),
-                          64 + eps.bits() + _height(base))
+            j = _floor_of(
+                lambda: iv_rational(eps.rational) / iv.log(iv_rational(base)), 64 + eps.bits() + _height(base)
+            )
         if j >= lattice.top:
             return _exact_value(p)
         scanner, stop = self._exact_scan(state)
@@ -400,8 +433,9 @@ class PrivacyLossDistribution:
         factor = Fraction(t, big_u * lattice.scale) * base ** (-j)  # sum_{i>j} p_i b^-i
         if exact_exp is not None:
             return _exact_value(constant - exact_exp * factor)
-        return _enclosure_of(lambda: iv_rational(constant) - eps.exp_interval() * iv_rational(factor), dps,
-                             affine=(constant, factor))
+        return _enclosure_of(
+            lambda: iv_rational(constant) - eps.exp_interval() * iv_rational(factor), dps, affine=(constant, factor)
+        )
 
     def _exact_scan(self, state: _ExactState) -> tuple[_Scanner, int]:
         if "exact" not in self._cache:
@@ -437,8 +471,9 @@ class PrivacyLossDistribution:
         # delta = inf + (a - e^(eps - j grid) t / 2^P) / 2^bits on the piece j grid <= eps < (j+1) grid
         with interval_precision(bits + precision + 64 + eps.bits()):
             shift = eps.interval() - iv_rational(j * grid)
-            value = (iv_rational(side.inf) + (iv_rational(Fraction(a, 1 << bits))
-                     - iv.exp(shift) * iv_rational(Fraction(t, 1 << (bits + precision)))))
+            value = iv_rational(side.inf) + (
+                iv_rational(Fraction(a, 1 << bits)) - iv.exp(shift) * iv_rational(Fraction(t, 1 << (bits + precision)))
+            )
         return _upper(value) if side.upper else max(Fraction(0), _lower(value))
 
     # --- epsilon --------------------------------------------------------------------------------

@@ -126,8 +126,9 @@ class _CertifiedState:
     def lower(self) -> _Side:
         """The optimistic reading: ``side`` moved ``shift`` points down, ``excess`` taken off."""
         lattice = self.side.lattice
-        return _Side(_Lattice(lattice.offset - self.shift, lattice.weights, lattice.scale),
-                     self.side.inf - self.excess, False)
+        return _Side(
+            _Lattice(lattice.offset - self.shift, lattice.weights, lattice.scale), self.side.inf - self.excess, False
+        )
 
 
 def _compose_sides(a: _Side, b: _Side, bits: int) -> tuple[_Side, Fraction]:
@@ -140,8 +141,9 @@ def _compose_sides(a: _Side, b: _Side, bits: int) -> tuple[_Side, Fraction]:
     length = len(a.lattice.weights) + len(b.lattice.weights) - 1
     _need_points(length)
     _need_packed(length, 2 * bits + 2 + length.bit_length(), "the convolution")
-    weights = _convolution.convolve(a.lattice.weights, a.lattice.weights if a is b else b.lattice.weights,
-                                    shift=bits, round_up=True)
+    weights = _convolution.convolve(
+        a.lattice.weights, a.lattice.weights if a is b else b.lattice.weights, shift=bits, round_up=True
+    )
     # the exact products sum to sum(a) * sum(b) in units of 2^-2bits
     added = Fraction((sum(weights) << bits) - sum(a.lattice.weights) * sum(b.lattice.weights), 1 << (2 * bits))
     side, moved = _trim_tails(a.lattice.offset + b.lattice.offset, weights, inf, bits)
@@ -179,8 +181,15 @@ def _certified_compose(a: _CertifiedState, b: _CertifiedState) -> _CertifiedStat
     composition's own rounding and cuts."""
     side, own = _compose_sides(a.side, b.side, a.bits)
     top = None if a.support_top is None or b.support_top is None else a.support_top + b.support_top
-    return _CertifiedState(a.grid, a.bits, side, a.shift + b.shift, a.excess * b.side.mass() + b.excess + own,
-                           a.inf + b.inf - a.inf * b.inf, top)
+    return _CertifiedState(
+        a.grid,
+        a.bits,
+        side,
+        a.shift + b.shift,
+        a.excess * b.side.mass() + b.excess + own,
+        a.inf + b.inf - a.inf * b.inf,
+        top,
+    )
 
 
 #: Largest slack of an FFT power that is used; past it the exact convolutions run instead.
@@ -213,15 +222,23 @@ def _fft_self_compose(state: _CertifiedState, k: int) -> _CertifiedState | None:
         array[0] = kept[0]  # the bottom cut moved onto the first kept point
         _block_scan.remember(kept, array)
     top = None if state.support_top is None else k * state.support_top
-    return _CertifiedState(state.grid, bits, new_side, k * state.shift, state.excess * geometric + 2 * power.slack + moved,
-                           1 - (1 - state.inf) ** k, top)
+    return _CertifiedState(
+        state.grid,
+        bits,
+        new_side,
+        k * state.shift,
+        state.excess * geometric + 2 * power.slack + moved,
+        1 - (1 - state.inf) ** k,
+        top,
+    )
 
 
 # --- discretisation -----------------------------------------------------------------------------
 
 
-def _discretise(atoms: Sequence[tuple[Callable[[], iv.mpf] | None, int, Fraction]], inf: Fraction,
-                grid: Fraction, bits: int) -> _CertifiedState:
+def _discretise(
+    atoms: Sequence[tuple[Callable[[], iv.mpf] | None, int, Fraction]], inf: Fraction, grid: Fraction, bits: int
+) -> _CertifiedState:
     """Certified sides from exact atoms ``(y, size_bits, mass)``: ``y()`` encloses ``loss / grid``
     (None for loss 0), ``size_bits`` the bits of its magnitude."""
     up: dict[int, Fraction] = {}
@@ -239,7 +256,9 @@ def _discretise(atoms: Sequence[tuple[Callable[[], iv.mpf] | None, int, Fraction
     return _CertifiedState(grid, bits, side, shift, side.mass() - 1, inf, top)
 
 
-def _ratio_atoms(atoms: Mapping[Fraction, Fraction], grid: Fraction) -> list[tuple[Callable[[], iv.mpf] | None, int, Fraction]]:
+def _ratio_atoms(
+    atoms: Mapping[Fraction, Fraction], grid: Fraction
+) -> list[tuple[Callable[[], iv.mpf] | None, int, Fraction]]:
     """``(ln r / grid, bits, mass)`` per ratio; ``bits`` starts the precision past the leading zeros
     of ``ln r`` for ``r`` near 1 (at most the bits of ``r``'s height)."""
     g = grid
@@ -261,8 +280,13 @@ def _exact_to_certified(state: _ExactState, grid: Fraction, bits: int) -> _Certi
         if j == 0 or base is None:
             atoms.append((None, 0, mass))
         else:
-            atoms.append(((lambda j=j: j * iv.log(iv_rational(base)) / iv_rational(grid)),
-                          size + abs(j).bit_length() + _height(base), mass))
+            atoms.append(
+                (
+                    (lambda j=j: j * iv.log(iv_rational(base)) / iv_rational(grid)),
+                    size + abs(j).bit_length() + _height(base),
+                    mass,
+                )
+            )
     return _discretise(atoms, state.inf, grid, bits)
 
 
@@ -296,6 +320,9 @@ def _side_scanner(side: _Side, grid: Fraction, bits: int, stop: int) -> tuple[_S
             return a, t
 
     lattice = side.lattice
-    kept = None if _block_scan is None else _block_scan.checkpoints(lattice.weights, lattice.offset, stop, grid,
-                                                                     precision, side.upper)
+    kept = (
+        None
+        if _block_scan is None
+        else _block_scan.checkpoints(lattice.weights, lattice.offset, stop, grid, precision, side.upper)
+    )
     return _Scanner(lattice, stop, (0, 0), run, kept), precision

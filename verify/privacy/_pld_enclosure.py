@@ -17,10 +17,10 @@ from mpmath import iv, libmp
 from dpverify.samplers import DpverifyError, InvalidArgument, as_fraction
 from dpverify.samplers._rational import shown
 from dpverify.specs._enclosure import enclose, interval_precision, iv_rational
-from dpverify.verify.privacy._claim_checks import _decide
 from dpverify.verify.engine._intervals import decimal_text
 from dpverify.verify.engine._results import fraction_text
 from dpverify.verify.engine._text import short_rational
+from dpverify.verify.privacy._claim_checks import _decide
 
 __all__ = ["Enclosure"]
 
@@ -134,8 +134,10 @@ class Enclosure:
             return "Infinity" if x is None else decimal_text(x, 20)
 
         return {
-            "low": text(self.low), "high": text(self.high),
-            "low_decimal": decimal(self.low), "high_decimal": decimal(self.high),
+            "low": text(self.low),
+            "high": text(self.high),
+            "low_decimal": decimal(self.low),
+            "high_decimal": decimal(self.high),
             "value": None if self.value is None else fraction_text(self.value),
             "log_argument": None if self.log_argument is None else fraction_text(self.log_argument),
             "affine": None if self.affine is None else [fraction_text(x) for x in self.affine],
@@ -188,7 +190,11 @@ class _Eps:
         return value.numerator.bit_length() + value.denominator.bit_length()
 
     def describe(self) -> str:
-        return f"epsilon={short_rational(self.rational)}" if self.log_of is None else f"epsilon=ln({short_rational(self.log_of)})"
+        return (
+            f"epsilon={short_rational(self.rational)}"
+            if self.log_of is None
+            else f"epsilon=ln({short_rational(self.log_of)})"
+        )
 
     def to_json(self) -> dict[str, str]:
         if self.log_of is None:
@@ -226,8 +232,10 @@ def _floor_of(compute: Callable[[], iv.mpf], bits: int) -> int:
         if low is not None and low == high:
             return low
         bits *= 2
-    raise DpverifyError(f"could not place a privacy loss between two grid points within {most} bits; "
-                        "report this as a bug with the PMFs that caused it.")
+    raise DpverifyError(
+        f"could not place a privacy loss between two grid points within {most} bits; "
+        "report this as a bug with the PMFs that caused it."
+    )
 
 
 def _floor_ceil(compute: Callable[[], iv.mpf], bits: int) -> tuple[int, int]:
@@ -246,4 +254,3 @@ def _floor_ceil(compute: Callable[[], iv.mpf], bits: int) -> tuple[int, int]:
         if bits >= 4 * most:
             raise DpverifyError("could not bound a privacy loss within the working precision; report this as a bug.")
         bits *= 2
-

@@ -68,8 +68,10 @@ def _ilog(r: Fraction, b: Fraction, cap: int) -> int | None:
         if high is not None and high == low + 1 and _may_equal(r, b, high) and b**high == r:  # type: ignore[operator]
             return high if high <= cap else None
         if bits > most:
-            raise DpverifyError(f"could not compare the log of a ratio of {_height(r)} bits with a multiple of the "
-                                f"log of one of {_height(b)} bits within {most} bits; report this as a bug.")
+            raise DpverifyError(
+                f"could not compare the log of a ratio of {_height(r)} bits with a multiple of the "
+                f"log of one of {_height(b)} bits within {most} bits; report this as a bug."
+            )
         bits *= 2
 
 
@@ -194,16 +196,20 @@ class _Lattice:
 
 def _need_points(points: int, what: str = "the privacy loss distribution") -> None:
     if points > MAX_POINTS:
-        raise InvalidArgument(f"{what} would have {points} points, more than {MAX_POINTS}; "
-                              "use a coarser grid (e.g. grid=\"1/10^3\") or fewer compositions.")
+        raise InvalidArgument(
+            f"{what} would have {points} points, more than {MAX_POINTS}; "
+            'use a coarser grid (e.g. grid="1/10^3") or fewer compositions.'
+        )
 
 
 def _need_packed(length: int, bits: int, what: str) -> None:
     limit = MAX_PACKED_BITS[_convolution.backend()]
     if length * bits > limit:
         hint = "" if _convolution.backend() == "gmpy2" else " or install gmpy2 (the extra 'fast')"
-        raise InvalidArgument(f"{what} needs integers of about {length * bits} bits, more than {limit}; "
-                              f"use fewer compositions or a coarser grid{hint}.")
+        raise InvalidArgument(
+            f"{what} needs integers of about {length * bits} bits, more than {limit}; "
+            f"use fewer compositions or a coarser grid{hint}."
+        )
 
 
 # --- downward scans -----------------------------------------------------------------------------
@@ -216,8 +222,14 @@ class _Scanner:
     Every :data:`_CHECKPOINT`-th state is kept (or those given), so a state is recomputed in few steps,
     and :meth:`largest` finds a crossing by bisection over the kept states."""
 
-    def __init__(self, lattice: _Lattice, stop: int, first: Any, run: Callable[[Any, Sequence[int]], Any],
-                 kept: tuple[list[int], list[Any]] | None = None) -> None:
+    def __init__(
+        self,
+        lattice: _Lattice,
+        stop: int,
+        first: Any,
+        run: Callable[[Any, Sequence[int]], Any],
+        kept: tuple[list[int], list[Any]] | None = None,
+    ) -> None:
         """``kept``: states already known at ``top, top - step, ...`` (any spacing), continued
         point by point down to ``stop``."""
         self.lattice, self.run = lattice, run

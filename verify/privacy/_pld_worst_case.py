@@ -27,10 +27,12 @@ from dpverify.samplers import InvalidArgument
 from dpverify.samplers._rational import shown
 from dpverify.specs._claims import ApproxDp, PureDp
 from dpverify.specs._enclosure import iv_rational
-from dpverify.verify.privacy import _convolution
 from dpverify.verify.engine._arguments import need_count, need_dps, need_instance
-from dpverify.verify.privacy._claim_checks import _decide
 from dpverify.verify.engine._intervals import decimal_text
+from dpverify.verify.engine._results import CheckResult, RatioWitness, Verdict, fraction_text
+from dpverify.verify.engine._text import short_rational
+from dpverify.verify.privacy import _convolution
+from dpverify.verify.privacy._claim_checks import _decide
 from dpverify.verify.privacy._pld import (
     AUTO_POINTS,
     DEFAULT_BITS,
@@ -47,8 +49,6 @@ from dpverify.verify.privacy._pld import (
 )
 from dpverify.verify.privacy._pld_enclosure import Enclosure, _optional_fraction
 from dpverify.verify.privacy._pld_lattice import _finite_iterable
-from dpverify.verify.engine._results import CheckResult, RatioWitness, Verdict, fraction_text
-from dpverify.verify.engine._text import short_rational
 
 __all__ = ["WorstCase", "check_composed_claim", "composed_delta", "composed_epsilon"]
 
@@ -81,7 +81,8 @@ class WorstCase:
         if not isinstance(self.pair, tuple) or len(self.pair) != 2:
             raise InvalidArgument(f"pair must be an ordered pair (q, q'); got pair={shown(self.pair)}.")
         if not isinstance(self.pairs, tuple) or not all(
-                isinstance(e, tuple) and len(e) == 2 and isinstance(e[1], Enclosure) for e in self.pairs):
+            isinstance(e, tuple) and len(e) == 2 and isinstance(e[1], Enclosure) for e in self.pairs
+        ):
             raise InvalidArgument(f"pairs must be a tuple of ((q, q'), Enclosure); got pairs={shown(self.pairs)}.")
         if not isinstance(self.exact, bool):
             raise InvalidArgument(f"exact must be a bool; got exact={shown(self.exact)}.")
@@ -101,7 +102,9 @@ def _key(x: Fraction | None) -> Fraction:
     return Fraction(10**9) if x is None else x  # + inf above every delta or epsilon the caller reads
 
 
-def _maximum(results: Sequence[tuple[tuple[Hashable, Hashable], Enclosure]]) -> tuple[tuple[Hashable, Hashable], Enclosure]:
+def _maximum(
+    results: Sequence[tuple[tuple[Hashable, Hashable], Enclosure]],
+) -> tuple[tuple[Hashable, Hashable], Enclosure]:
     """The enclosure of the maximum, and the pair with the largest upper bound."""
     pair, top = max(results, key=lambda r: _key(r[1].high))
     if any(e.infinite for _, e in results):
@@ -110,8 +113,9 @@ def _maximum(results: Sequence[tuple[tuple[Hashable, Hashable], Enclosure]]) -> 
     high = None if any(e.high is None for _, e in results) else max(e.high for _, e in results)  # type: ignore[type-var]
     # the maximum is known exactly when one pair surely attains it, or the contenders are equal
     contenders = [e for _, e in results if high is None or e.high is None or e.high >= low]
-    if top.exact and all((e.value, e.log_argument, e.affine) == (top.value, top.log_argument, top.affine)
-                         for e in contenders):
+    if top.exact and all(
+        (e.value, e.log_argument, e.affine) == (top.value, top.log_argument, top.affine) for e in contenders
+    ):
         return pair, top
     if top.exact and all(e is top or (e.high is not None and e.high <= top.low) for e in contenders):  # type: ignore[operator]
         return pair, top
@@ -125,14 +129,18 @@ def _rounds(table: object) -> list[dict[Hashable, dict[Hashable, Fraction]]]:
     elif isinstance(table, (list, tuple)) and table:
         tables = list(table)
     else:
-        raise InvalidArgument(f"table must be a mapping {{input: PMF}} or a non-empty list of them; got "
-                              f"table={shown(table)} ({type(table).__name__}).")
+        raise InvalidArgument(
+            f"table must be a mapping {{input: PMF}} or a non-empty list of them; got "
+            f"table={shown(table)} ({type(table).__name__})."
+        )
     rounds = []
     for t, round_table in enumerate(tables):
         name = "table" if len(tables) == 1 else f"table[{t}]"
         if not isinstance(round_table, Mapping) or not round_table:
-            raise InvalidArgument(f"{name} must be a non-empty mapping {{input: PMF}}; got {name}={shown(round_table)} "
-                                  f"({type(round_table).__name__}).")
+            raise InvalidArgument(
+                f"{name} must be a non-empty mapping {{input: PMF}}; got {name}={shown(round_table)} "
+                f"({type(round_table).__name__})."
+            )
         rounds.append({q: _pmf_dict(f"{name}[{shown(q)}]", row) for q, row in round_table.items()})
     return rounds
 
@@ -141,7 +149,9 @@ def _ordered_pairs(neighbours: object, rounds: Sequence[Mapping[Hashable, Any]])
     pairs = []
     for pair in _finite_iterable("neighbours", neighbours):
         if not isinstance(pair, tuple) or len(pair) != 2:
-            raise InvalidArgument(f"each of neighbours must be a pair (q, q'); got {shown(pair)} ({type(pair).__name__}).")
+            raise InvalidArgument(
+                f"each of neighbours must be a pair (q, q'); got {shown(pair)} ({type(pair).__name__})."
+            )
         for q in pair:
             for table in rounds:
                 try:
@@ -149,8 +159,10 @@ def _ordered_pairs(neighbours: object, rounds: Sequence[Mapping[Hashable, Any]])
                 except TypeError:
                     known = False
                 if not known:
-                    raise InvalidArgument(f"neighbours names an input with no row in the table: q={shown(q)}; "
-                                          "every neighbour must be a key of every table.")
+                    raise InvalidArgument(
+                        f"neighbours names an input with no row in the table: q={shown(q)}; "
+                        "every neighbour must be a key of every table."
+                    )
         for ordered in (pair, (pair[1], pair[0])):
             if ordered not in pairs:
                 pairs.append(ordered)
@@ -159,8 +171,9 @@ def _ordered_pairs(neighbours: object, rounds: Sequence[Mapping[Hashable, Any]])
     return pairs
 
 
-def _auto_grid(rounds: Sequence[Mapping[Hashable, dict[Hashable, Fraction]]], pairs: Sequence[tuple[Hashable, Hashable]],
-               k: int) -> Fraction:
+def _auto_grid(
+    rounds: Sequence[Mapping[Hashable, dict[Hashable, Fraction]]], pairs: Sequence[tuple[Hashable, Hashable]], k: int
+) -> Fraction:
     """The finest ``DEFAULT_GRID * 2^m`` whose k-fold span (the largest over pairs of ``k`` times the
     sum over rounds of the loss range) has at most ``AUTO_POINTS`` points; a choice of speed, not
     of soundness (every grid is sound)."""
@@ -180,8 +193,14 @@ def _auto_grid(rounds: Sequence[Mapping[Hashable, dict[Hashable, Fraction]]], pa
     return min(grid, Fraction(1))
 
 
-def _each_pair(table: object, neighbours: object, k: object, grid: object, bits: object,
-               query: Callable[[PrivacyLossDistribution], R]) -> tuple[list[tuple[Pair, R]], Fraction | None]:
+def _each_pair(
+    table: object,
+    neighbours: object,
+    k: object,
+    grid: object,
+    bits: object,
+    query: Callable[[PrivacyLossDistribution], R],
+) -> tuple[list[tuple[Pair, R]], Fraction | None]:
     """``query(pld)`` for every ordered pair's k-fold PLD, and the grid (None when every pair was
     exact).  Validates every argument before any work."""
     rounds = _rounds(table)
@@ -208,8 +227,16 @@ def _each_pair(table: object, neighbours: object, k: object, grid: object, bits:
     return out, None if exact else grid_
 
 
-def composed_delta(table: object, neighbours: object, k: object, epsilon: object, *, grid: object = None,
-                   bits: object = DEFAULT_BITS, dps: object = DEFAULT_DPS) -> WorstCase:
+def composed_delta(
+    table: object,
+    neighbours: object,
+    k: object,
+    epsilon: object,
+    *,
+    grid: object = None,
+    bits: object = DEFAULT_BITS,
+    dps: object = DEFAULT_DPS,
+) -> WorstCase:
     """``delta_k(epsilon)`` of the k-fold composition over every ordered neighbouring pair.
 
     ``table``: ``{input: PMF}`` (rows ``{output: Fraction}`` or ExactPmf), or a list of such tables
@@ -224,8 +251,16 @@ def composed_delta(table: object, neighbours: object, k: object, epsilon: object
     return _worst_case(_each_pair(table, neighbours, k, grid, bits, lambda pld: pld.delta(eps, dps=dps_)))
 
 
-def composed_epsilon(table: object, neighbours: object, k: object, delta: object, *, grid: object = None,
-                     bits: object = DEFAULT_BITS, dps: object = DEFAULT_DPS) -> WorstCase:
+def composed_epsilon(
+    table: object,
+    neighbours: object,
+    k: object,
+    delta: object,
+    *,
+    grid: object = None,
+    bits: object = DEFAULT_BITS,
+    dps: object = DEFAULT_DPS,
+) -> WorstCase:
     """``eps_k(delta)``, the largest over ordered neighbouring pairs of the k-fold ``eps(delta)``
     (arguments as :func:`composed_delta`)."""
     target, dps_ = _need_delta(delta), need_dps(dps)
@@ -241,8 +276,16 @@ def _worst_case(found: tuple[list[tuple[Pair, Enclosure]], Fraction | None]) -> 
 # --- claims -------------------------------------------------------------------------------------
 
 
-def check_composed_claim(table: object, neighbours: object, k: object, claim: object, *, grid: object = None,
-                         bits: object = DEFAULT_BITS, dps: object = DEFAULT_DPS) -> CheckResult:
+def check_composed_claim(
+    table: object,
+    neighbours: object,
+    k: object,
+    claim: object,
+    *,
+    grid: object = None,
+    bits: object = DEFAULT_BITS,
+    dps: object = DEFAULT_DPS,
+) -> CheckResult:
     """Decide an ``ApproxDp`` or ``PureDp`` claim for the k-fold composition (arguments as
     :func:`composed_delta`).
 
@@ -259,32 +302,57 @@ def check_composed_claim(table: object, neighbours: object, k: object, claim: ob
         return _check_pure(table, neighbours, k, claim)
     eps, target = Fraction(claim.epsilon), Fraction(claim.delta)
     dps_ = need_dps(dps)
-    answers, grid_ = _each_pair(table, neighbours, k, grid, bits,
-                                lambda pld: (pld.delta(eps, dps=dps_), pld.epsilon(target, dps=dps_), pld.bits))
+    answers, grid_ = _each_pair(
+        table,
+        neighbours,
+        k,
+        grid,
+        bits,
+        lambda pld: (pld.delta(eps, dps=dps_), pld.epsilon(target, dps=dps_), pld.bits),
+    )
     k_ = need_count("k", k, low=1, high=MAX_COMPOSITIONS)
     results = [(pair, e, at_delta) for pair, (e, at_delta, _) in answers]
     method = "exact" if grid_ is None else f"certified (grid={fraction_text(grid_)}, bits={answers[0][1][2]})"
-    evidence: dict[str, Any] = {"claim_epsilon": fraction_text(eps), "claim_delta": fraction_text(target), "k": k_,
-                                "method": method}
+    evidence: dict[str, Any] = {
+        "claim_epsilon": fraction_text(eps),
+        "claim_delta": fraction_text(target),
+        "k": k_,
+        "method": method,
+    }
     where = f"{k_}-fold at epsilon={short_rational(eps)}"
     violated = [r for r in results if r[1].low is not None and r[1].low > target]
     if violated:
         pair, e, at_delta = max(violated, key=lambda r: _key(r[1].low))
-        evidence.update({"q": str(pair[0]), "q_prime": str(pair[1]), "delta": e.to_json(),
-                         "epsilon_at_claimed_delta": at_delta.to_json()})
-        return CheckResult("composition", Verdict.VIOLATED,
-                           f"{where}: delta >= {decimal_text(e.low, 8)} > claimed "
-                           f"{short_rational(target)} at {_pair_text(pair)}", evidence=evidence)
+        evidence.update(
+            {
+                "q": str(pair[0]),
+                "q_prime": str(pair[1]),
+                "delta": e.to_json(),
+                "epsilon_at_claimed_delta": at_delta.to_json(),
+            }
+        )
+        return CheckResult(
+            "composition",
+            Verdict.VIOLATED,
+            f"{where}: delta >= {decimal_text(e.low, 8)} > claimed {short_rational(target)} at {_pair_text(pair)}",
+            evidence=evidence,
+        )
     pair, worst, _ = max(results, key=lambda r: _key(r[1].high))
     evidence.update({"q": str(pair[0]), "q_prime": str(pair[1]), "delta": worst.to_json()})
     if all(e.high is not None and e.high <= target for _, e, _ in results):
-        return CheckResult("composition", Verdict.PROVED,
-                           f"{where}: every ordered pair's delta <= {decimal_text(worst.high, 8)} <= claimed "  # type: ignore[arg-type]
-                           f"{short_rational(target)} ({method})", evidence=evidence)
+        return CheckResult(
+            "composition",
+            Verdict.PROVED,
+            f"{where}: every ordered pair's delta <= {decimal_text(worst.high, 8)} <= claimed "  # type: ignore[arg-type]
+            f"{short_rational(target)} ({method})",
+            evidence=evidence,
+        )
     gap = worst.gap
-    reason = (f"delta_high={'+inf' if worst.high is None else decimal_text(worst.high, 8)} > claimed "
-              f"{short_rational(target)} >= delta_low at {_pair_text(pair)}; the gap "
-              f"{'is infinite' if gap is None else decimal_text(gap, 4)}: use a finer grid or more bits")
+    reason = (
+        f"delta_high={'+inf' if worst.high is None else decimal_text(worst.high, 8)} > claimed "
+        f"{short_rational(target)} >= delta_low at {_pair_text(pair)}; the gap "
+        f"{'is infinite' if gap is None else decimal_text(gap, 4)}: use a finer grid or more bits"
+    )
     evidence["gap"] = None if gap is None else fraction_text(gap)
     return CheckResult("composition", Verdict.INCONCLUSIVE, f"{where}: {reason}", reason=reason, evidence=evidence)
 
@@ -317,9 +385,12 @@ def _check_pure(table: object, neighbours: object, k: object, claim: PureDp) -> 
         round_table, output = outputs
         witness = RatioWitness(q, q2, output, round_table[q][output], Fraction(0))
         evidence["witness"] = witness.to_json()
-        return CheckResult("composition", Verdict.VIOLATED,
-                           f"infinite privacy loss at {_pair_text((q, q2))}, output {shown(output)}: P > 0 = P'",
-                           evidence=evidence)
+        return CheckResult(
+            "composition",
+            Verdict.VIOLATED,
+            f"infinite privacy loss at {_pair_text((q, q2))}, output {shown(output)}: P > 0 = P'",
+            evidence=evidence,
+        )
     composed = ratio**k_
     evidence["largest_ratio"] = short_rational(composed)
     if claim.alpha is not None:
@@ -327,8 +398,9 @@ def _check_pure(table: object, neighbours: object, k: object, claim: PureDp) -> 
         bound_text = f"1/alpha={short_rational(1 / claim.alpha)}"
     else:
         epsilon = Fraction(claim.epsilon)  # type: ignore[arg-type]
-        holds = True if composed == 1 else _decide(lambda: k_ * iv.log(iv_rational(ratio)),
-                                                         lambda: iv_rational(epsilon))
+        holds = (
+            True if composed == 1 else _decide(lambda: k_ * iv.log(iv_rational(ratio)), lambda: iv_rational(epsilon))
+        )
         bound_text = f"e^epsilon, epsilon={short_rational(epsilon)}"
     where = f"{k_}-fold largest ratio {short_rational(composed)}"
     if holds is None:
@@ -341,5 +413,9 @@ def _check_pure(table: object, neighbours: object, k: object, claim: PureDp) -> 
     for t, y in zip(rounds * k_, output):
         p, q_ = p * t[q][y], q_ * t[q2][y]
     evidence["witness"] = RatioWitness(q, q2, output, p, q_).to_json()
-    return CheckResult("composition", Verdict.VIOLATED, f"{where} > {bound_text} at {_pair_text((q, q2))}, "
-                       f"output {shown(tuple(outputs))} repeated {k_} times", evidence=evidence)
+    return CheckResult(
+        "composition",
+        Verdict.VIOLATED,
+        f"{where} > {bound_text} at {_pair_text((q, q2))}, output {shown(tuple(outputs))} repeated {k_} times",
+        evidence=evidence,
+    )

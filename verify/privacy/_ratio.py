@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from dpverify.specs import ExactPmf, PureDpClaim
+from dpverify.specs._fields import check_fields
 from dpverify.verify.engine._arguments import need_instance, need_neighbours, need_table
 from dpverify.verify.engine._results import CheckResult, RatioWitness, Verdict, epsilon_of, fraction_text
 from dpverify.verify.engine._text import short_rational
-from dpverify.specs._fields import check_fields
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,8 +60,10 @@ def distinct_weight_pairs(
     distinct: dict[tuple[int, int], dict[tuple[int, int], Located]] = {}
     for q, q2 in neighbours:
         first, second = table[q], table[q2]
-        outputs = first.outputs if first.outputs == second.outputs else tuple(
-            dict.fromkeys((*first.outputs, *second.outputs))
+        outputs = (
+            first.outputs
+            if first.outputs == second.outputs
+            else tuple(dict.fromkeys((*first.outputs, *second.outputs)))
         )
         seen = distinct.setdefault((first.denominator, second.denominator), {})
         pairs = zip(_aligned_weights(first, outputs), _aligned_weights(second, outputs))
@@ -79,9 +81,7 @@ def _lower_ratio(w: int, d: int, w2: int, d2: int) -> tuple[int, int]:
     return (a, b) if a <= b else (b, a)
 
 
-def tightest_alpha(
-    table: Mapping[Hashable, ExactPmf], neighbours: Iterable[tuple[Hashable, Hashable]]
-) -> PrivacyLoss:
+def tightest_alpha(table: Mapping[Hashable, ExactPmf], neighbours: Iterable[tuple[Hashable, Hashable]]) -> PrivacyLoss:
     """Exact tightest ``alpha`` over the neighbours, in both orders, and every output."""
     table = need_table("table", table)
     neighbours = need_neighbours("neighbours", neighbours, table)

@@ -52,9 +52,9 @@ from dpverify.samplers import InvalidArgument
 from dpverify.samplers._rational import shown
 from dpverify.specs import ExactPmf, PureDpClaim
 from dpverify.verify.engine._arguments import need_count, need_instance, need_neighbours, need_table
-from dpverify.verify.privacy._ratio import distinct_weight_pairs
 from dpverify.verify.engine._results import CheckResult, RatioWitness, Verdict, fraction_text
 from dpverify.verify.engine._text import short_rational, shown_value
+from dpverify.verify.privacy._ratio import distinct_weight_pairs
 
 # Cases per Z3 query; 64..256 measured equally fast on GTM n=1000, 1024 twice as slow.
 _BLOCK = 256
@@ -80,9 +80,11 @@ def _entry(q: Hashable, q2: Hashable, x: Hashable, w: int, d: int, w2: int, d2: 
     witness = RatioWitness(q, q2, x, Fraction(w, d), Fraction(w2, d2))
     entry = _Entry(witness, w * (scale // d), w2 * (scale // d2))
     if max(entry.p.bit_length(), entry.p2.bit_length()) > MAX_SMT_BITS:
-        raise InvalidArgument(f"table's probabilities must have at most {MAX_SMT_BITS} bits over a common denominator "
-                              f"for Z3; got P(x={_text(x)}|q={_text(q)}) and P(x|q'={_text(q2)}) with "
-                              f"{max(entry.p.bit_length(), entry.p2.bit_length())} bits. Use tightest_alpha, which is exact.")
+        raise InvalidArgument(
+            f"table's probabilities must have at most {MAX_SMT_BITS} bits over a common denominator "
+            f"for Z3; got P(x={_text(x)}|q={_text(q)}) and P(x|q'={_text(q2)}) with "
+            f"{max(entry.p.bit_length(), entry.p2.bit_length())} bits. Use tightest_alpha, which is exact."
+        )
     return entry
 
 
@@ -90,8 +92,9 @@ def _claim(claim: object) -> PureDpClaim:
     need_instance("claim", claim, PureDpClaim, "a PureDpClaim, e.g. PureDpClaim(Fraction(1, 3))")
     alpha = claim.alpha  # type: ignore[attr-defined]
     if max(alpha.numerator.bit_length(), alpha.denominator.bit_length()) > MAX_SMT_BITS:
-        raise InvalidArgument(f"claim's alpha must have at most {MAX_SMT_BITS} bits in each part for Z3; got "
-                              f"alpha={shown(alpha)}.")
+        raise InvalidArgument(
+            f"claim's alpha must have at most {MAX_SMT_BITS} bits in each part for Z3; got alpha={shown(alpha)}."
+        )
     return claim  # type: ignore[return-value]
 
 
@@ -123,9 +126,7 @@ def _row(table: Mapping[Hashable, ExactPmf], q: Hashable) -> ExactPmf:
         ) from None
 
 
-def _entries(
-    table: Mapping[Hashable, ExactPmf], neighbours: Iterable[tuple[Hashable, Hashable]]
-) -> list[_Entry]:
+def _entries(table: Mapping[Hashable, ExactPmf], neighbours: Iterable[tuple[Hashable, Hashable]]) -> list[_Entry]:
     """The distinct directed entries, both orders of every pair, ``0/0`` dropped."""
     table = need_table("table", table)
     neighbours = need_neighbours("neighbours", neighbours)
@@ -150,9 +151,7 @@ def _range(lo: int, hi: int) -> list[z3.BoolRef]:
 def _cases(entries: list[_Entry], lo: int, hi: int) -> list[z3.BoolRef]:
     """``i = k => (p = p_k and p2 = p'_k)`` for ``lo <= k < hi``."""
     i, p, p2 = z3.Ints("i p p2")
-    return [
-        z3.Implies(i == k, z3.And(p == entries[k].p, p2 == entries[k].p2)) for k in range(lo, hi)
-    ]
+    return [z3.Implies(i == k, z3.And(p == entries[k].p, p2 == entries[k].p2)) for k in range(lo, hi)]
 
 
 def _below(bound: Fraction) -> z3.BoolRef:
@@ -220,9 +219,7 @@ def check_ratio_bound_z3(
     return _violated(claim, worst, True, len(entries))
 
 
-def _unknown(
-    claim: PureDpClaim, worst: RatioWitness | None, reason: str, checked: int, total: int
-) -> CheckResult:
+def _unknown(claim: PureDpClaim, worst: RatioWitness | None, reason: str, checked: int, total: int) -> CheckResult:
     if worst is not None:  # a sat is final: the claim is refuted, only minimality is open
         return _violated(claim, worst, False, total)
     return CheckResult(
@@ -249,9 +246,7 @@ def _violated(claim: PureDpClaim, w: RatioWitness, tightest: bool, total: int) -
     )
 
 
-def _evidence(
-    claim: PureDpClaim, w: RatioWitness | None, tightest: bool, total: int
-) -> dict[str, Any]:
+def _evidence(claim: PureDpClaim, w: RatioWitness | None, tightest: bool, total: int) -> dict[str, Any]:
     return {
         "claim_alpha": fraction_text(claim.alpha),
         "witness": None if w is None else w.to_json(),

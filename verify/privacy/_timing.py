@@ -159,18 +159,26 @@ class TimingChannel:
             _mass(name, getattr(self, name))
         ends = self.information_explored
         if not (isinstance(ends, tuple) and len(ends) == 2 and all(isinstance(e, mpmath.mpf) for e in ends)):
-            raise InvalidArgument(f"information_explored must be a pair of mpmath.mpf; got information_explored={shown(ends)}.")
+            raise InvalidArgument(
+                f"information_explored must be a pair of mpmath.mpf; got information_explored={shown(ends)}."
+            )
         for name in ("information_lower", "information_upper"):
             value = getattr(self, name)
             if not (isinstance(value, mpmath.mpf) or (name == "information_upper" and value is None)):
-                raise InvalidArgument(f"{name} must be an mpmath.mpf{' or None' if name == 'information_upper' else ''}; "
-                                      f"got {name}={shown(value)}.")
+                raise InvalidArgument(
+                    f"{name} must be an mpmath.mpf{' or None' if name == 'information_upper' else ''}; "
+                    f"got {name}={shown(value)}."
+                )
         if not isinstance(self.independent_on_explored, bool):
-            raise InvalidArgument(f"independent_on_explored must be True or False; got {shown(self.independent_on_explored)}.")
+            raise InvalidArgument(
+                f"independent_on_explored must be True or False; got {shown(self.independent_on_explored)}."
+            )
         if self.witness is not None and not isinstance(self.witness, DependenceWitness):
             raise InvalidArgument(f"witness must be a DependenceWitness or None; got witness={shown(self.witness)}.")
         if not isinstance(self.mean_draws, dict):
-            raise InvalidArgument(f"mean_draws must be a dict of output to Fraction; got mean_draws={shown(self.mean_draws)}.")
+            raise InvalidArgument(
+                f"mean_draws must be a dict of output to Fraction; got mean_draws={shown(self.mean_draws)}."
+            )
         for output, mean in self.mean_draws.items():
             if not isinstance(mean, Fraction) or mean < 0:
                 raise InvalidArgument(f"mean_draws[{shown_value(output)}] must be a Fraction >= 0; got {shown(mean)}.")
@@ -229,7 +237,8 @@ class TimingChannel:
             "information_lower_bits": self._bits(self.information_lower),
             "information_upper_bits": None if self.information_upper is None else self._bits(self.information_upper),
             "upper_bound_note": (
-                None if self.information_upper is not None
+                None
+                if self.information_upper is not None
                 else "no upper bound: the unexplored mass may carry any draw counts"
             ),
             "independent_on_explored": self.independent_on_explored,
@@ -246,8 +255,9 @@ class TimingChannel:
     def result(self, budgets: dict[str, Any] | None = None) -> CheckResult:
         """This report as a CheckResult of check ``"timing_channel"``."""
         if budgets is not None and not (isinstance(budgets, dict) and all(isinstance(k, str) for k in budgets)):
-            raise InvalidArgument(f"budgets must be a dict of str keys or None; got budgets={shown(budgets)} "
-                                  f"({type(budgets).__name__}).")
+            raise InvalidArgument(
+                f"budgets must be a dict of str keys or None; got budgets={shown(budgets)} ({type(budgets).__name__})."
+            )
         return CheckResult(
             "timing_channel",
             self.verdict,
@@ -290,9 +300,7 @@ def _find_witness(
     return witness if witness.gap > 0 else None
 
 
-def timing_channel(
-    found: Enumeration, *, dps: int = 30, outputs: Sequence[Hashable] | None = None
-) -> TimingChannel:
+def timing_channel(found: Enumeration, *, dps: int = 30, outputs: Sequence[Hashable] | None = None) -> TimingChannel:
     """The draw-count channel of ``found`` (module docstring).
 
     ``outputs`` selects the outputs whose mean draw counts are listed (default: the 15 most
@@ -331,8 +339,17 @@ def timing_channel(
     draws_range = (min(by_draws), max(by_draws)) if by_draws else (0, 0)
     witness = None if independent else _find_witness(joint, by_output, by_draws, U)
     return TimingChannel(
-        E, U, explored_ends, information_lower, information_upper, independent, witness,
-        mean_draws, draws_range, found.paths, dps,
+        E,
+        U,
+        explored_ends,
+        information_lower,
+        information_upper,
+        independent,
+        witness,
+        mean_draws,
+        draws_range,
+        found.paths,
+        dps,
     )
 
 

@@ -80,8 +80,8 @@ from dpverify.specs import ExactPmf
 from dpverify.specs._api import Case, Randomness, Spec, SpecError
 from dpverify.specs._claims import SamplesPmf
 from dpverify.verify.engine._arguments import need_seed
-from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text, json_value
 from dpverify.verify.engine._random_compat import RandomCompat
+from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text, json_value
 from dpverify.verify.engine._statistics import _mpf_fraction
 from dpverify.verify.published._blackbox_distribution import DEFAULT_BETA, Law, check_black_box_distribution
 from dpverify.verify.published._blackbox_draw import Draws, Raised, _is_vector, _numeric, draw, normalise
@@ -140,8 +140,11 @@ def _law(spec: Spec, p: dict[str, Any], q: Hashable) -> tuple[Law, list[Hashable
     """``(law, listed, exact)`` of the output at input ``q``, or None when the spec states no law."""
     if spec.pmf is not None:
         value = spec.pmf(p, q) if spec.input is not None else spec.pmf(p)
-        table = ({o: Fraction(w, value.denominator) for o, w in zip(value.outputs, value.weights)}
-                 if isinstance(value, ExactPmf) else {o: Fraction(w) for o, w in dict(value).items()})
+        table = (
+            {o: Fraction(w, value.denominator) for o, w in zip(value.outputs, value.weights)}
+            if isinstance(value, ExactPmf)
+            else {o: Fraction(w) for o, w in dict(value).items()}
+        )
         if spec.input is None:
             table = {_plus(q, o): w for o, w in table.items()}
         exact_law: Law = lambda o: (table.get(o, Fraction(0)), table.get(o, Fraction(0)))  # noqa: E731
@@ -159,8 +162,9 @@ def _law(spec: Spec, p: dict[str, Any], q: Hashable) -> tuple[Law, list[Hashable
 
 def _missing_module(draws: Draws) -> str | None:
     """The module a sampler could not import, when every draw raised that: not a finding about it."""
-    if draws.outputs and all(isinstance(o, Raised) and o.error in ("ModuleNotFoundError", "ImportError")
-                             for o in draws.outputs[:10]):
+    if draws.outputs and all(
+        isinstance(o, Raised) and o.error in ("ModuleNotFoundError", "ImportError") for o in draws.outputs[:10]
+    ):
         first = draws.outputs[0]
         assert isinstance(first, Raised)
         return first.message
@@ -182,13 +186,22 @@ class CaseResult:
         return self.outcome == self.case.expect
 
     def to_json(self) -> dict[str, Any]:
-        return {"label": self.case.describe(), "parameters": {k: str(v) for k, v in self.case.parameters.items()},
-                "expect": self.case.expect, "why": self.case.why, "outcome": self.outcome, "met": self.met,
-                "seconds": self.seconds, "notes": list(self.notes), "checks": [c.to_json() for c in self.checks]}
+        return {
+            "label": self.case.describe(),
+            "parameters": {k: str(v) for k, v in self.case.parameters.items()},
+            "expect": self.case.expect,
+            "why": self.case.why,
+            "outcome": self.outcome,
+            "met": self.met,
+            "seconds": self.seconds,
+            "notes": list(self.notes),
+            "checks": [c.to_json() for c in self.checks],
+        }
 
 
-def _searched_pairs(spec: Spec, p: dict[str, Any], case: Case,
-                    max_pairs: int) -> tuple[list[Hashable], list[tuple[int, int]], int]:
+def _searched_pairs(
+    spec: Spec, p: dict[str, Any], case: Case, max_pairs: int
+) -> tuple[list[Hashable], list[tuple[int, int]], int]:
     """``(inputs, index pairs, pairs available)``: the distinct inputs of the spec's first
     ``max_pairs`` neighbouring pairs in order of appearance (for a spec without an input, ``0``
     and ``sensitivity``, the mechanism being ``q + noise``)."""
@@ -219,19 +232,34 @@ def _shape_violation(outputs: Sequence[Hashable], listed: Sequence[Hashable], wh
     law_vectors = vectors.pop()
     for count, output in enumerate(outputs):
         if (_is_vector(output) and not law_vectors) or (_numeric(output) and law_vectors):
-            what = (f"a vector of length {len(output)}" if _is_vector(output)  # type: ignore[arg-type]
-                    else f"the number {output!r}")
+            what = (
+                f"a vector of length {len(output)}"
+                if _is_vector(output)  # type: ignore[arg-type]
+                else f"the number {output!r}"
+            )
             law = "vectors" if law_vectors else "numbers"
             n = sum(1 for o in outputs if _is_vector(o) != law_vectors and (_is_vector(o) or _numeric(o)))
-            return CheckResult("blackbox_distribution", Verdict.VIOLATED,
-                               f"the sampler returned {what} where the spec's law is over {law} ({n} of {len(outputs)} "
-                               f"draws, the first at draw {count}; a certain violation); {where}",
-                               evidence={"output": json_value(output), "count": n, "samples": len(outputs)})
+            return CheckResult(
+                "blackbox_distribution",
+                Verdict.VIOLATED,
+                f"the sampler returned {what} where the spec's law is over {law} ({n} of {len(outputs)} "
+                f"draws, the first at draw {count}; a certain violation); {where}",
+                evidence={"output": json_value(output), "count": n, "samples": len(outputs)},
+            )
     return None
 
 
-def audit_case(spec: Spec, case: Case, *, seed: int, samples: int, alpha: RationalLike = DEFAULT_ALPHA,
-               beta: RationalLike = DEFAULT_BETA, time_limit: float = 120, max_pairs: int = MAX_PAIRS) -> CaseResult:
+def audit_case(
+    spec: Spec,
+    case: Case,
+    *,
+    seed: int,
+    samples: int,
+    alpha: RationalLike = DEFAULT_ALPHA,
+    beta: RationalLike = DEFAULT_BETA,
+    time_limit: float = 120,
+    max_pairs: int = MAX_PAIRS,
+) -> CaseResult:
     """Both tests on ``case`` of a black-box ``spec``: ``samples`` draws at each input of the
     spec's first ``max_pairs`` neighbouring pairs (for a spec without an input, ``0`` and
     ``sensitivity``, the mechanism being ``q + noise``), one process per input, all under
@@ -257,13 +285,19 @@ def audit_case(spec: Spec, case: Case, *, seed: int, samples: int, alpha: Ration
     if not all(d.complete for d in draws):
         done = ", ".join(f"{len(d.outputs)} at q={q!r}" for d, q in zip(draws, inputs))
         crashed = [d.exit_code for d in draws if not d.complete and not d.timed_out]
-        reason = (f"the sampler's process died (exit code {crashed[0]}) after {done} draws: a crash in native code"
-                  if crashed else
-                  f"the sampler did not finish {samples} draws per input within the time limit of {time_limit} s "
-                  f"({done}): it hangs or is too slow")
-        result = CheckResult("blackbox", Verdict.INCONCLUSIVE, f"{reason}; seed={seed}", reason=reason,
-                             evidence={"seed": seed, "draws_done": [len(d.outputs) for d in draws],
-                                       "time_limit": time_limit})
+        reason = (
+            f"the sampler's process died (exit code {crashed[0]}) after {done} draws: a crash in native code"
+            if crashed
+            else f"the sampler did not finish {samples} draws per input within the time limit of {time_limit} s "
+            f"({done}): it hangs or is too slow"
+        )
+        result = CheckResult(
+            "blackbox",
+            Verdict.INCONCLUSIVE,
+            f"{reason}; seed={seed}",
+            reason=reason,
+            evidence={"seed": seed, "draws_done": [len(d.outputs) for d in draws], "time_limit": time_limit},
+        )
         return CaseResult(case, Verdict.INCONCLUSIVE.value, (result,), time.monotonic() - started)
     checks: list[CheckResult] = []
     notes: list[str] = []
@@ -274,19 +308,44 @@ def audit_case(spec: Spec, case: Case, *, seed: int, samples: int, alpha: Ration
         function, listed, exact = law
         integer = all(isinstance(o, int) and not isinstance(o, bool) for o in listed)
         here = f"q={inputs[0]!r}, {where}"
-        checks.append(_shape_violation(draws[0].outputs, listed, here) or check_black_box_distribution(
-            draws[0].outputs, function, listed, exact=exact, integer=integer, beta=beta, seed=draws[0].seed,
-            where=here))
+        checks.append(
+            _shape_violation(draws[0].outputs, listed, here)
+            or check_black_box_distribution(
+                draws[0].outputs,
+                function,
+                listed,
+                exact=exact,
+                integer=integer,
+                beta=beta,
+                seed=draws[0].seed,
+                where=here,
+            )
+        )
     if isinstance(claim, SamplesPmf):
         notes.append("no privacy test: the spec claims only a PMF")
     else:
         if available > len(pairs):
             notes.append(f"the privacy test searched the first {len(pairs)} of {available} neighbouring pairs")
-        checks.append(check_black_box_privacy_search([d.outputs for d in draws], inputs, pairs, claim, alpha=alpha,
-                                                     seed=seed, seconds=seconds, pairs_available=available))
+        checks.append(
+            check_black_box_privacy_search(
+                [d.outputs for d in draws],
+                inputs,
+                pairs,
+                claim,
+                alpha=alpha,
+                seed=seed,
+                seconds=seconds,
+                pairs_available=available,
+            )
+        )
     verdicts = {c.verdict for c in checks}
-    outcome = (Verdict.VIOLATED if Verdict.VIOLATED in verdicts else
-               Verdict.INCONCLUSIVE if Verdict.INCONCLUSIVE in verdicts or not checks else Verdict.PROVED)
+    outcome = (
+        Verdict.VIOLATED
+        if Verdict.VIOLATED in verdicts
+        else Verdict.INCONCLUSIVE
+        if Verdict.INCONCLUSIVE in verdicts or not checks
+        else Verdict.PROVED
+    )
     return CaseResult(case, outcome.value, tuple(checks), time.monotonic() - started, tuple(notes))
 
 
@@ -299,11 +358,14 @@ def resolve_black_box(reference: str, modules: Sequence[str] = ()) -> tuple[Spec
         try:
             module = importlib.import_module(module_name)
         except ImportError as error:
-            raise DpverifyError(f"SPEC={shown(reference)}: module {shown(module_name)} cannot be imported: {error}.") from None
+            raise DpverifyError(
+                f"SPEC={shown(reference)}: module {shown(module_name)} cannot be imported: {error}."
+            ) from None
         spec = getattr(module, attribute, None)
         if not isinstance(spec, Spec):
-            raise DpverifyError(f"SPEC={shown(reference)} must name a dpverify.specs.Spec; got {shown(spec)} "
-                                f"({type(spec).__name__}).")
+            raise DpverifyError(
+                f"SPEC={shown(reference)} must name a dpverify.specs.Spec; got {shown(spec)} ({type(spec).__name__})."
+            )
         return spec, reference
     from dpverify.verify.published._blackbox_specs import BLACK_BOXES
 
@@ -315,23 +377,49 @@ def resolve_black_box(reference: str, modules: Sequence[str] = ()) -> tuple[Spec
     return found.spec, found.origin
 
 
-def audit_black_box(spec: Spec, origin: str, cases: Sequence[Case], *, seed: int | None = None, samples: int = 20_000,
-                    alpha: RationalLike = DEFAULT_ALPHA, beta: RationalLike = DEFAULT_BETA, time_limit: float = 120,
-                    command: str = "", max_pairs: int = MAX_PAIRS) -> dict[str, Any]:
+def audit_black_box(
+    spec: Spec,
+    origin: str,
+    cases: Sequence[Case],
+    *,
+    seed: int | None = None,
+    samples: int = 20_000,
+    alpha: RationalLike = DEFAULT_ALPHA,
+    beta: RationalLike = DEFAULT_BETA,
+    time_limit: float = 120,
+    command: str = "",
+    max_pairs: int = MAX_PAIRS,
+) -> dict[str, Any]:
     """The ``dpverify.blackbox/1`` document (``schemas/blackbox-1.schema.json``) of every case."""
     seed_ = need_seed(seed)
     a = as_open_unit_interval("alpha", alpha)
     b = as_open_unit_interval("beta", beta)
-    results = [audit_case(spec, case, seed=seed_, samples=samples, alpha=a, beta=b, time_limit=time_limit,
-                          max_pairs=max_pairs) for case in cases]
+    results = [
+        audit_case(spec, case, seed=seed_, samples=samples, alpha=a, beta=b, time_limit=time_limit, max_pairs=max_pairs)
+        for case in cases
+    ]
     met = sum(r.met for r in results)
     return {
         "schema": BLACKBOX_SCHEMA,
-        "spec": {"name": spec.name, "origin": origin, "randomness": Randomness(spec.randomness).value,
-                 "description": spec.description, "citation": spec.citation},
-        "command": command, "seed": seed_, "samples_per_input": samples, "alpha": fraction_text(a),
-        "beta": fraction_text(b), "time_limit": time_limit, "max_pairs": max_pairs,
+        "spec": {
+            "name": spec.name,
+            "origin": origin,
+            "randomness": Randomness(spec.randomness).value,
+            "description": spec.description,
+            "citation": spec.citation,
+        },
+        "command": command,
+        "seed": seed_,
+        "samples_per_input": samples,
+        "alpha": fraction_text(a),
+        "beta": fraction_text(b),
+        "time_limit": time_limit,
+        "max_pairs": max_pairs,
         "cases": [r.to_json() for r in results],
-        "verdict": {"met": met, "cases": len(results), "exit_code": 0 if met == len(results) else 1,
-                    "summary": f"{met} of {len(results)} case(s) met their expectation"},
+        "verdict": {
+            "met": met,
+            "cases": len(results),
+            "exit_code": 0 if met == len(results) else 1,
+            "summary": f"{met} of {len(results)} case(s) met their expectation",
+        },
     }

@@ -60,8 +60,13 @@ def check_black_box_distribution(
     evidence: dict[str, Any] = {"seed": seed, "samples": n, "false_positive_rate": fraction_text(b)}
     suffix = f"; {where}" if where else ""
     if n < 2:
-        return CheckResult("blackbox_distribution", Verdict.INCONCLUSIVE, f"only {n} draws{suffix}",
-                           reason="too few draws", evidence=evidence)
+        return CheckResult(
+            "blackbox_distribution",
+            Verdict.INCONCLUSIVE,
+            f"only {n} draws{suffix}",
+            reason="too few draws",
+            evidence=evidence,
+        )
     counts = Counter(outputs)
     support = set(listed)
     for output, count in counts.items():
@@ -76,8 +81,12 @@ def check_black_box_distribution(
             problem = f"the sampler returned {shown(output)}, to which the spec gives probability 0"
         if problem:
             evidence |= {"output": str(output) if not _numeric(output) else json_value(output), "count": count}
-            return CheckResult("blackbox_distribution", Verdict.VIOLATED,
-                               f"{problem} ({count} of {n} draws; a certain violation){suffix}", evidence=evidence)
+            return CheckResult(
+                "blackbox_distribution",
+                Verdict.VIOLATED,
+                f"{problem} ({count} of {n} draws; a certain violation){suffix}",
+                evidence=evidence,
+            )
     half_rate = b / 2
     # DKW over every draw, against the CDF enclosure at the listed outputs
     order = sorted(listed)
@@ -85,14 +94,23 @@ def check_black_box_distribution(
     outside = max(Fraction(0), 1 - sum(low for low, _ in bounds))
     t_squared, t = dkw_threshold(n, half_rate)
     worst, worst_at = enclosure_gap(counts, n, order, [low for low, _ in bounds], [high for _, high in bounds])
-    evidence |= {"dkw_threshold": t, "detectable_distance": 2 * t, "cdf_outside_enclosure": float(worst),
-                 "cdf_output": json_value(worst_at), "mass_outside_listed_outputs_at_most": float(outside)}
+    evidence |= {
+        "dkw_threshold": t,
+        "detectable_distance": 2 * t,
+        "cdf_outside_enclosure": float(worst),
+        "cdf_output": json_value(worst_at),
+        "mass_outside_listed_outputs_at_most": float(outside),
+    }
     if worst * worst > t_squared:
-        return CheckResult("blackbox_distribution", Verdict.VIOLATED,
-                           f"the empirical CDF is {float(worst):.4g} outside the spec's at output {worst_at!r}, more "
-                           f"than t={t:.4g} (DKW, N={n}, rate {fraction_text(half_rate)}){suffix}", evidence=evidence)
+        return CheckResult(
+            "blackbox_distribution",
+            Verdict.VIOLATED,
+            f"the empirical CDF is {float(worst):.4g} outside the spec's at output {worst_at!r}, more "
+            f"than t={t:.4g} (DKW, N={n}, rate {fraction_text(half_rate)}){suffix}",
+            evidence=evidence,
+        )
     # the atom test: chosen on the first half, tested on the second
-    first, second = outputs[: n // 2], outputs[n // 2:]
+    first, second = outputs[: n // 2], outputs[n // 2 :]
     first_counts = Counter(first)
     heavy = [o for o, _ in first_counts.most_common(20) if first_counts[o] >= 2]
     excess, chosen, chosen_high = None, None, Fraction(0)
@@ -104,18 +122,32 @@ def check_black_box_distribution(
     if chosen is not None:
         k = sum(1 for o in second if o == chosen)
         low = clopper_pearson_lower(k, len(second), half_rate)
-        evidence |= {"atom": json_value(chosen), "atom_held_out_count": k, "atom_held_out_size": len(second),
-                     "atom_probability_lower": fraction_text(low), "atom_spec_probability_upper": fraction_text(chosen_high)}
+        evidence |= {
+            "atom": json_value(chosen),
+            "atom_held_out_count": k,
+            "atom_held_out_size": len(second),
+            "atom_probability_lower": fraction_text(low),
+            "atom_spec_probability_upper": fraction_text(chosen_high),
+        }
         if low > chosen_high:
-            return CheckResult("blackbox_distribution", Verdict.VIOLATED,
-                               f"output {chosen!r} came {k} times in {len(second)} held-out draws: its probability "
-                               f"is >= {float(low):.4g} (Clopper-Pearson, rate {fraction_text(half_rate)}), but the "
-                               f"spec gives it <= {float(chosen_high):.4g}{suffix}", evidence=evidence)
+            return CheckResult(
+                "blackbox_distribution",
+                Verdict.VIOLATED,
+                f"output {chosen!r} came {k} times in {len(second)} held-out draws: its probability "
+                f"is >= {float(low):.4g} (Clopper-Pearson, rate {fraction_text(half_rate)}), but the "
+                f"spec gives it <= {float(chosen_high):.4g}{suffix}",
+                evidence=evidence,
+            )
     if 4 * t_squared >= 1:
         reason = f"the detectable CDF distance 2t={2 * t:.4g} is >= 1 at N={n}; draw more samples"
-        return CheckResult("blackbox_distribution", Verdict.INCONCLUSIVE, f"{reason}{suffix}", reason=reason,
-                           evidence=evidence)
-    return CheckResult("blackbox_distribution", Verdict.PROVED,
-                       f"consistent with the spec's law (DKW, N={n}: any CDF distance > {2 * t:.4g} beyond the "
-                       f"enclosure detected with probability >= 1 - {fraction_text(half_rate)}; no output heavier "
-                       f"than the spec allows){suffix}", evidence=evidence)
+        return CheckResult(
+            "blackbox_distribution", Verdict.INCONCLUSIVE, f"{reason}{suffix}", reason=reason, evidence=evidence
+        )
+    return CheckResult(
+        "blackbox_distribution",
+        Verdict.PROVED,
+        f"consistent with the spec's law (DKW, N={n}: any CDF distance > {2 * t:.4g} beyond the "
+        f"enclosure detected with probability >= 1 - {fraction_text(half_rate)}; no output heavier "
+        f"than the spec allows){suffix}",
+        evidence=evidence,
+    )

@@ -182,8 +182,10 @@ def draw(calls: Sequence[Callable[[], object]], samples: int, *, seed: int, time
                 signal.pthread_sigmask(signal.SIG_SETMASK, blocked)  # a Ctrl-C held back arrives here
             send.close()
             running.append((process, receive, [], seed + index))
-        return [_collect(process, receive, outputs, worker_seed, started, deadline)
-                for process, receive, outputs, worker_seed in running]
+        return [
+            _collect(process, receive, outputs, worker_seed, started, deadline)
+            for process, receive, outputs, worker_seed in running
+        ]
     finally:
         for process, receive, _, _ in running:  # on an interrupt, nothing is left drawing
             if process.is_alive():
@@ -192,8 +194,9 @@ def draw(calls: Sequence[Callable[[], object]], samples: int, *, seed: int, time
             receive.close()
 
 
-def _collect(process: Any, receive: Any, outputs: list[Hashable], worker_seed: int, started: float,
-             deadline: float) -> Draws:
+def _collect(
+    process: Any, receive: Any, outputs: list[Hashable], worker_seed: int, started: float, deadline: float
+) -> Draws:
     complete = died = False
     while True:
         left = deadline - time.monotonic()
@@ -217,5 +220,11 @@ def _collect(process: Any, receive: Any, outputs: list[Hashable], worker_seed: i
         process.kill()
     process.join(5)
     receive.close()
-    return Draws(tuple(outputs), time.monotonic() - started, complete, worker_seed, timed_out,
-                 None if complete or timed_out else process.exitcode)
+    return Draws(
+        tuple(outputs),
+        time.monotonic() - started,
+        complete,
+        worker_seed,
+        timed_out,
+        None if complete or timed_out else process.exitcode,
+    )

@@ -112,26 +112,42 @@ def check_black_box_privacy(
     draws ``draws0`` of ``q0`` and ``draws1`` of ``q1``."""
     if not isinstance(inputs, (tuple, list)) or len(inputs) != 2:
         raise InvalidArgument(f"inputs must be a pair (q0, q1); got inputs={shown(inputs)}.")
-    return check_black_box_privacy_search([draws0, draws1], list(inputs), [(0, 1)], claim, alpha=alpha, seed=seed,
-                                          seconds=seconds, float_structure=float_structure)
+    return check_black_box_privacy_search(
+        [draws0, draws1],
+        list(inputs),
+        [(0, 1)],
+        claim,
+        alpha=alpha,
+        seed=seed,
+        seconds=seconds,
+        float_structure=float_structure,
+    )
 
 
-def _validated(draws: Sequence[Sequence[Hashable]], inputs: Sequence[Hashable],
-               pairs: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+def _validated(
+    draws: Sequence[Sequence[Hashable]], inputs: Sequence[Hashable], pairs: Sequence[tuple[int, int]]
+) -> list[tuple[int, int]]:
     if not isinstance(draws, Sequence) or not isinstance(inputs, Sequence) or len(draws) != len(inputs):
         got = len(draws) if isinstance(draws, Sequence) else type(draws).__name__
-        raise InvalidArgument(f"draws and inputs must be sequences with one entry per input; got {got} draw lists "
-                              f"for inputs={shown(inputs)}.")
+        raise InvalidArgument(
+            f"draws and inputs must be sequences with one entry per input; got {got} draw lists "
+            f"for inputs={shown(inputs)}."
+        )
     for outputs, q in zip(draws, inputs):
         if len(outputs) < 4:
             raise InvalidArgument(f"the privacy test needs at least 4 draws per input; got {len(outputs)} at q={q!r}.")
     checked = []
     for k, pair in enumerate(pairs):
-        if (not isinstance(pair, (tuple, list)) or len(pair) != 2
-                or not all(isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(inputs) for i in pair)
-                or pair[0] == pair[1]):
-            raise InvalidArgument(f"pairs must be index pairs (i, j), i != j, into the {len(inputs)} inputs; "
-                                  f"got pairs[{k}]={shown(pair)}.")
+        if (
+            not isinstance(pair, (tuple, list))
+            or len(pair) != 2
+            or not all(isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(inputs) for i in pair)
+            or pair[0] == pair[1]
+        ):
+            raise InvalidArgument(
+                f"pairs must be index pairs (i, j), i != j, into the {len(inputs)} inputs; "
+                f"got pairs[{k}]={shown(pair)}."
+            )
         checked.append((pair[0], pair[1]))
     if not checked:
         raise InvalidArgument("pairs must name at least one neighbouring pair; got pairs=().")
@@ -177,10 +193,15 @@ def check_black_box_privacy_search(
     chosen = found.choice.pair if found.choice is not None else pairs[0]
     i0, i1 = chosen
     evidence: dict[str, Any] = {
-        "inputs": [json_value(inputs[i0]), json_value(inputs[i1])], "claim": _claim_text(claim),
-        "alpha": fraction_text(a), "confidence": fraction_text(1 - a), "seed": seed,
-        "samples_per_input": [len(draws[i0]), len(draws[i1])], "selection_sizes": [halves[i0], halves[i1]],
-        "held_out_sizes": [len(held_out[i0]), len(held_out[i1])], "seconds_sampling": seconds,
+        "inputs": [json_value(inputs[i0]), json_value(inputs[i1])],
+        "claim": _claim_text(claim),
+        "alpha": fraction_text(a),
+        "confidence": fraction_text(1 - a),
+        "seed": seed,
+        "samples_per_input": [len(draws[i0]), len(draws[i1])],
+        "selection_sizes": [halves[i0], halves[i1]],
+        "held_out_sizes": [len(held_out[i0]), len(held_out[i1])],
+        "seconds_sampling": seconds,
     } | _search_evidence(found, inputs, pairs, pairs_available, a)
     smallest = min(len(h) for h in held_out)
     reach = _epsilon_lower(Fraction(1), clopper_pearson_upper(0, smallest, a / 2))
@@ -189,54 +210,82 @@ def check_black_box_privacy_search(
     searched = f"{found.candidates} candidates over {len(pairs)} pair(s)"
     if found.choice is None:
         evidence["seconds_search"] = time.monotonic() - started
-        return CheckResult("blackbox_privacy", Verdict.PROVED,
-                           f"not refuted: no event is more likely under one input than the other on the selection "
-                           f"draws ({searched}); no violation certified (alpha={fraction_text(a)}, seed={seed})",
-                           evidence=evidence | {"epsilon_lower_bound": None, "event": None})
+        return CheckResult(
+            "blackbox_privacy",
+            Verdict.PROVED,
+            f"not refuted: no event is more likely under one input than the other on the selection "
+            f"draws ({searched}); no violation certified (alpha={fraction_text(a)}, seed={seed})",
+            evidence=evidence | {"epsilon_lower_bound": None, "event": None},
+        )
     choice = found.choice
     located = choice.located
     k0, k1 = located.count(held_out[i0]), located.count(held_out[i1])
-    (k_a, n_a, q_a), (k_b, n_b, q_b) = (((k0, len(held_out[i0]), inputs[i0]), (k1, len(held_out[i1]), inputs[i1]))
-                                        if choice.forward else
-                                        ((k1, len(held_out[i1]), inputs[i1]), (k0, len(held_out[i0]), inputs[i0])))
+    (k_a, n_a, q_a), (k_b, n_b, q_b) = (
+        ((k0, len(held_out[i0]), inputs[i0]), (k1, len(held_out[i1]), inputs[i1]))
+        if choice.forward
+        else ((k1, len(held_out[i1]), inputs[i1]), (k0, len(held_out[i0]), inputs[i0]))
+    )
     low = clopper_pearson_lower(k_a, n_a, a / 2)
     high = clopper_pearson_upper(k_b, n_b, a / 2)
     eps = _epsilon_lower(low, high)
     evidence |= {
-        "event": located.to_json(), "view": located.view.name, "family": located.event.family,
+        "event": located.to_json(),
+        "view": located.view.name,
+        "family": located.event.family,
         "selection_score": choice.score,
-        "more_likely_under": json_value(q_a), "less_likely_under": json_value(q_b),
+        "more_likely_under": json_value(q_a),
+        "less_likely_under": json_value(q_b),
         "held_out_counts": {"more_likely": k_a, "less_likely": k_b},
-        "p_more_likely_lower": fraction_text(low), "p_less_likely_upper": fraction_text(high),
+        "p_more_likely_lower": fraction_text(low),
+        "p_less_likely_upper": fraction_text(high),
         "epsilon_lower_bound": None if eps is None else _decimal(eps),
     }
     claimed, bound_text, violated = _against_claim(claim, low, high, eps, evidence)
     evidence["seconds_search"] = time.monotonic() - started
-    where = (f"event {located.describe()} ({located.event.family}) at the pair ({inputs[i0]!r}, {inputs[i1]!r}): "
-             f"{k_a}/{n_a} held-out draws at q={q_a!r} (P >= {float(low):.4g}) vs {k_b}/{n_b} at q={q_b!r} "
-             f"(P <= {float(high):.4g}); chosen on the selection halves among {searched}, so the held-out bound "
-             f"holds at confidence {float(1 - a):.6g} with no correction; seed={seed}, {total} draws")
+    where = (
+        f"event {located.describe()} ({located.event.family}) at the pair ({inputs[i0]!r}, {inputs[i1]!r}): "
+        f"{k_a}/{n_a} held-out draws at q={q_a!r} (P >= {float(low):.4g}) vs {k_b}/{n_b} at q={q_b!r} "
+        f"(P <= {float(high):.4g}); chosen on the selection halves among {searched}, so the held-out bound "
+        f"holds at confidence {float(1 - a):.6g} with no correction; seed={seed}, {total} draws"
+    )
     if seconds is not None:
         where += f" in {seconds:.1f} s"
     if violated:
-        return CheckResult("blackbox_privacy", Verdict.VIOLATED,
-                           f"certified {bound_text} > claimed {claimed}: {where}", evidence=evidence)
-    return CheckResult("blackbox_privacy", Verdict.PROVED,
-                       f"not refuted, no violation certified: {bound_text} <= claimed {claimed} (reach of these "
-                       f"held-out sizes: epsilon <= {evidence['max_certifiable_epsilon']}); {where}", evidence=evidence)
+        return CheckResult(
+            "blackbox_privacy",
+            Verdict.VIOLATED,
+            f"certified {bound_text} > claimed {claimed}: {where}",
+            evidence=evidence,
+        )
+    return CheckResult(
+        "blackbox_privacy",
+        Verdict.PROVED,
+        f"not refuted, no violation certified: {bound_text} <= claimed {claimed} (reach of these "
+        f"held-out sizes: epsilon <= {evidence['max_certifiable_epsilon']}); {where}",
+        evidence=evidence,
+    )
 
 
-def _search_evidence(found: Search, inputs: Sequence[Hashable], pairs: Sequence[tuple[int, int]],
-                     pairs_available: int | None, alpha: Fraction) -> dict[str, Any]:
+def _search_evidence(
+    found: Search,
+    inputs: Sequence[Hashable],
+    pairs: Sequence[tuple[int, int]],
+    pairs_available: int | None,
+    alpha: Fraction,
+) -> dict[str, Any]:
     return {
         "pairs_searched": [[json_value(inputs[i]), json_value(inputs[j])] for i, j in pairs],
         "pairs_available": len(pairs) if pairs_available is None else pairs_available,
-        "views_searched": list(found.views), "coordinates_left_out": found.coordinates_left_out,
-        "candidates": found.candidates, "candidates_by_family": found.by_family,
-        "validity": (f"the pair, event and direction were chosen on the selection halves only, independent of the "
-                     f"held-out halves, and one event was tested: the bound holds with probability >= "
-                     f"1 - {fraction_text(alpha)} whatever was chosen, with no correction for the "
-                     f"{found.candidates} candidates over {len(pairs)} pair(s)"),
+        "views_searched": list(found.views),
+        "coordinates_left_out": found.coordinates_left_out,
+        "candidates": found.candidates,
+        "candidates_by_family": found.by_family,
+        "validity": (
+            f"the pair, event and direction were chosen on the selection halves only, independent of the "
+            f"held-out halves, and one event was tested: the bound holds with probability >= "
+            f"1 - {fraction_text(alpha)} whatever was chosen, with no correction for the "
+            f"{found.candidates} candidates over {len(pairs)} pair(s)"
+        ),
     }
 
 
@@ -244,8 +293,9 @@ def _claim_text(claim: Claim) -> str:
     return claim.describe() if hasattr(claim, "describe") else repr(claim)
 
 
-def _against_claim(claim: Claim, low: Fraction, high: Fraction, eps: Fraction | None,
-                   evidence: dict[str, Any]) -> tuple[str, str, bool]:
+def _against_claim(
+    claim: Claim, low: Fraction, high: Fraction, eps: Fraction | None, evidence: dict[str, Any]
+) -> tuple[str, str, bool]:
     """``(claimed, bound, violated)`` for the claim's own parameter."""
     eps_text = "epsilon >= " + ("-inf" if eps is None else _decimal(eps))
     if isinstance(claim, PureDp):
@@ -259,7 +309,11 @@ def _against_claim(claim: Claim, low: Fraction, high: Fraction, eps: Fraction | 
         bound = _epsilon_lower(low, high, delta)
         evidence["epsilon_lower_bound_at_delta"] = None if bound is None else _decimal(bound)
         text = "epsilon >= " + ("-inf" if bound is None else _decimal(bound)) + f" at delta = {delta}"
-        return f"epsilon = {claim.epsilon} at delta = {delta}", text, bound is not None and bound > Fraction(claim.epsilon)
+        return (
+            f"epsilon = {claim.epsilon} at delta = {delta}",
+            text,
+            bound is not None and bound > Fraction(claim.epsilon),
+        )
     if isinstance(claim, Zcdp):
         found = _rho_lower(low, high)
         rho = Fraction(claim.rho)

@@ -196,12 +196,14 @@ class Event:
         return " and ".join(parts)
 
     def to_json(self, variable: str = "o") -> dict[str, Any]:
-        return {"description": self.describe(variable),
-                "low": None if self.low is None else fraction_text(Fraction(self.low)),
-                "high": None if self.high is None else fraction_text(Fraction(self.high)),
-                "lowest_bit_below": self.bit if self.bit is not None and self.fine else None,
-                "lowest_bit_at_least": self.bit if self.bit is not None and not self.fine else None,
-                "atom": None if self.atom is None else str(self.atom)}
+        return {
+            "description": self.describe(variable),
+            "low": None if self.low is None else fraction_text(Fraction(self.low)),
+            "high": None if self.high is None else fraction_text(Fraction(self.high)),
+            "lowest_bit_below": self.bit if self.bit is not None and self.fine else None,
+            "lowest_bit_at_least": self.bit if self.bit is not None and not self.fine else None,
+            "atom": None if self.atom is None else str(self.atom),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,9 +327,16 @@ class Choice:
     score: float
 
 
-def _choose_view(view: View, values: tuple[Sequence[Hashable], Sequence[Hashable]],
-                 counts: tuple[Counter[Hashable], Counter[Hashable]], points: Sequence[Fraction], log_level: float,
-                 float_structure: bool, pair: tuple[int, int], tally: Counter[str]) -> Choice | None:
+def _choose_view(
+    view: View,
+    values: tuple[Sequence[Hashable], Sequence[Hashable]],
+    counts: tuple[Counter[Hashable], Counter[Hashable]],
+    points: Sequence[Fraction],
+    log_level: float,
+    float_structure: bool,
+    pair: tuple[int, int],
+    tally: Counter[str],
+) -> Choice | None:
     boundaries = _boundaries(list(values[0]) + list(values[1]), points)
     structure = float_structure and view.float_structure
     tables = (_Table(values[0], boundaries, structure), _Table(values[1], boundaries, structure))
@@ -375,8 +384,14 @@ class Search:
     coordinates_left_out: int
 
 
-def search(selections: Sequence[Sequence[Hashable]], inputs: Sequence[Hashable], pairs: Sequence[tuple[int, int]],
-           alpha: Fraction, *, float_structure: bool = True) -> Search:
+def search(
+    selections: Sequence[Sequence[Hashable]],
+    inputs: Sequence[Hashable],
+    pairs: Sequence[tuple[int, int]],
+    alpha: Fraction,
+    *,
+    float_structure: bool = True,
+) -> Search:
     """The best (pair, view, event, direction) on the selection draws ``selections[i]`` of
     ``inputs[i]``, over the neighbouring ``pairs`` (index pairs) and the families of the module
     docstring; ``float_structure=False`` leaves that family out (the benchmark's baseline)."""
@@ -402,8 +417,9 @@ def search(selections: Sequence[Sequence[Hashable]], inputs: Sequence[Hashable],
             names[view.name] = None
             (values0, counts0), (values1, counts1) = column(pair[0], view), column(pair[1], view)
             points = _points(view, (inputs[pair[0]], inputs[pair[1]]))
-            found = _choose_view(view, (values0, values1), (counts0, counts1), points, log_level, float_structure,
-                                 pair, tally)
+            found = _choose_view(
+                view, (values0, values1), (counts0, counts1), points, log_level, float_structure, pair, tally
+            )
             if found is not None and (best is None or found.score > best.score):
                 best = found
     return Search(best, sum(tally.values()), {f: tally[f] for f in FAMILIES}, tuple(names), left_out)

@@ -94,6 +94,7 @@ OPENDP_DLAPLACE = Spec(
     cases=(Case({"scale": 2}, "proved", "the discrete Laplace with scale 2 is 1/2-DP", label="scale=2"),),
 )
 
+
 def _opendp_gaussian_spec(name: str, sampler: Any, atom: str, cases: tuple[Case, ...]) -> Spec:
     return Spec(
         name=name,
@@ -110,15 +111,32 @@ def _opendp_gaussian_spec(name: str, sampler: Any, atom: str, cases: tuple[Case,
     )
 
 
-OPENDP_DGAUSS = _opendp_gaussian_spec("opendp-dgauss", opendp_gaussian, "int", (
-    Case({"scale": 2}, "proved", "the discrete Gaussian with sigma 2 is 1/8-zCDP", label="scale=2"),
-))
+OPENDP_DGAUSS = _opendp_gaussian_spec(
+    "opendp-dgauss",
+    opendp_gaussian,
+    "int",
+    (Case({"scale": 2}, "proved", "the discrete Gaussian with sigma 2 is 1/8-zCDP", label="scale=2"),),
+)
 
-OPENDP_DGAUSS_I32 = _opendp_gaussian_spec("opendp-dgauss-i32", opendp_gaussian_i32, "'i32'", (
-    Case({"scale": 2}, "proved", "far from the type's range the i32 Gaussian is the discrete Gaussian", label="scale=2"),
-    Case({"scale": 2**31}, "violated", "sigma = 2^31: about a third of the draws saturate to the i32 range's ends",
-         label="scale=2^31"),
-))
+OPENDP_DGAUSS_I32 = _opendp_gaussian_spec(
+    "opendp-dgauss-i32",
+    opendp_gaussian_i32,
+    "'i32'",
+    (
+        Case(
+            {"scale": 2},
+            "proved",
+            "far from the type's range the i32 Gaussian is the discrete Gaussian",
+            label="scale=2",
+        ),
+        Case(
+            {"scale": 2**31},
+            "violated",
+            "sigma = 2^31: about a third of the draws saturate to the i32 range's ends",
+            label="scale=2^31",
+        ),
+    ),
+)
 
 NUMPY_LAPLACE = Spec(
     name="numpy-laplace",
@@ -129,8 +147,14 @@ NUMPY_LAPLACE = Spec(
     randomness="none",
     description="the textbook float Laplace mechanism x + numpy.random.laplace(0, 1/epsilon)",
     citation="Mironov, On significance of the least significant bits for differential privacy, CCS 2012",
-    cases=(Case({"epsilon": "0.1"}, "violated", "the float Laplace's low bits tell the inputs apart (Mironov 2012)",
-                label="epsilon=0.1"),),
+    cases=(
+        Case(
+            {"epsilon": "0.1"},
+            "violated",
+            "the float Laplace's low bits tell the inputs apart (Mironov 2012)",
+            label="epsilon=0.1",
+        ),
+    ),
 )
 
 #: The built-in black boxes by name.

@@ -100,8 +100,10 @@ __all__ = [
 
 def _mechanism_of(name: str) -> Callable[[Params], DiffprivlibMechanism]:
     def of(p: Params) -> DiffprivlibMechanism:
-        return diffprivlib_mechanism(name, epsilon=p["epsilon"], sensitivity=p.get("sensitivity", 1),
-                                     lower=p.get("lower"), upper=p.get("upper"))
+        return diffprivlib_mechanism(
+            name, epsilon=p["epsilon"], sensitivity=p.get("sensitivity", 1), lower=p.get("lower"), upper=p.get("upper")
+        )
+
     return of
 
 
@@ -120,8 +122,9 @@ def _geometric_sampler(q: Fraction, epsilon: Fraction, sensitivity: int, rng: Ra
     return _sampler("geometric")(rng, q=q, epsilon=epsilon, sensitivity=sensitivity)
 
 
-def _truncated_sampler(q: Fraction, epsilon: Fraction, sensitivity: int, lower: int, upper: int,
-                       rng: RandomCompat) -> Hashable:
+def _truncated_sampler(
+    q: Fraction, epsilon: Fraction, sensitivity: int, lower: int, upper: int, rng: RandomCompat
+) -> Hashable:
     return _sampler("geometric-truncated")(rng, q=q, epsilon=epsilon, sensitivity=sensitivity, lower=lower, upper=upper)
 
 
@@ -141,17 +144,21 @@ def _at_bits(name: str) -> Callable[[Params], CheckResult]:
 def support_edge_at_53_bits(p: Params) -> CheckResult:
     """The Geometric's support edge at CPython's 53 bits
     (:func:`~dpverify.verify.published._diffprivlib_edge.geometric_support_edge`)."""
-    return replace(geometric_support_edge(_mechanism_of("geometric")(p), p["q"], p["q_prime"]).check(),
-                   check="privacy_53_bits")
+    return replace(
+        geometric_support_edge(_mechanism_of("geometric")(p), p["q"], p["q_prime"]).check(), check="privacy_53_bits"
+    )
 
 
 def _claim(p: Params) -> PureDp:
     return PureDp(epsilon=Fraction(float(p["epsilon"])))
 
 
-_COMMON = {"q": Integer(-1000, 1000, search=(-3, 3)), "q_prime": Integer(-1000, 1000, search=(-3, 3)),
-           "epsilon": Rational(0, 20, low_open=True, search=(Fraction(1, 4), 2)),
-           "sensitivity": Integer(1, 10, search=(1, 1))}
+_COMMON = {
+    "q": Integer(-1000, 1000, search=(-3, 3)),
+    "q_prime": Integer(-1000, 1000, search=(-3, 3)),
+    "epsilon": Rational(0, 20, low_open=True, search=(Fraction(1, 4), 2)),
+    "sensitivity": Integer(1, 10, search=(1, 1)),
+}
 
 SPECS: tuple[Spec, ...] = (
     Spec(
@@ -163,42 +170,69 @@ SPECS: tuple[Spec, ...] = (
         checks=(_at_bits("geometric"), support_edge_at_53_bits),
         citation="diffprivlib 0.6 Geometric (Ghosh, Roughgarden, Sundararajan 2009), run unmodified",
         description="diffprivlib's Geometric: exact PMF at k bits; its support edge at 53 bits",
-        cases=(Case({"q": 0, "q_prime": 1, "epsilon": 1, "sensitivity": 1, "bits": 12}, "violated",
-                    "the float geometric's support is finite at every precision and moves with q: an output of "
-                    "q' that q never gives, at 12 bits and at 53", label="eps=1,k=12"),),
+        cases=(
+            Case(
+                {"q": 0, "q_prime": 1, "epsilon": 1, "sensitivity": 1, "bits": 12},
+                "violated",
+                "the float geometric's support is finite at every precision and moves with q: an output of "
+                "q' that q never gives, at 12 bits and at 53",
+                label="eps=1,k=12",
+            ),
+        ),
     ),
     Spec(
         name="diffprivlib-geometric-truncated",
         sampler=_truncated_sampler,
         randomness=Randomness.RANDOM,
-        parameters={**_COMMON, "lower": Integer(-1000, 1000, search=(0, 0)), "upper": Integer(-1000, 1000, search=(4, 8)),
-                    "bits": Integer(1, CPYTHON_FLOAT_BITS, search=(4, 12))},
+        parameters={
+            **_COMMON,
+            "lower": Integer(-1000, 1000, search=(0, 0)),
+            "upper": Integer(-1000, 1000, search=(4, 8)),
+            "bits": Integer(1, CPYTHON_FLOAT_BITS, search=(4, 12)),
+        },
         claim=_claim,
         checks=(_at_bits("geometric-truncated"),),
         citation="diffprivlib 0.6 GeometricTruncated, run unmodified; the exact GTM is samplers/gtm.py",
         description="diffprivlib's GeometricTruncated: exact PMF at k bits against its epsilon",
-        cases=(Case({"q": 1, "q_prime": 2, "epsilon": 1, "sensitivity": 1, "lower": 0, "upper": 4, "bits": 12},
-                    "violated", "every output is possible from both inputs, but the k-bit grid rounds the "
-                    "probabilities: exact epsilon 1.000568 > 1 at 12 bits", label="eps=1,[0,4],k=12"),
-               Case({"q": 1, "q_prime": 2, "epsilon": 1, "sensitivity": 1, "lower": 0, "upper": 4, "bits": 53},
-                    "violated", "at CPython's 53 bits, by bisection under assumption L: exact epsilon exceeds 1 "
-                    "by about 1.4e-15", label="eps=1,[0,4],k=53")),
+        cases=(
+            Case(
+                {"q": 1, "q_prime": 2, "epsilon": 1, "sensitivity": 1, "lower": 0, "upper": 4, "bits": 12},
+                "violated",
+                "every output is possible from both inputs, but the k-bit grid rounds the "
+                "probabilities: exact epsilon 1.000568 > 1 at 12 bits",
+                label="eps=1,[0,4],k=12",
+            ),
+            Case(
+                {"q": 1, "q_prime": 2, "epsilon": 1, "sensitivity": 1, "lower": 0, "upper": 4, "bits": 53},
+                "violated",
+                "at CPython's 53 bits, by bisection under assumption L: exact epsilon exceeds 1 by about 1.4e-15",
+                label="eps=1,[0,4],k=53",
+            ),
+        ),
     ),
     Spec(
         name="diffprivlib-laplace",
         sampler=_laplace_sampler,
         randomness=Randomness.RANDOM,
-        parameters={**_COMMON, "q": Rational(-1000, 1000, search=(-3, 3)),
-                    "q_prime": Rational(-1000, 1000, search=(-3, 3)),
-                    "sensitivity": Rational(0, 10, low_open=True, search=(1, 1)),
-                    "bits": Integer(1, MAX_BITS["laplace"], search=(1, 3))},
+        parameters={
+            **_COMMON,
+            "q": Rational(-1000, 1000, search=(-3, 3)),
+            "q_prime": Rational(-1000, 1000, search=(-3, 3)),
+            "sensitivity": Rational(0, 10, low_open=True, search=(1, 1)),
+            "bits": Integer(1, MAX_BITS["laplace"], search=(1, 3)),
+        },
         claim=_claim,
         checks=(_at_bits("laplace"),),
         citation="diffprivlib 0.6 Laplace (Holohan, Braghin 2021: four uniforms), run unmodified",
         description="diffprivlib's Laplace: exact PMF at k bits (4 draws, 2^(4k) executions)",
-        cases=(Case({"q": 0, "q_prime": 1, "epsilon": 1, "sensitivity": 1, "bits": 3}, "violated",
-                    "of the 2^12 executions, 78 give q = 0 the output 0.0, which none of q' = 1 gives",
-                    label="eps=1,k=3"),),
+        cases=(
+            Case(
+                {"q": 0, "q_prime": 1, "epsilon": 1, "sensitivity": 1, "bits": 3},
+                "violated",
+                "of the 2^12 executions, 78 give q = 0 the output 0.0, which none of q' = 1 gives",
+                label="eps=1,k=3",
+            ),
+        ),
     ),
 )
 
@@ -210,8 +244,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``python -m dpverify.verify.published._diffprivlib [--jobs N] [--laplace-bits K]``: the README's table."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m dpverify.verify.published._diffprivlib",
-                                     description="diffprivlib's mechanisms, exact epsilon at k bits (the README's table)")
+    parser = argparse.ArgumentParser(
+        prog="python -m dpverify.verify.published._diffprivlib",
+        description="diffprivlib's mechanisms, exact epsilon at k bits (the README's table)",
+    )
     parser.add_argument("--jobs", type=int, default=None, help="worker processes (default: one per core)")
     parser.add_argument("--laplace-bits", type=int, default=4, help="Laplace up to this k (2^(4k) executions; max 6)")
     args = parser.parse_args(argv)
@@ -221,6 +257,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    from dpverify.verify.published._diffprivlib import main as _main  # the package's module, so workers can import its tasks
+    from dpverify.verify.published._diffprivlib import (
+        main as _main,
+    )  # the package's module, so workers can import its tasks
 
     raise SystemExit(_main())

@@ -35,8 +35,14 @@ __all__ = [
 
 
 def check_diffprivlib(
-    mechanism: DiffprivlibMechanism, q: object, q_prime: object, bits: int, *, claim_epsilon: object = None,
-    method: str | None = None, max_paths: int = MAX_PATHS,
+    mechanism: DiffprivlibMechanism,
+    q: object,
+    q_prime: object,
+    bits: int,
+    *,
+    claim_epsilon: object = None,
+    method: str | None = None,
+    max_paths: int = MAX_PATHS,
 ) -> CheckResult:
     """The exact epsilon of ``mechanism`` between neighbours ``q, q'`` at ``bits`` bits, against its claim.
 
@@ -51,8 +57,10 @@ def check_diffprivlib(
     """
     q_, q2 = mechanism.check_input("q", q), mechanism.check_input("q_prime", q_prime)
     if q_ == q2 or abs(q_ - q2) > mechanism.sensitivity:
-        raise InvalidArgument(f"q and q_prime must be distinct neighbours, 0 < |q - q_prime| <= sensitivity = "
-                              f"{fraction_text(mechanism.sensitivity)}; got q={shown(q)}, q_prime={shown(q_prime)}.")
+        raise InvalidArgument(
+            f"q and q_prime must be distinct neighbours, 0 < |q - q_prime| <= sensitivity = "
+            f"{fraction_text(mechanism.sensitivity)}; got q={shown(q)}, q_prime={shown(q_prime)}."
+        )
     k, how = _bits(mechanism, bits, method)
     claimed = mechanism.epsilon if claim_epsilon is None else as_fraction("claim_epsilon", claim_epsilon)
     if claimed <= 0:
@@ -62,35 +70,50 @@ def check_diffprivlib(
     if how == "bisect":
         where += " (bisection, under assumption L: np.log monotone)"
     evidence: dict[str, Any] = {
-        "bits": k, "method": how, **({"assumption": ASSUMPTION_L} if how == "bisect" else {}),
-        **mechanism.to_json(), "q": fraction_text(q_), "q_prime": fraction_text(q2),
+        "bits": k,
+        "method": how,
+        **({"assumption": ASSUMPTION_L} if how == "bisect" else {}),
+        **mechanism.to_json(),
+        "q": fraction_text(q_),
+        "q_prime": fraction_text(q2),
         "executions": {fraction_text(x): e.executions for x, e in found.items()},
         "outputs": {fraction_text(x): len(e.masses) for x, e in found.items()},
-        "raised": {fraction_text(x): {o: fraction_text(m) for o, m in e.masses.items() if isinstance(o, str)}
-                   for x, e in found.items()},
+        "raised": {
+            fraction_text(x): {o: fraction_text(m) for o, m in e.masses.items() if isinstance(o, str)}
+            for x, e in found.items()
+        },
     }
     unfinished = [x for x, e in found.items() if not e.exhausted]
     if unfinished:
-        reason = (f"{where}: the enumeration of q={fraction_text(unfinished[0])} stopped at max_paths={max_paths} "
-                  f"with mass {fraction_text(found[unfinished[0]].unexplored)} unexplored")
+        reason = (
+            f"{where}: the enumeration of q={fraction_text(unfinished[0])} stopped at max_paths={max_paths} "
+            f"with mass {fraction_text(found[unfinished[0]].unexplored)} unexplored"
+        )
         return CheckResult("privacy", Verdict.INCONCLUSIVE, reason, reason=reason, evidence=evidence)
     table = {x: ExactPmf.from_fractions(e.masses) for x, e in found.items()}
     result = check_pure_epsilon(table, [(q_, q2)], PureDp(epsilon=claimed))
     alpha = Fraction(result.evidence["alpha_exact"])
     evidence.update(result.evidence)
-    evidence["epsilon_exact"] = json_number(math.inf if alpha == 0 else math.log(alpha.denominator) - math.log(alpha.numerator))
+    evidence["epsilon_exact"] = json_number(
+        math.inf if alpha == 0 else math.log(alpha.denominator) - math.log(alpha.numerator)
+    )
     evidence["epsilon_excess"] = json_number(_excess(alpha, claimed))
     deltas = [delta_at(found[a].masses, found[b].masses, claimed) for a, b in ((q_, q2), (q2, q_))]
     low, high = max(d[0] for d in deltas), max(d[1] for d in deltas)
-    evidence["delta_at_claimed_epsilon"] = {"low": fraction_text(low), "high": fraction_text(high),
-                                            "approx": float(high)}
+    evidence["delta_at_claimed_epsilon"] = {
+        "low": fraction_text(low),
+        "high": fraction_text(high),
+        "approx": float(high),
+    }
     witness = evidence.get("witness")
     if witness is not None and isinstance(witness.get("output"), float):
         witness["output_hex"] = float(witness["output"]).hex()
     reason = f"{where}: {result.reason}" if result.reason else None
     excess = evidence["epsilon_excess"]
     margin = f" (exact epsilon minus claimed: {excess:.3g})" if isinstance(excess, float) else ""
-    return CheckResult("privacy", result.verdict, f"{where}: {result.summary}{margin}", reason=reason, evidence=evidence)
+    return CheckResult(
+        "privacy", result.verdict, f"{where}: {result.summary}{margin}", reason=reason, evidence=evidence
+    )
 
 
 def _excess(alpha: Fraction, claimed: Fraction) -> float:
@@ -101,10 +124,15 @@ def _excess(alpha: Fraction, claimed: Fraction) -> float:
     if alpha == 0:
         return math.inf
     with mpmath.workdps(60):
-        return float(mpmath.log(mpmath.mpf(alpha.denominator) / alpha.numerator) - mpmath.mpf(claimed.numerator) / claimed.denominator)
+        return float(
+            mpmath.log(mpmath.mpf(alpha.denominator) / alpha.numerator)
+            - mpmath.mpf(claimed.numerator) / claimed.denominator
+        )
 
 
-def delta_at(first: dict[Hashable, Fraction], second: dict[Hashable, Fraction], epsilon: Fraction) -> tuple[Fraction, Fraction]:
+def delta_at(
+    first: dict[Hashable, Fraction], second: dict[Hashable, Fraction], epsilon: Fraction
+) -> tuple[Fraction, Fraction]:
     """An enclosure ``[low, high]`` of ``delta = sum_y max(0, P(y|q) - e^eps P(y|q'))``, the
     smallest ``delta`` for which ``(eps, delta)``-DP holds from ``q`` to ``q'`` (the hockey-stick
     divergence; :func:`~dpverify.verify.privacy._claim_checks.check_approx_dp`).  Outputs impossible from
@@ -114,8 +142,8 @@ def delta_at(first: dict[Hashable, Fraction], second: dict[Hashable, Fraction], 
     from mpmath import iv
 
     from dpverify.specs._enclosure import interval_precision, iv_rational
-    from dpverify.verify.privacy._claim_checks import _positive_part
     from dpverify.verify.engine._intervals import enclosure_bound
+    from dpverify.verify.privacy._claim_checks import _positive_part
 
     with interval_precision(128):
         e = iv.exp(iv_rational(epsilon))
@@ -143,11 +171,19 @@ def sweep_diffprivlib(
     """:func:`check_diffprivlib` at each precision in ``bits`` (in worker processes with ``jobs``)."""
     from dpverify.verify.gate._sweep import sweep
 
-    parameters = (fraction_text(mechanism.epsilon), fraction_text(mechanism.sensitivity), mechanism.lower, mechanism.upper)
+    parameters = (
+        fraction_text(mechanism.epsilon),
+        fraction_text(mechanism.sensitivity),
+        mechanism.lower,
+        mechanism.upper,
+    )
     for k in bits:
         _bits(mechanism, k)  # refused here, before any work starts
-    return sweep(_check_task, [(mechanism.name, parameters, fraction_text(Fraction(q)), fraction_text(Fraction(q_prime)), k)
-                               for k in bits], jobs=jobs)
+    return sweep(
+        _check_task,
+        [(mechanism.name, parameters, fraction_text(Fraction(q)), fraction_text(Fraction(q_prime)), k) for k in bits],
+        jobs=jobs,
+    )
 
 
 def _delta_text(evidence: dict[str, Any]) -> str:
@@ -171,9 +207,14 @@ def readme_sweep(*, jobs: int | None = None, laplace_bits: int = 4) -> list[Chec
     """:data:`README_SWEEP` (Laplace up to ``laplace_bits``, at most 6), in ``jobs`` worker processes."""
     from dpverify.verify.gate._sweep import sweep
 
-    if isinstance(laplace_bits, bool) or not isinstance(laplace_bits, int) or not 1 <= laplace_bits <= MAX_BITS["laplace"]:
-        raise InvalidArgument(f"laplace_bits must be an integer in [1, {MAX_BITS['laplace']}]; "
-                              f"got laplace_bits={shown(laplace_bits)}.")
+    if (
+        isinstance(laplace_bits, bool)
+        or not isinstance(laplace_bits, int)
+        or not 1 <= laplace_bits <= MAX_BITS["laplace"]
+    ):
+        raise InvalidArgument(
+            f"laplace_bits must be an integer in [1, {MAX_BITS['laplace']}]; got laplace_bits={shown(laplace_bits)}."
+        )
     grid = [row for row in README_SWEEP if row[0] != "laplace"]
     grid += [("laplace", ("1", "1", None, None), 0, 1, k) for k in range(1, laplace_bits + 1)]
     return sweep(_check_task, grid, jobs=jobs)
@@ -181,9 +222,11 @@ def readme_sweep(*, jobs: int | None = None, laplace_bits: int = 4) -> list[Chec
 
 def sweep_table(results: Sequence[CheckResult]) -> str:
     """A Markdown table of sweep results: mechanism, parameters, k, exact epsilon, claim, verdict, witness."""
-    rows = ["| mechanism | q, q' | k | exact epsilon at k bits | minus claimed | claimed | verdict "
-            "| witness: output, P(.\\|q), P(.\\|q') | delta at the claimed epsilon |",
-            "|---|---|---|---|---|---|---|---|---|"]
+    rows = [
+        "| mechanism | q, q' | k | exact epsilon at k bits | minus claimed | claimed | verdict "
+        "| witness: output, P(.\\|q), P(.\\|q') | delta at the claimed epsilon |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for result in results:
         e = result.evidence
         w = e.get("witness")
@@ -191,11 +234,12 @@ def sweep_table(results: Sequence[CheckResult]) -> str:
         eps_text = "∞" if eps == "Infinity" else (f"{eps:.6f}" if isinstance(eps, float) else str(eps))
         where = result.summary.split(" at ", 1)[0].removeprefix("diffprivlib ")
         shown_output = w and (f"{w['output']!r} ({w['output_hex']})" if "output_hex" in w else str(w["output"]))
-        witness = "-" if w is None else (f"{shown_output}: {w['p']} vs {w['p_prime']}"
-                                         f" (q={w['q']}, q'={w['q_prime']})")
+        witness = "-" if w is None else (f"{shown_output}: {w['p']} vs {w['p_prime']} (q={w['q']}, q'={w['q_prime']})")
         excess = e.get("epsilon_excess", "-")
         excess_text = "∞" if excess == "Infinity" else (f"{excess:.3g}" if isinstance(excess, float) else str(excess))
         claim = e["claim_epsilon"] if len(e["claim_epsilon"]) <= 12 else f"{float(Fraction(e['claim_epsilon'])):.17g}"
-        rows.append(f"| {where} | {e['q']}, {e['q_prime']} | {e['bits']} | {eps_text} | {excess_text} | {claim} "
-                    f"| {result.verdict.value} | {witness} | {_delta_text(e)} |")
+        rows.append(
+            f"| {where} | {e['q']}, {e['q_prime']} | {e['bits']} | {eps_text} | {excess_text} | {claim} "
+            f"| {result.verdict.value} | {witness} | {_delta_text(e)} |"
+        )
     return "\n".join(rows)

@@ -52,16 +52,33 @@ class SupportEdge:
         """``violated`` at ``bits`` bits, under assumption L, with the witness."""
         source, other = (self.q_prime, self.q) if self.from_input == "q_prime" else (self.q, self.q_prime)
         where = f"diffprivlib {self.mechanism.describe()} at {self.bits} bits"
-        summary = (f"{where}: infinite privacy loss (under assumption L, np.log monotone): output {self.output} "
-                   f"has P={fraction_text(self.probability)} from q={fraction_text(source)} (draws {self.draw}.."
-                   f"{self.draw + self.count - 1}) and P=0 from q={fraction_text(other)}, whose outputs stop at "
-                   f"{self.other_edge}")
-        evidence = {"bits": self.bits, **self.mechanism.to_json(), "q": fraction_text(self.q),
-                    "q_prime": fraction_text(self.q_prime), "claim_epsilon": fraction_text(self.mechanism.epsilon),
-                    "epsilon_exact": "Infinity", "assumption": ASSUMPTION_L, "window": self.window,
-                    "witness": {"q": fraction_text(source), "q_prime": fraction_text(other), "output": self.output,
-                                "p": fraction_text(self.probability), "p_prime": "0", "ratio": "Infinity",
-                                "draw": self.draw, "count": self.count, "other_edge": self.other_edge}}
+        summary = (
+            f"{where}: infinite privacy loss (under assumption L, np.log monotone): output {self.output} "
+            f"has P={fraction_text(self.probability)} from q={fraction_text(source)} (draws {self.draw}.."
+            f"{self.draw + self.count - 1}) and P=0 from q={fraction_text(other)}, whose outputs stop at "
+            f"{self.other_edge}"
+        )
+        evidence = {
+            "bits": self.bits,
+            **self.mechanism.to_json(),
+            "q": fraction_text(self.q),
+            "q_prime": fraction_text(self.q_prime),
+            "claim_epsilon": fraction_text(self.mechanism.epsilon),
+            "epsilon_exact": "Infinity",
+            "assumption": ASSUMPTION_L,
+            "window": self.window,
+            "witness": {
+                "q": fraction_text(source),
+                "q_prime": fraction_text(other),
+                "output": self.output,
+                "p": fraction_text(self.probability),
+                "p_prime": "0",
+                "ratio": "Infinity",
+                "draw": self.draw,
+                "count": self.count,
+                "other_edge": self.other_edge,
+            },
+        }
         return CheckResult("privacy", Verdict.VIOLATED, summary, evidence=evidence)
 
 
@@ -130,12 +147,15 @@ def geometric_support_edge(
     for i in near:
         y, y_other = output(source, at(i)), output(other, at(i))
         if beyond(y, target) or (y == target) != (i < count) or beyond(y_other, other_edge):
-            raise SamplerContractError(f"assumption L fails at draw {at(i)} (outputs {y} of q={fraction_text(source)}, "
-                                       f"{y_other} of q={fraction_text(other)}); the witness at {bits} bits cannot be "
-                                       "certified on this platform.")
+            raise SamplerContractError(
+                f"assumption L fails at draw {at(i)} (outputs {y} of q={fraction_text(source)}, "
+                f"{y_other} of q={fraction_text(other)}); the witness at {bits} bits cannot be "
+                "certified on this platform."
+            )
     if (other_edge >= target) if up else (other_edge <= target):
-        raise InvalidArgument(f"the supports' edges do not differ at {bits} bits: q={fraction_text(other)} reaches "
-                              f"{other_edge}, q'={fraction_text(source)} reaches {target}.")
+        raise InvalidArgument(
+            f"the supports' edges do not differ at {bits} bits: q={fraction_text(other)} reaches "
+            f"{other_edge}, q'={fraction_text(source)} reaches {target}."
+        )
     first = edge if up else at(count - 1)  # the smallest draw of the run
-    return SupportEdge(mechanism, q_, q2, bits, target, "q_prime", first, count,
-                       other_edge, guard)
+    return SupportEdge(mechanism, q_, q2, bits, target, "q_prime", first, count, other_edge, guard)

@@ -57,16 +57,18 @@ def _diffprivlib() -> Any:
     try:
         import diffprivlib.mechanisms as mechanisms
     except ImportError as error:  # the optional extra
-        raise InvalidArgument("the diffprivlib audit needs diffprivlib; install it with "
-                              f"pip install 'dpverify[diffprivlib]' ({error}).") from None
+        raise InvalidArgument(
+            f"the diffprivlib audit needs diffprivlib; install it with pip install 'dpverify[diffprivlib]' ({error})."
+        ) from None
     return mechanisms
 
 
 def _exact_double(name: str, value: Fraction) -> float:
     double = float(value)
     if not math.isfinite(double) or Fraction(double) != value:
-        raise InvalidArgument(f"{name} must be exactly a double, since the mechanism runs on doubles; "
-                              f"got {name}={shown(value)}.")
+        raise InvalidArgument(
+            f"{name} must be exactly a double, since the mechanism runs on doubles; got {name}={shown(value)}."
+        )
     return double
 
 
@@ -99,8 +101,9 @@ class DiffprivlibMechanism:
         if self.name == "geometric":
             return mechanisms.Geometric(epsilon=epsilon, sensitivity=int(self.sensitivity), random_state=rng)
         if self.name == "geometric-truncated":
-            return mechanisms.GeometricTruncated(epsilon=epsilon, sensitivity=int(self.sensitivity),
-                                                 lower=self.lower, upper=self.upper, random_state=rng)
+            return mechanisms.GeometricTruncated(
+                epsilon=epsilon, sensitivity=int(self.sensitivity), lower=self.lower, upper=self.upper, random_state=rng
+            )
         return mechanisms.Laplace(epsilon=epsilon, delta=0.0, sensitivity=float(self.sensitivity), random_state=rng)
 
     def argument(self, q: Fraction | int) -> int | float:
@@ -115,8 +118,10 @@ class DiffprivlibMechanism:
             return q
         q = Fraction(_integer(name, value))
         if self.lower is not None and not self.lower <= q <= self.upper:  # type: ignore[operator]
-            raise InvalidArgument(f"{name} must be an integer in [lower, upper] = [{self.lower}, {self.upper}]; "
-                                  f"got {name}={shown(value)}.")
+            raise InvalidArgument(
+                f"{name} must be an integer in [lower, upper] = [{self.lower}, {self.upper}]; "
+                f"got {name}={shown(value)}."
+            )
         return q
 
     def describe(self) -> str:
@@ -125,13 +130,20 @@ class DiffprivlibMechanism:
         if self.name == "geometric":
             return f"Geometric(epsilon={eps}, sensitivity={self.sensitivity})"
         if self.name == "geometric-truncated":
-            return (f"GeometricTruncated(epsilon={eps}, sensitivity={self.sensitivity}, "
-                    f"lower={self.lower}, upper={self.upper})")
+            return (
+                f"GeometricTruncated(epsilon={eps}, sensitivity={self.sensitivity}, "
+                f"lower={self.lower}, upper={self.upper})"
+            )
         return f"Laplace(epsilon={eps}, sensitivity={fraction_text(self.sensitivity)})"
 
     def to_json(self) -> dict[str, Any]:
-        return {"mechanism": self.name, "epsilon": fraction_text(self.epsilon),
-                "sensitivity": fraction_text(self.sensitivity), "lower": self.lower, "upper": self.upper}
+        return {
+            "mechanism": self.name,
+            "epsilon": fraction_text(self.epsilon),
+            "sensitivity": fraction_text(self.sensitivity),
+            "lower": self.lower,
+            "upper": self.upper,
+        }
 
 
 def diffprivlib_mechanism(
@@ -154,8 +166,9 @@ def diffprivlib_mechanism(
     eps = as_fraction("epsilon", epsilon)
     double = float(eps) if eps > 0 else 0.0
     if not (eps > 0 and math.isfinite(double) and double > 0):
-        raise InvalidArgument(f"epsilon must be a rational > 0 whose nearest double is finite and > 0; "
-                              f"got epsilon={shown(epsilon)}.")
+        raise InvalidArgument(
+            f"epsilon must be a rational > 0 whose nearest double is finite and > 0; got epsilon={shown(epsilon)}."
+        )
     if name == "laplace":
         s = as_fraction("sensitivity", sensitivity)
         if s <= 0:
@@ -166,14 +179,18 @@ def diffprivlib_mechanism(
     low = high = None
     if name == "geometric-truncated":
         if lower is None or upper is None:
-            raise InvalidArgument("geometric-truncated needs lower and upper (integers, lower < upper); "
-                                  f"got lower={shown(lower)}, upper={shown(upper)}.")
+            raise InvalidArgument(
+                "geometric-truncated needs lower and upper (integers, lower < upper); "
+                f"got lower={shown(lower)}, upper={shown(upper)}."
+            )
         low, high = _integer("lower", lower), _integer("upper", upper)
         if not low < high:
             raise InvalidArgument(f"lower must be < upper; got lower={low}, upper={high}.")
     elif lower is not None or upper is not None:
-        raise InvalidArgument(f"lower and upper are parameters of geometric-truncated only; got lower={shown(lower)}, "
-                              f"upper={shown(upper)} for mechanism={name}.")
+        raise InvalidArgument(
+            f"lower and upper are parameters of geometric-truncated only; got lower={shown(lower)}, "
+            f"upper={shown(upper)} for mechanism={name}."
+        )
     return DiffprivlibMechanism(name, Fraction(double), s, low, high)
 
 
@@ -186,14 +203,18 @@ def _bits(mechanism: DiffprivlibMechanism, bits: object, method: object = None) 
     if method is not None and method not in METHODS:
         raise InvalidArgument(f"method must be one of {', '.join(METHODS)} or None; got method={shown(method)}.")
     if method == "bisect" and mechanism.name == "laplace":
-        raise InvalidArgument("method=bisect applies to the geometric mechanisms only (one draw, monotone on each "
-                              "half); Laplace's four draws are enumerated: use method=enumerate.")
+        raise InvalidArgument(
+            "method=bisect applies to the geometric mechanisms only (one draw, monotone on each "
+            "half); Laplace's four draws are enumerated: use method=enumerate."
+        )
     if method is None and isinstance(bits, int) and not isinstance(bits, bool) and mechanism.name != "laplace":
         method = "enumerate" if bits <= AUTO_ENUMERATE_BITS else "bisect"
     high = CPYTHON_FLOAT_BITS if method == "bisect" else MAX_BITS[mechanism.name]
     if isinstance(bits, bool) or not isinstance(bits, int) or not 1 <= bits <= high:
-        raise InvalidArgument(f"bits must be an integer in [1, {high}] for {mechanism.name} (method "
-                              f"{method or 'enumerate'}); got bits={shown(bits)}.")
+        raise InvalidArgument(
+            f"bits must be an integer in [1, {high}] for {mechanism.name} (method "
+            f"{method or 'enumerate'}); got bits={shown(bits)}."
+        )
     return bits, method or "enumerate"
 
 
@@ -277,9 +298,12 @@ def _bisected(mechanism: DiffprivlibMechanism, q: Fraction, bits: int) -> Enumer
                     raise SamplerContractError(
                         f"assumption L fails on this platform: draw {j} gives {shown(at(j))} inside the run "
                         f"{start}..{end - 1} of output {shown(y)} that bisection found; use bits <= "
-                        f"{MAX_BITS[mechanism.name]} (method=enumerate), which assumes nothing.")
+                        f"{MAX_BITS[mechanism.name]} (method=enumerate), which assumes nothing."
+                    )
             start = end
-    return Enumeration(masses, Fraction(0), len(masses), executions, "bisection", {(y, 1): m for y, m in masses.items()})
+    return Enumeration(
+        masses, Fraction(0), len(masses), executions, "bisection", {(y, 1): m for y, m in masses.items()}
+    )
 
 
 class _OneDraw(RandomSource, trusted=True):
@@ -291,16 +315,20 @@ class _OneDraw(RandomSource, trusted=True):
     def randbelow(self, n: int) -> int:
         self.draws += 1
         if self.draws > 1 or n != self.n:
-            raise SamplerContractError(f"the geometric mechanism was expected to draw once, randbelow({self.n}); "
-                                       f"it asked for randbelow({n}) as draw {self.draws}.")
+            raise SamplerContractError(
+                f"the geometric mechanism was expected to draw once, randbelow({self.n}); "
+                f"it asked for randbelow({n}) as draw {self.draws}."
+            )
         return self.value
 
 
 #: The one assumption :func:`~dpverify.verify.published._diffprivlib_edge.geometric_support_edge`
 #: (and the bisection of :func:`output_pmf`) makes beyond running the code.
-ASSUMPTION_L = ("np.log is non-decreasing on the positive doubles it is given (true of a correctly rounded "
-                "logarithm; faithful rounding alone does not imply it for neighbouring doubles); checked at run "
-                "time on every draw near each edge, and against the exhaustive PMF up to 20 bits by the tests")
+ASSUMPTION_L = (
+    "np.log is non-decreasing on the positive doubles it is given (true of a correctly rounded "
+    "logarithm; faithful rounding alone does not imply it for neighbouring doubles); checked at run "
+    "time on every draw near each edge, and against the exhaustive PMF up to 20 bits by the tests"
+)
 
 
 # --- GeometricTruncated against the exact GTM -----------------------------------------------------

@@ -77,8 +77,9 @@ def parameters_case(spec: Spec, pairs: Sequence[tuple[str, str]]) -> Case:
     try:
         spec.bind(case)
     except SpecError as error:  # a value outside the domain is the user's input, not a broken spec
-        raise DpverifyError(str(error).split(": ", 2)[-1] if "outside its declared domain" in str(error)
-                            else str(error)) from None
+        raise DpverifyError(
+            str(error).split(": ", 2)[-1] if "outside its declared domain" in str(error) else str(error)
+        ) from None
     return case
 
 
@@ -95,9 +96,18 @@ class Audit:
 # --- the whole audit ------------------------------------------------------------------------------
 
 
-def audit_spec(found: FoundSpec, cases: Sequence[Case], *, seed: int, samples: int, time_limit: int | None,
-               mutants: dict[str, Any] | None = None, mutants_path: str | None = None, command: str = "",
-               progress: Progress | None = None) -> Audit:
+def audit_spec(
+    found: FoundSpec,
+    cases: Sequence[Case],
+    *,
+    seed: int,
+    samples: int,
+    time_limit: int | None,
+    mutants: dict[str, Any] | None = None,
+    mutants_path: str | None = None,
+    command: str = "",
+    progress: Progress | None = None,
+) -> Audit:
     """Audit ``cases`` of ``found``'s spec: the whole ``dpverify.audit/2`` document and the plots' series."""
     say = progress or (lambda stage: None)
     spec = found.spec
@@ -105,8 +115,17 @@ def audit_spec(found: FoundSpec, cases: Sequence[Case], *, seed: int, samples: i
     audits, budgets = [], []
     for case in cases:
         began = time.monotonic()
-        audits.append(_case_audit(found, case, seed=seed, samples=samples, time_limit=time_limit, progress=say,
-                                  replay=command or f"dpverify audit {spec.name} --seed {seed} --samples {samples}"))
+        audits.append(
+            _case_audit(
+                found,
+                case,
+                seed=seed,
+                samples=samples,
+                time_limit=time_limit,
+                progress=say,
+                replay=command or f"dpverify audit {spec.name} --seed {seed} --samples {samples}",
+            )
+        )
         # the trace of the case's code is part of the case: it gets what its time bound left
         budgets.append(None if time_limit is None else time_limit - (time.monotonic() - began))
     say("certificates and mutation results")
@@ -131,17 +150,33 @@ def audit_spec(found: FoundSpec, cases: Sequence[Case], *, seed: int, samples: i
         "command": command,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "seconds": round(time.monotonic() - started, 2),
-        "verdict": {"passed": exit_code == 0, "exit_code": exit_code, "summary": summary,
-                    "cases": len(documents), "met": len(documents) - len(unmet)},
+        "verdict": {
+            "passed": exit_code == 0,
+            "exit_code": exit_code,
+            "summary": summary,
+            "cases": len(documents),
+            "met": len(documents) - len(unmet),
+        },
         "trusted_base": trusted_base(),
         "spec": {
-            "name": spec.name, "origin": found.origin, "builtin": found.builtin, "description": spec.description,
+            "name": spec.name,
+            "origin": found.origin,
+            "builtin": found.builtin,
+            "description": spec.description,
             "citation": spec.citation,
-            "sampler": None if sampler is None else f"{getattr(sampler, '__module__', '?')}.{getattr(sampler, '__qualname__', repr(sampler))}",
+            "sampler": None
+            if sampler is None
+            else f"{getattr(sampler, '__module__', '?')}.{getattr(sampler, '__qualname__', repr(sampler))}",
             "sampler_modules": modules,
             "parameters": {name: domain.describe() for name, domain in spec.parameters.items()},
-            "input": None if spec.input is None else {"name": spec.input.name, "neighbours": spec.input.neighbours
-                                                      if isinstance(spec.input.neighbours, (int, str)) else "declared pairs"},
+            "input": None
+            if spec.input is None
+            else {
+                "name": spec.input.name,
+                "neighbours": spec.input.neighbours
+                if isinstance(spec.input.neighbours, (int, str))
+                else "declared pairs",
+            },
             "randomness": Randomness(spec.randomness).value,
             "enumeration": _enumeration_text(spec),
             "timing": spec.timing,
@@ -165,9 +200,12 @@ def _enumeration_text(spec: Spec) -> str:
     if isinstance(enumeration, Bounded):
         text = f"bounded: branches lighter than {fraction_text(Fraction(enumeration.min_mass))} left unexplored, loops summarised"
     else:
-        text = f"attempt: one attempt enumerated to {fraction_text(Fraction(enumeration.min_mass))}, the loop by renewal"
+        text = (
+            f"attempt: one attempt enumerated to {fraction_text(Fraction(enumeration.min_mass))}, the loop by renewal"
+        )
     tolerance = enumeration.max_unexplored
-    text += ("; a proof is within U, the unexplored mass, at most "
-             + ("any" if tolerance is None else fraction_text(Fraction(tolerance))))
+    text += "; a proof is within U, the unexplored mass, at most " + (
+        "any" if tolerance is None else fraction_text(Fraction(tolerance))
+    )
     reason = enumeration.tolerance_reason
     return text if reason is None else f"{text} (the spec says why: {reason})"

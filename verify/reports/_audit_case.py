@@ -23,8 +23,17 @@ from dpverify.verify.gate._spec_checks import _Instance
 from dpverify.verify.gate._spec_run import ERROR, CaseOutcome, run_case
 from dpverify.verify.gate._time_bound import CaseTimeUp, time_bound
 from dpverify.verify.privacy._ratio import PrivacyLoss, tightest_alpha
-from dpverify.verify.reports._audit_privacy import (_claim_epsilon, _claim_json, _decimal, _delta_series,
-                                                    _interval_loss, _ln, _loss_bounds, _loss_json, _paper)
+from dpverify.verify.reports._audit_privacy import (
+    _claim_epsilon,
+    _claim_json,
+    _decimal,
+    _delta_series,
+    _interval_loss,
+    _ln,
+    _loss_bounds,
+    _loss_json,
+    _paper,
+)
 
 __all__ = ["MAX_INPUTS_SHOWN", "MAX_OUTPUTS_SHOWN", "Z3_CHECKS", "CaseAudit", "Progress"]
 
@@ -56,12 +65,19 @@ def _na(reason: str, **extra: Any) -> dict[str, Any]:
 class _CaseWork:
     """Gathers one case's sections from its checks and its instance."""
 
-    def __init__(self, found: FoundSpec, case: Case, outcome: CaseOutcome, seed: int, samples: int,
-                 replay: str) -> None:
+    def __init__(
+        self, found: FoundSpec, case: Case, outcome: CaseOutcome, seed: int, samples: int, replay: str
+    ) -> None:
         self.spec, self.case, self.outcome, self.replay = found.spec, case, outcome, replay
         self.p = self.spec.bind(case)
-        self.instance = _Instance(self.spec, self.p, f"spec {self.spec.name!r}, case {case.describe()!r}",
-                                  seed=seed, samples=samples, origin=found.origin)
+        self.instance = _Instance(
+            self.spec,
+            self.p,
+            f"spec {self.spec.name!r}, case {case.describe()!r}",
+            seed=seed,
+            samples=samples,
+            origin=found.origin,
+        )
         self.claim = self.spec.claim_for(self.p, case)
         self.checks: dict[str, list[CheckResult]] = {}
         for check in outcome.checks:
@@ -83,9 +99,16 @@ class _CaseWork:
             methods = ", ".join(exactness.evidence.get("methods", [])) or "enumeration"
             return spec_table, spec_table, f"the code's exact PMF ({methods}; proved equal to the closed form)"
         if exactness is None:
-            return spec_table, None, "the code was not enumerated: " + (
-                "its enumeration is bounded, so only intervals are known" if isinstance(
-                    self.instance.enumeration, (Bounded, Attempt)) else "it cannot be enumerated")
+            return (
+                spec_table,
+                None,
+                "the code was not enumerated: "
+                + (
+                    "its enumeration is bounded, so only intervals are known"
+                    if isinstance(self.instance.enumeration, (Bounded, Attempt))
+                    else "it cannot be enumerated"
+                ),
+            )
         code = self.instance.code_table()
         if code is None:
             return spec_table, None, "the code's enumeration did not finish (it crashed or ran past its budget)"
@@ -97,7 +120,11 @@ class _CaseWork:
         code_rows = None if code_table is None else self.instance._claim_table(code_table)[0]
         noise = self.instance.inputs is None
         loss = tightest_alpha(code_rows if code_rows is not None else spec_rows, pairs) if pairs else None
-        pair = (loss.witness.q, loss.witness.q_prime) if loss is not None and loss.witness else (pairs[0] if pairs else None)
+        pair = (
+            (loss.witness.q, loss.witness.q_prime)
+            if loss is not None and loss.witness
+            else (pairs[0] if pairs else None)
+        )
         inputs = [0] if noise else list(spec_table)
         shown_inputs = list(dict.fromkeys([*(pair if pair and not noise else ()), *inputs]))[:MAX_INPUTS_SHOWN]
         shown_inputs = [q for q in inputs if q in shown_inputs]
@@ -106,30 +133,58 @@ class _CaseWork:
             spec_pmf = spec_table[q].as_dict()
             code_pmf = None if code_table is None else code_table[q].as_dict()
             outputs = list(dict.fromkeys([*spec_pmf, *(code_pmf or {})]))
-            kept = _most_likely(outputs, lambda o, spec_pmf=spec_pmf, code_pmf=code_pmf:
-                                max(spec_pmf.get(o, 0), (code_pmf or {}).get(o, 0)))
-            rows = [{"output": json_value(o), "spec": fraction_text(spec_pmf.get(o, Fraction(0))),
-                     "code": None if code_pmf is None else fraction_text(code_pmf.get(o, Fraction(0))),
-                     "equal": None if code_pmf is None else code_pmf.get(o, 0) == spec_pmf.get(o, 0)} for o in kept]
+            kept = _most_likely(
+                outputs,
+                lambda o, spec_pmf=spec_pmf, code_pmf=code_pmf: max(spec_pmf.get(o, 0), (code_pmf or {}).get(o, 0)),
+            )
+            rows = [
+                {
+                    "output": json_value(o),
+                    "spec": fraction_text(spec_pmf.get(o, Fraction(0))),
+                    "code": None if code_pmf is None else fraction_text(code_pmf.get(o, Fraction(0))),
+                    "equal": None if code_pmf is None else code_pmf.get(o, 0) == spec_pmf.get(o, 0),
+                }
+                for o in kept
+            ]
             rest = sum((spec_pmf.get(o, Fraction(0)) for o in outputs if o not in kept), Fraction(0))
-            tables.append({"input": None if noise else json_value(q), "outputs_total": len(outputs),
-                           "outputs_shown": len(kept), "mass_not_shown": fraction_text(rest), "rows": rows})
+            tables.append(
+                {
+                    "input": None if noise else json_value(q),
+                    "outputs_total": len(outputs),
+                    "outputs_shown": len(kept),
+                    "mass_not_shown": fraction_text(rest),
+                    "rows": rows,
+                }
+            )
         truncated = []
         if len(inputs) > len(shown_inputs):
-            truncated.append(f"{len(shown_inputs)} of {len(inputs)} inputs shown (the worst neighbouring pair "
-                             "and the first inputs)")
+            truncated.append(
+                f"{len(shown_inputs)} of {len(inputs)} inputs shown (the worst neighbouring pair and the first inputs)"
+            )
         if any(t["outputs_shown"] < t["outputs_total"] for t in tables):
-            truncated.append(f"at most {MAX_OUTPUTS_SHOWN} outputs per input shown, the most likely ones; the mass "
-                             "of the rest is stated per input")
+            truncated.append(
+                f"at most {MAX_OUTPUTS_SHOWN} outputs per input shown, the most likely ones; the mass "
+                "of the rest is stated per input"
+            )
         # series: the worst pair's rows and one input's code-vs-spec comparison
         focus = shown_inputs[0] if noise or pair is None else pair[0]
         self._impl_series_exact(spec_table[focus], None if code_table is None else code_table[focus], focus, noise)
         if pair is not None and loss is not None and not isinstance(self.claim, SamplesPmf):
             self._pair_series_exact(spec_rows if code_rows is None else code_rows, pair, loss)
-        return {"applicable": True, "reason": None, "kind": "exact", "source": source,
-                "closed_form": "the spec's pmf" + (" (the noise; input q adds q)" if noise else ""),
-                "inputs_total": len(inputs), "truncated": "; ".join(truncated) or None, "tables": tables,
-                "_loss": loss, "_pairs": pairs, "_spec_rows": spec_rows, "_code_rows": code_rows}
+        return {
+            "applicable": True,
+            "reason": None,
+            "kind": "exact",
+            "source": source,
+            "closed_form": "the spec's pmf" + (" (the noise; input q adds q)" if noise else ""),
+            "inputs_total": len(inputs),
+            "truncated": "; ".join(truncated) or None,
+            "tables": tables,
+            "_loss": loss,
+            "_pairs": pairs,
+            "_spec_rows": spec_rows,
+            "_code_rows": code_rows,
+        }
 
     def _impl_series_exact(self, spec_pmf: ExactPmf, code_pmf: ExactPmf | None, q: Hashable, noise: bool) -> None:
         outputs = list(dict.fromkeys([*spec_pmf.outputs, *(() if code_pmf is None else code_pmf.outputs)]))
@@ -140,14 +195,17 @@ class _CaseWork:
             outputs.sort()  # type: ignore[call-arg]
             labels, xs = None, [float(o) for o in outputs]
         self.series["impl"] = {
-            "input": None if noise else str(q), "x": xs, "labels": labels,
+            "input": None if noise else str(q),
+            "x": xs,
+            "labels": labels,
             "spec": [float(spec_pmf.probability(o)) for o in outputs],
             "code": None if code_pmf is None else [float(code_pmf.probability(o)) for o in outputs],
             "kind": "exact",
         }
 
-    def _pair_series_exact(self, rows: Mapping[Hashable, ExactPmf], pair: tuple[Hashable, Hashable],
-                           loss: PrivacyLoss) -> None:
+    def _pair_series_exact(
+        self, rows: Mapping[Hashable, ExactPmf], pair: tuple[Hashable, Hashable], loss: PrivacyLoss
+    ) -> None:
         q, q2 = pair
         a, b = rows[q].as_dict(), rows[q2].as_dict()
         outputs = list(dict.fromkeys([*a, *b]))
@@ -158,15 +216,36 @@ class _CaseWork:
         labels = None if numeric else [str(o) for o in outputs]
         pa = [a.get(o, Fraction(0)) for o in outputs]
         pb = [b.get(o, Fraction(0)) for o in outputs]
-        losses = [(_ln(x) - _ln(y)) if x and y else (math.inf if x else (-math.inf if y else None))
-                  for x, y in zip(pa, pb)]
-        self.series["pair"] = {"q": str(q), "q_prime": str(q2), "x": xs, "labels": labels,
-                               "p": [float(v) for v in pa], "p_prime": [float(v) for v in pb], "kind": "exact"}
-        self.series["loss"] = {"q": str(q), "q_prime": str(q2), "x": xs, "labels": labels, "loss": losses,
-                               "low": None, "high": None, "bound": _claim_epsilon(self.claim),
-                               "tightest": None if loss.infinite else loss.epsilon}
-        self.series["delta"] = _delta_series([float(v) for v in pa], [float(v) for v in pb], self.claim,
-                                             None if loss.infinite else loss.epsilon, "the code's exact PMF")
+        losses = [
+            (_ln(x) - _ln(y)) if x and y else (math.inf if x else (-math.inf if y else None)) for x, y in zip(pa, pb)
+        ]
+        self.series["pair"] = {
+            "q": str(q),
+            "q_prime": str(q2),
+            "x": xs,
+            "labels": labels,
+            "p": [float(v) for v in pa],
+            "p_prime": [float(v) for v in pb],
+            "kind": "exact",
+        }
+        self.series["loss"] = {
+            "q": str(q),
+            "q_prime": str(q2),
+            "x": xs,
+            "labels": labels,
+            "loss": losses,
+            "low": None,
+            "high": None,
+            "bound": _claim_epsilon(self.claim),
+            "tightest": None if loss.infinite else loss.epsilon,
+        }
+        self.series["delta"] = _delta_series(
+            [float(v) for v in pa],
+            [float(v) for v in pb],
+            self.claim,
+            None if loss.infinite else loss.epsilon,
+            "the code's exact PMF",
+        )
 
     def pmf_section_intervals(self) -> dict[str, Any]:
         checks = self.checks.get("intervals", [])
@@ -189,19 +268,36 @@ class _CaseWork:
                 lo, hi = ideal(output, 50)
                 i_lo, i_hi = enclosure_bound(lo, upper=False), enclosure_bound(hi, upper=True)
                 code[output], enclosures[output] = (low, high), (i_lo, i_hi)
-                table_rows.append({"output": json_value(output), "code_low": fraction_text(low),
-                                   "code_high": fraction_text(high), "code_low_decimal": _decimal(low),
-                                   "code_high_decimal": _decimal(high), "ideal_low_decimal": _decimal(i_lo),
-                                   "ideal_high_decimal": _decimal(i_hi), "inside": low <= i_lo and i_hi <= high})
+                table_rows.append(
+                    {
+                        "output": json_value(output),
+                        "code_low": fraction_text(low),
+                        "code_high": fraction_text(high),
+                        "code_low_decimal": _decimal(low),
+                        "code_high_decimal": _decimal(high),
+                        "ideal_low_decimal": _decimal(i_lo),
+                        "ideal_high_decimal": _decimal(i_hi),
+                        "inside": low <= i_lo and i_hi <= high,
+                    }
+                )
             per_input[q] = code
             ordered = _sorted_outputs(list(code))
             kept = _most_likely(ordered, lambda o, code=code: code[o][0])
-            tables.append({"input": None if q is None else json_value(q), "outputs_total": len(rows),
-                           "outputs_shown": len(kept), "unexplored": check.evidence.get("unexplored_decimal"),
-                           "tv_bound": check.evidence.get("tv_bound_decimal"),
-                           "mass_not_shown": None,
-                           "rows": [row for output, row in sorted(zip(code, table_rows), key=lambda p: ordered.index(p[0]))
-                                    if output in kept]})
+            tables.append(
+                {
+                    "input": None if q is None else json_value(q),
+                    "outputs_total": len(rows),
+                    "outputs_shown": len(kept),
+                    "unexplored": check.evidence.get("unexplored_decimal"),
+                    "tv_bound": check.evidence.get("tv_bound_decimal"),
+                    "mass_not_shown": None,
+                    "rows": [
+                        row
+                        for output, row in sorted(zip(code, table_rows), key=lambda p: ordered.index(p[0]))
+                        if output in kept
+                    ],
+                }
+            )
             self._ideal[q] = enclosures
             if q == inputs[0]:
                 self._impl_series_intervals(code, enclosures, q)
@@ -209,22 +305,36 @@ class _CaseWork:
         if any(t["outputs_shown"] < t["outputs_total"] for t in tables):
             truncated.append(f"at most {MAX_OUTPUTS_SHOWN} outputs per input shown, the most likely ones")
         listed = [c.evidence.get("intervals_listed") for c in checks]
-        return {"applicable": True, "reason": None, "kind": "intervals",
-                "source": "the code's exact intervals [explored mass, explored + unexplored mass] from a bounded "
-                          "enumeration, around the spec's certified enclosures of the ideal PMF",
-                "closed_form": "the spec's ideal(p, output, dps) enclosures (mpmath intervals, outward rounding)",
-                "inputs_total": len(inputs), "outputs_listed": listed,
-                "truncated": "; ".join(truncated) or None, "tables": tables, "_intervals": per_input}
+        return {
+            "applicable": True,
+            "reason": None,
+            "kind": "intervals",
+            "source": "the code's exact intervals [explored mass, explored + unexplored mass] from a bounded "
+            "enumeration, around the spec's certified enclosures of the ideal PMF",
+            "closed_form": "the spec's ideal(p, output, dps) enclosures (mpmath intervals, outward rounding)",
+            "inputs_total": len(inputs),
+            "outputs_listed": listed,
+            "truncated": "; ".join(truncated) or None,
+            "tables": tables,
+            "_intervals": per_input,
+        }
 
-    def _impl_series_intervals(self, code: Mapping[Hashable, tuple[Fraction, Fraction]],
-                               ideal: Mapping[Hashable, tuple[Fraction, Fraction]], q: Hashable) -> None:
+    def _impl_series_intervals(
+        self,
+        code: Mapping[Hashable, tuple[Fraction, Fraction]],
+        ideal: Mapping[Hashable, tuple[Fraction, Fraction]],
+        q: Hashable,
+    ) -> None:
         outputs = _sorted_outputs(list(code))
         numeric = all(isinstance(o, int) and not isinstance(o, bool) for o in outputs)
         self.series["impl"] = {
-            "input": None if q is None else str(q), "x": [float(o) for o in outputs] if numeric else list(range(len(outputs))),
-            "labels": None if numeric else [str(o) for o in outputs], "kind": "intervals",
+            "input": None if q is None else str(q),
+            "x": [float(o) for o in outputs] if numeric else list(range(len(outputs))),
+            "labels": None if numeric else [str(o) for o in outputs],
+            "kind": "intervals",
             "spec": [float((ideal[o][0] + ideal[o][1]) / 2) for o in outputs],
-            "code_low": [float(code[o][0]) for o in outputs], "code_high": [float(code[o][1]) for o in outputs],
+            "code_low": [float(code[o][0]) for o in outputs],
+            "code_high": [float(code[o][1]) for o in outputs],
             "code": None,
         }
 
@@ -233,27 +343,45 @@ class _CaseWork:
     def privacy_exact(self, pmfs: dict[str, Any]) -> dict[str, Any]:
         claim = _claim_json(self.claim)
         if isinstance(self.claim, SamplesPmf):
-            return _na("the spec claims only that the code samples its PMF: there are no neighbouring inputs "
-                       "to compare", claim=claim)
+            return _na(
+                "the spec claims only that the code samples its PMF: there are no neighbouring inputs to compare",
+                claim=claim,
+            )
         pairs = pmfs["_pairs"]
         spec_loss = tightest_alpha(pmfs["_spec_rows"], pairs)
         code_rows = pmfs["_code_rows"]
         code_loss = None if code_rows is None else tightest_alpha(code_rows, pairs)
         verdicts = [_verdict_row(c) for name in ("privacy", "code_privacy") for c in self.checks.get(name, [])]
-        return {"applicable": True, "reason": None, "kind": "exact", "claim": claim,
-                "neighbours": len(pairs), "code": None if code_loss is None else _loss_json(code_loss),
-                "closed_form": _loss_json(spec_loss), "ideal": None, "paper": _paper(self.spec, self.p, code_loss),
-                "verdicts": verdicts, "declared_checks": self._declared()}
+        return {
+            "applicable": True,
+            "reason": None,
+            "kind": "exact",
+            "claim": claim,
+            "neighbours": len(pairs),
+            "code": None if code_loss is None else _loss_json(code_loss),
+            "closed_form": _loss_json(spec_loss),
+            "ideal": None,
+            "paper": _paper(self.spec, self.p, code_loss),
+            "verdicts": verdicts,
+            "declared_checks": self._declared(),
+        }
 
     def privacy_intervals(self, pmfs: dict[str, Any]) -> dict[str, Any]:
         claim = _claim_json(self.claim)
         if isinstance(self.claim, SamplesPmf):
-            return _na("the spec claims only that the code samples its ideal PMF: there are no neighbouring "
-                       "inputs to compare", claim=claim, declared_checks=self._declared())
+            return _na(
+                "the spec claims only that the code samples its ideal PMF: there are no neighbouring inputs to compare",
+                claim=claim,
+                declared_checks=self._declared(),
+            )
         code = pmfs["_intervals"]
         if self.instance.inputs is None and not all(isinstance(o, int) and not isinstance(o, bool) for o in code[None]):
-            return _na("the outputs are not integers, so they cannot be shifted by a neighbouring input: the claim "
-                       "is checked by the spec's declared checks", claim=claim, declared_checks=self._declared())
+            return _na(
+                "the outputs are not integers, so they cannot be shifted by a neighbouring input: the claim "
+                "is checked by the spec's declared checks",
+                claim=claim,
+                declared_checks=self._declared(),
+            )
         if self.instance.inputs is None:  # a noise sampler: q + noise, neighbours |q - q'| <= sensitivity
             shift = self.spec.sensitivity_for(self.p)
             rows = {d: {_shifted(o, d): v for o, v in code[None].items()} for d in range(shift + 1)}
@@ -264,20 +392,34 @@ class _CaseWork:
             pairs = list(self.spec.input.pairs(self.p, self.instance.inputs))  # type: ignore[union-attr]
         code_loss = _interval_loss(rows, pairs)
         if code_loss["json"]["epsilon_high"] is None:
-            return _na("the interval check lists no output that two neighbouring inputs share, so no privacy loss "
-                       "is bounded here: the claim is checked by the spec's declared checks", claim=claim,
-                       declared_checks=self._declared())
+            return _na(
+                "the interval check lists no output that two neighbouring inputs share, so no privacy loss "
+                "is bounded here: the claim is checked by the spec's declared checks",
+                claim=claim,
+                declared_checks=self._declared(),
+            )
         ideal_loss = None if ideal_rows is None else _interval_loss(ideal_rows, pairs)
         self._pair_series_intervals(rows, pairs, code_loss)
-        return {"applicable": True, "reason": None, "kind": "intervals", "claim": claim, "neighbours": len(pairs),
-                "code": code_loss["json"], "closed_form": None,
-                "ideal": None if ideal_loss is None else ideal_loss["json"],
-                "paper": _paper(self.spec, self.p, None),
-                "verdicts": [_verdict_row(c) for c in self.checks.get("intervals", [])],
-                "declared_checks": self._declared()}
+        return {
+            "applicable": True,
+            "reason": None,
+            "kind": "intervals",
+            "claim": claim,
+            "neighbours": len(pairs),
+            "code": code_loss["json"],
+            "closed_form": None,
+            "ideal": None if ideal_loss is None else ideal_loss["json"],
+            "paper": _paper(self.spec, self.p, None),
+            "verdicts": [_verdict_row(c) for c in self.checks.get("intervals", [])],
+            "declared_checks": self._declared(),
+        }
 
-    def _pair_series_intervals(self, rows: Mapping[Any, Mapping[Hashable, tuple[Fraction, Fraction]]],
-                               pairs: Sequence[tuple[Any, Any]], loss: dict[str, Any]) -> None:
+    def _pair_series_intervals(
+        self,
+        rows: Mapping[Any, Mapping[Hashable, tuple[Fraction, Fraction]]],
+        pairs: Sequence[tuple[Any, Any]],
+        loss: dict[str, Any],
+    ) -> None:
         if not pairs:
             return
         q, q2 = loss.get("pair") or pairs[0]
@@ -292,37 +434,85 @@ class _CaseWork:
             bounds = _loss_bounds(a[o], b[o])
             low.append(bounds[0])
             high.append(bounds[1])
-        self.series["pair"] = {"q": str(q), "q_prime": str(q2), "x": xs, "labels": None, "kind": "intervals",
-                               "p": [mid(a[o]) for o in outputs], "p_prime": [mid(b[o]) for o in outputs]}
-        self.series["loss"] = {"q": str(q), "q_prime": str(q2), "x": xs, "labels": None,
-                               "loss": [(lo + hi) / 2 for lo, hi in zip(low, high)], "low": low, "high": high,
-                               "bound": _claim_epsilon(self.claim), "tightest": None}
-        self.series["delta"] = _delta_series([mid(a[o]) for o in outputs], [mid(b[o]) for o in outputs], self.claim,
-                                             None, "the midpoints of the code's exact intervals, listed outputs only")
+        self.series["pair"] = {
+            "q": str(q),
+            "q_prime": str(q2),
+            "x": xs,
+            "labels": None,
+            "kind": "intervals",
+            "p": [mid(a[o]) for o in outputs],
+            "p_prime": [mid(b[o]) for o in outputs],
+        }
+        self.series["loss"] = {
+            "q": str(q),
+            "q_prime": str(q2),
+            "x": xs,
+            "labels": None,
+            "loss": [(lo + hi) / 2 for lo, hi in zip(low, high)],
+            "low": low,
+            "high": high,
+            "bound": _claim_epsilon(self.claim),
+            "tightest": None,
+        }
+        self.series["delta"] = _delta_series(
+            [mid(a[o]) for o in outputs],
+            [mid(b[o]) for o in outputs],
+            self.claim,
+            None,
+            "the midpoints of the code's exact intervals, listed outputs only",
+        )
 
     def _declared(self) -> list[dict[str, Any]]:
-        standard = {"smoke", "exactness", "intervals", "intervals_as_run", "batch", "refuses", "accepts",
-                    "statistical", "statistical_production", "privacy", "code_privacy", "z3", "code_z3",
-                    "timing_channel", "time_bound"}
+        standard = {
+            "smoke",
+            "exactness",
+            "intervals",
+            "intervals_as_run",
+            "batch",
+            "refuses",
+            "accepts",
+            "statistical",
+            "statistical_production",
+            "privacy",
+            "code_privacy",
+            "z3",
+            "code_z3",
+            "timing_channel",
+            "time_bound",
+        }
         return [_verdict_row(c) for c in self.outcome.checks if c.check not in standard]
 
     # --- sections 4 to 6 ------------------------------------------------------------------------
 
     def proofs(self) -> dict[str, Any]:
-        rows = [{**_verdict_row(c), "solver": c.evidence.get("solver"), "witness": c.evidence.get("witness"),
-                 "distinct_entries": c.evidence.get("distinct_entries")}
-                for name in Z3_CHECKS for c in self.checks.get(name, [])]
-        rows += [{**c, "solver": None, "witness": None, "distinct_entries": None}
-                 for c in self._declared() if _is_solver_check(self.outcome, c["check"])]
+        rows = [
+            {
+                **_verdict_row(c),
+                "solver": c.evidence.get("solver"),
+                "witness": c.evidence.get("witness"),
+                "distinct_entries": c.evidence.get("distinct_entries"),
+            }
+            for name in Z3_CHECKS
+            for c in self.checks.get(name, [])
+        ]
+        rows += [
+            {**c, "solver": None, "witness": None, "distinct_entries": None}
+            for c in self._declared()
+            if _is_solver_check(self.outcome, c["check"])
+        ]
         if rows:
             return {"applicable": True, "reason": None, "checks": rows}
         if isinstance(self.claim, SamplesPmf):
             why = "the spec claims no privacy, so no ratio bound is sent to Z3"
         elif self.spec.pmf is None:
-            why = ("the case's law is known only through interval enclosures; Z3 decides ratio bounds on exact "
-                   "tables (a parametric proof, if any, is among the certificates below)")
+            why = (
+                "the case's law is known only through interval enclosures; Z3 decides ratio bounds on exact "
+                "tables (a parametric proof, if any, is among the certificates below)"
+            )
         elif isinstance(self.claim, PureDp) and self.claim.alpha is None:
-            why = "the claim is in epsilon form, e^epsilon is irrational: it is decided with certified intervals instead"
+            why = (
+                "the claim is in epsilon form, e^epsilon is irrational: it is decided with certified intervals instead"
+            )
         else:
             why = "Z3 checks the ratio form of pure DP only; this claim is checked with certified intervals"
         return {"applicable": False, "reason": why, "checks": []}
@@ -332,16 +522,29 @@ class _CaseWork:
         for name in ("statistical", "statistical_production"):
             for c in self.checks.get(name, []):
                 e = c.evidence
-                rows.append({**_verdict_row(c),
-                             "input": e.get("q"), "seed": e.get("seed"), "samples": e.get("samples"),
-                             "false_positive_rate": e.get("false_positive_rate"), "threshold": e.get("threshold"),
-                             "detectable_distance": e.get("detectable_distance"),
-                             "sup_distance": e.get("sup_distance", e.get("distance_outside_enclosure")),
-                             "replay": e.get("replay")})
+                rows.append(
+                    {
+                        **_verdict_row(c),
+                        "input": e.get("q"),
+                        "seed": e.get("seed"),
+                        "samples": e.get("samples"),
+                        "false_positive_rate": e.get("false_positive_rate"),
+                        "threshold": e.get("threshold"),
+                        "detectable_distance": e.get("detectable_distance"),
+                        "sup_distance": e.get("sup_distance", e.get("distance_outside_enclosure")),
+                        "replay": e.get("replay"),
+                    }
+                )
         if rows:
-            return {"applicable": True, "reason": None, "replay": self.replay, "method": "Dvoretzky-Kiefer-Wolfowitz with Massart's constant: "
-                    "P(sup |F_N - F| > t) <= 2 exp(-2 N t^2) = beta, a non-asymptotic false-positive bound; any CDF "
-                    "distance above 2t is detected with probability >= 1 - beta (the power)", "checks": rows}
+            return {
+                "applicable": True,
+                "reason": None,
+                "replay": self.replay,
+                "method": "Dvoretzky-Kiefer-Wolfowitz with Massart's constant: "
+                "P(sup |F_N - F| > t) <= 2 exp(-2 N t^2) = beta, a non-asymptotic false-positive bound; any CDF "
+                "distance above 2t is detected with probability >= 1 - beta (the power)",
+                "checks": rows,
+            }
         if self.spec.sampler is None:
             why = "the spec has no Python sampler to run"
         elif self.case.sample_inputs == ():
@@ -355,15 +558,26 @@ class _CaseWork:
     def timing(self) -> dict[str, Any]:
         check = self.first("timing_channel")
         if check is None:
-            why = ("the spec does not ask for the timing channel (Spec.timing is False)" if not self.spec.timing else
-                   "the code cannot be enumerated, so its draw counts are unknown")
+            why = (
+                "the spec does not ask for the timing channel (Spec.timing is False)"
+                if not self.spec.timing
+                else "the code cannot be enumerated, so its draw counts are unknown"
+            )
             return {"applicable": False, "reason": why}
         e = check.evidence
-        return {"applicable": True, "reason": None, "verdict": check.verdict.value, "summary": check.summary,
-                "claim": e.get("claim"), "information_lower_bits": e.get("information_lower_bits"),
-                "information_explored_bits": e.get("information_explored_bits"),
-                "draws_range": e.get("draws_range"), "unexplored_decimal": e.get("unexplored_decimal"),
-                "witness": e.get("witness"), "note": "a side-channel finding: it never gates"}
+        return {
+            "applicable": True,
+            "reason": None,
+            "verdict": check.verdict.value,
+            "summary": check.summary,
+            "claim": e.get("claim"),
+            "information_lower_bits": e.get("information_lower_bits"),
+            "information_explored_bits": e.get("information_explored_bits"),
+            "draws_range": e.get("draws_range"),
+            "unexplored_decimal": e.get("unexplored_decimal"),
+            "witness": e.get("witness"),
+            "note": "a side-channel finding: it never gates",
+        }
 
 
 def _verdict_row(check: CheckResult) -> dict[str, Any]:
@@ -377,8 +591,9 @@ def _verdict_row(check: CheckResult) -> dict[str, Any]:
 
 
 def _is_solver_check(outcome: CaseOutcome, name: str) -> bool:
-    return any(c.check == name and ("solver" in c.evidence or "z3" in (c.summary + name).lower())
-               for c in outcome.checks)
+    return any(
+        c.check == name and ("solver" in c.evidence or "z3" in (c.summary + name).lower()) for c in outcome.checks
+    )
 
 
 def _output_key(value: Any) -> Hashable:
@@ -404,8 +619,9 @@ def _most_likely(outputs: list[Hashable], mass: Callable[[Hashable], Any]) -> li
     return [o for i, o in enumerate(outputs) if i in keep]
 
 
-def _case_audit(found: FoundSpec, case: Case, *, seed: int, samples: int, time_limit: int | None,
-                progress: Progress, replay: str) -> CaseAudit:
+def _case_audit(
+    found: FoundSpec, case: Case, *, seed: int, samples: int, time_limit: int | None, progress: Progress, replay: str
+) -> CaseAudit:
     """One case's sections, all of them within ``time_limit`` seconds: the tables get what the
     checks left of it."""
     spec = found.spec
@@ -416,8 +632,16 @@ def _case_audit(found: FoundSpec, case: Case, *, seed: int, samples: int, time_l
     head["label"] = case.describe()
     if outcome.outcome == ERROR:
         reason = f"the spec cannot be checked as written: {outcome.error}"
-        return CaseAudit({**head, "pmfs": _na(reason), "privacy": _na(reason), "proofs": _na(reason, checks=[]),
-                          "statistics": _na(reason, checks=[]), "timing": _na(reason)})
+        return CaseAudit(
+            {
+                **head,
+                "pmfs": _na(reason),
+                "privacy": _na(reason),
+                "proofs": _na(reason, checks=[]),
+                "statistics": _na(reason, checks=[]),
+                "timing": _na(reason),
+            }
+        )
     work = _CaseWork(found, case, outcome, seed, samples, replay)
     timed_out = any(c.check == "time_bound" or "time_limit_s" in c.evidence for c in outcome.checks)
     progress(f"{case.describe()}: exact tables and privacy")
@@ -435,9 +659,11 @@ def _case_audit(found: FoundSpec, case: Case, *, seed: int, samples: int, time_l
                 pmfs = work.pmf_section_intervals()
                 privacy = work.privacy_intervals(pmfs) if pmfs["applicable"] else _na(pmfs["reason"])
             else:
-                why = ("the spec declares no pmf or ideal PMF: its claim is checked by its declared checks only"
-                       if spec.sampler is not None else "the spec has no Python sampler: its mechanism is modelled "
-                       "inside its declared checks")
+                why = (
+                    "the spec declares no pmf or ideal PMF: its claim is checked by its declared checks only"
+                    if spec.sampler is not None
+                    else "the spec has no Python sampler: its mechanism is modelled inside its declared checks"
+                )
                 pmfs = _na(why)
                 privacy = _na(why, claim=_claim_json(work.claim), declared_checks=work._declared())
     except CaseTimeUp:
@@ -448,7 +674,13 @@ def _case_audit(found: FoundSpec, case: Case, *, seed: int, samples: int, time_l
         pmfs, privacy = _na(why), _na(why, claim=_claim_json(work.claim), declared_checks=work._declared())
         work.series.clear()
     pmfs = {k: v for k, v in pmfs.items() if not k.startswith("_")}
-    document = {**head, "claim": _claim_json(work.claim), "pmfs": pmfs, "privacy": privacy,
-                "proofs": work.proofs(), "statistics": work.statistics(), "timing": work.timing()}
+    document = {
+        **head,
+        "claim": _claim_json(work.claim),
+        "pmfs": pmfs,
+        "privacy": privacy,
+        "proofs": work.proofs(),
+        "statistics": work.statistics(),
+        "timing": work.timing(),
+    }
     return CaseAudit(document, work.series)
-

@@ -40,10 +40,16 @@ def _git_commit(root: Path) -> dict[str, Any] | None:
     if not (root / ".git").exists():
         return None
     try:
-        head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
-                              timeout=10, check=False)
-        status = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
-                                capture_output=True, text=True, timeout=10, check=False)
+        head = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10, check=False
+        )
+        status = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     if head.returncode != 0:
@@ -67,18 +73,27 @@ def trusted_base() -> dict[str, Any]:
     getrandom = hasattr(os, "getrandom")
     return {
         "randomness": [
-            {"name": "SystemRandomSource", "role": "production",
-             "source": "os.urandom" + (" (the getrandom(2) system call on this platform)" if getrandom else ""),
-             "description": "the OS CSPRNG: 64-bit words turned into exact uniform draws by rejection "
-                            "(randbelow) and an exact binary comparison (bernoulli); this conversion is itself "
-                            "verified by the gate's system-source entry"},
-            {"name": "SeededRandomSource", "role": "replay",
-             "source": "SHA-256 in counter mode keyed by the seed",
-             "description": "the statistical checks' source: every seed printed here replays the same draws; "
-                            "verified by the gate's seeded-source entry"},
+            {
+                "name": "SystemRandomSource",
+                "role": "production",
+                "source": "os.urandom" + (" (the getrandom(2) system call on this platform)" if getrandom else ""),
+                "description": "the OS CSPRNG: 64-bit words turned into exact uniform draws by rejection "
+                "(randbelow) and an exact binary comparison (bernoulli); this conversion is itself "
+                "verified by the gate's system-source entry",
+            },
+            {
+                "name": "SeededRandomSource",
+                "role": "replay",
+                "source": "SHA-256 in counter mode keyed by the seed",
+                "description": "the statistical checks' source: every seed printed here replays the same draws; "
+                "verified by the gate's seeded-source entry",
+            },
         ],
-        "python": {"version": platform.python_version(), "implementation": platform.python_implementation(),
-                   "executable": sys.executable},
+        "python": {
+            "version": platform.python_version(),
+            "implementation": platform.python_implementation(),
+            "executable": sys.executable,
+        },
         "platform": platform.platform(),
         "dpverify": {"version": dpverify.__version__, "location": str(root), "git": _git_commit(root)},
         "packages": {
@@ -103,45 +118,81 @@ def read_mutants(path: str) -> dict[str, Any]:
     """A ``dpverify mutate --json`` document, or a one-line error.  Only a regular file of at most
     :data:`MAX_MUTANTS_BYTES` is read: a device such as ``/dev/zero`` never ends."""
     if not os.path.isfile(path):
-        raise DpverifyError(f"--mutants must be a file (a `dpverify mutate --json` document); got --mutants={shown(path)}.")
+        raise DpverifyError(
+            f"--mutants must be a file (a `dpverify mutate --json` document); got --mutants={shown(path)}."
+        )
     if os.path.getsize(path) > MAX_MUTANTS_BYTES:
-        raise DpverifyError(f"--mutants={shown(path)} is larger than {MAX_MUTANTS_BYTES} bytes; a mutate document "
-                            "of the whole score is a few megabytes.")
+        raise DpverifyError(
+            f"--mutants={shown(path)} is larger than {MAX_MUTANTS_BYTES} bytes; a mutate document "
+            "of the whole score is a few megabytes."
+        )
     try:
         with open(path, encoding="utf-8") as handle:
             document = json.load(handle)
     except OSError as error:
         raise DpverifyError(f"--mutants={shown(path)} cannot be read: {error.strerror or error}.") from None
     except ValueError as error:
-        raise DpverifyError(f"--mutants={shown(path)} is not JSON ({error}); give a `dpverify mutate --json` file.") from None
-    if not isinstance(document, dict) or document.get("schema") != "dpverify.mutate/1" \
-            or not isinstance(document.get("modules"), list) or not isinstance(document.get("mutants"), list):
-        raise DpverifyError(f"--mutants={shown(path)} is not a dpverify.mutate/1 document; write one with "
-                            "`dpverify mutate --json PATH`.")
+        raise DpverifyError(
+            f"--mutants={shown(path)} is not JSON ({error}); give a `dpverify mutate --json` file."
+        ) from None
+    if (
+        not isinstance(document, dict)
+        or document.get("schema") != "dpverify.mutate/1"
+        or not isinstance(document.get("modules"), list)
+        or not isinstance(document.get("mutants"), list)
+    ):
+        raise DpverifyError(
+            f"--mutants={shown(path)} is not a dpverify.mutate/1 document; write one with "
+            "`dpverify mutate --json PATH`."
+        )
     return document
 
 
 def _mutation_section(document: dict[str, Any] | None, path: str | None, modules: Sequence[str]) -> dict[str, Any]:
     if document is None:
-        return {"applicable": False, "reason": "no mutation run was given (pass --mutants PATH, a `dpverify "
-                "mutate --json` document)", "file": None, "modules": [], "mutants": []}
+        return {
+            "applicable": False,
+            "reason": "no mutation run was given (pass --mutants PATH, a `dpverify mutate --json` document)",
+            "file": None,
+            "modules": [],
+            "mutants": [],
+        }
     rows = [row for row in document["modules"] if isinstance(row, dict) and row.get("module") in modules]
     names = {row["module"] for row in rows}
     mutants = [m for m in document["mutants"] if isinstance(m, dict) and m.get("module") in names]
     if not rows:
-        return {"applicable": False, "file": path, "modules": [], "mutants": [],
-                "reason": f"the mutation run covers {', '.join(str(r.get('module')) for r in document['modules']) or 'no module'}, "
-                          f"none of the modules this spec's code runs in ({', '.join(modules) or 'none'})"}
+        return {
+            "applicable": False,
+            "file": path,
+            "modules": [],
+            "mutants": [],
+            "reason": f"the mutation run covers {', '.join(str(r.get('module')) for r in document['modules']) or 'no module'}, "
+            f"none of the modules this spec's code runs in ({', '.join(modules) or 'none'})",
+        }
     score = []
     for row in rows:
         killed, equivalent, mutants_run = row.get("killed", 0), row.get("equivalent", 0), row.get("mutants", 0)
         judged = mutants_run - equivalent
-        score.append({**row, "score": None if judged <= 0 else f"{killed}/{judged}",
-                      "score_decimal": None if judged <= 0 else round(killed / judged, 4)})
-    return {"applicable": True, "reason": None, "file": path, "passed": document.get("passed"),
-            "gate": document.get("gate"), "modules": score,
-            "mutants": [{k: m.get(k) for k in ("id", "module", "function", "line", "description", "status", "detail")}
-                        for m in mutants if m.get("status") != "killed"]}
+        score.append(
+            {
+                **row,
+                "score": None if judged <= 0 else f"{killed}/{judged}",
+                "score_decimal": None if judged <= 0 else round(killed / judged, 4),
+            }
+        )
+    return {
+        "applicable": True,
+        "reason": None,
+        "file": path,
+        "passed": document.get("passed"),
+        "gate": document.get("gate"),
+        "modules": score,
+        "mutants": [
+            {k: m.get(k) for k in ("id", "module", "function", "line", "description", "status", "detail")}
+            for m in mutants
+            if m.get("status") != "killed"
+        ],
+    }
 
 
 # --- section 4: certificates ----------------------------------------------------------------------
@@ -151,8 +202,9 @@ class _RunTimeUp(BaseException):
     """One traced run reached its own bound (the case's may still have time for the next)."""
 
 
-def _traced(spec: Spec, cases: Sequence[Case], seed: int, budgets: Sequence[float | None], per_run: float
-            ) -> tuple[set[str], set[str], list[str]]:
+def _traced(
+    spec: Spec, cases: Sequence[Case], seed: int, budgets: Sequence[float | None], per_run: float
+) -> tuple[set[str], set[str], list[str]]:
     """The qualified names of the functions the spec's code and closed forms run, their modules,
     and a note for each case whose code was not traced to the end.
 
@@ -211,11 +263,18 @@ def _traced(spec: Spec, cases: Sequence[Case], seed: int, budgets: Sequence[floa
             reasons = [f"{', '.join(cut)} ran past {per_run:.0f} s"] if cut else []
             if done < len(runs):
                 left = ", ".join(name for name, _, _ in runs[done:])
-                reasons.append(f"{left} not traced: " + ("the case used its whole time bound" if budget is not None
-                                                          and budget <= 0 else
-                                                          f"the trace reached the {budget:.1f} s the time bound left"))
-            untraced.append(f"{case.describe()}: not traced to the end ({'; '.join(reasons)}); a certificate "
-                            f"covering only functions the rest runs may be missing")
+                reasons.append(
+                    f"{left} not traced: "
+                    + (
+                        "the case used its whole time bound"
+                        if budget is not None and budget <= 0
+                        else f"the trace reached the {budget:.1f} s the time bound left"
+                    )
+                )
+            untraced.append(
+                f"{case.describe()}: not traced to the end ({'; '.join(reasons)}); a certificate "
+                f"covering only functions the rest runs may be missing"
+            )
     return called, sampler_modules, untraced
 
 
@@ -239,7 +298,10 @@ def _own_module(module: str) -> bool:
     """A module of the code under audit: not the standard library, not the engine running it."""
     top = module.partition(".")[0]
     return top not in sys.stdlib_module_names and module not in (
-        "dpverify.verify.reports._audit_per_spec", "dpverify.verify.gate._spec_instance", "dpverify.verify.gate._time_bound")
+        "dpverify.verify.reports._audit_per_spec",
+        "dpverify.verify.gate._spec_instance",
+        "dpverify.verify.gate._time_bound",
+    )
 
 
 def _matching_labels(spec: Spec, cases: Sequence[Case]) -> set[str]:
@@ -254,8 +316,9 @@ def _matching_labels(spec: Spec, cases: Sequence[Case]) -> set[str]:
     return labels
 
 
-def _certificates_section(spec: Spec, cases: Sequence[Case], called: set[str],
-                          untraced: Sequence[str] = ()) -> dict[str, Any]:
+def _certificates_section(
+    spec: Spec, cases: Sequence[Case], called: set[str], untraced: Sequence[str] = ()
+) -> dict[str, Any]:
     section = _certificates(spec, cases, called)
     if untraced:  # the rows found stand; what the untraced code would add is unknown
         section["untraced"] = list(untraced)
@@ -271,16 +334,26 @@ def _certificates(spec: Spec, cases: Sequence[Case], called: set[str]) -> dict[s
         from dpverify.proofs._manifest import read_manifest
         from dpverify.proofs._stale import check_manifest
     except Exception as error:  # noqa: BLE001 - the proofs need z3, which is a dependency; say so if missing
-        return {"applicable": False, "reason": f"the proofs package cannot be loaded: {error}", "manifest": None,
-                "stale_check": None, "certificates": []}
+        return {
+            "applicable": False,
+            "reason": f"the proofs package cannot be loaded: {error}",
+            "manifest": None,
+            "stale_check": None,
+            "certificates": [],
+        }
     root = repository_root()
     try:
         manifest = read_manifest(root)
     except DpverifyError as error:
         return {"applicable": False, "reason": str(error), "manifest": None, "stale_check": None, "certificates": []}
     if manifest is None:
-        return {"applicable": False, "reason": "no proofs/manifest.json beside the installed code", "manifest": None,
-                "stale_check": None, "certificates": []}
+        return {
+            "applicable": False,
+            "reason": "no proofs/manifest.json beside the installed code",
+            "manifest": None,
+            "stale_check": None,
+            "certificates": [],
+        }
     stale = check_manifest(root)
     stale_by: dict[str, list[str]] = {}
     for finding in stale.evidence.get("findings", []):
@@ -295,18 +368,35 @@ def _certificates(spec: Spec, cases: Sequence[Case], called: set[str]) -> dict[s
         if record.kind != "parametric" and record.name not in labels:
             other_instances += 1  # an instance certificate of parameters not audited here
             continue
-        rows.append({
-            "name": record.name, "kind": record.kind, "file": record.file, "verdict": record.verdict.value,
-            "expect": record.expect.value, "met": record.verdict is record.expect, "statement": record.statement,
-            "source": record.source, "bounded": record.bounded, "covers_run": covered,
-            "this_case": record.name in labels, "stale": record.name in stale_by,
-            "stale_findings": stale_by.get(record.name, []),
-        })
+        rows.append(
+            {
+                "name": record.name,
+                "kind": record.kind,
+                "file": record.file,
+                "verdict": record.verdict.value,
+                "expect": record.expect.value,
+                "met": record.verdict is record.expect,
+                "statement": record.statement,
+                "source": record.source,
+                "bounded": record.bounded,
+                "covers_run": covered,
+                "this_case": record.name in labels,
+                "stale": record.name in stale_by,
+                "stale_findings": stale_by.get(record.name, []),
+            }
+        )
     rows.sort(key=lambda r: (not r["this_case"], r["kind"] != "parametric", r["name"]))
-    reason = None if rows else ("no certificate in proofs/manifest.json covers a function this spec's code or "
-                                "closed form runs")
-    return {"applicable": bool(rows), "reason": reason, "manifest": str(root / "proofs" / "manifest.json"),
-            "solvers": dict(manifest.solvers),
-            "stale_check": {"verdict": stale.verdict.value, "summary": stale.summary}, "certificates": rows,
-            "other_instances": other_instances}
-
+    reason = (
+        None
+        if rows
+        else ("no certificate in proofs/manifest.json covers a function this spec's code or closed form runs")
+    )
+    return {
+        "applicable": bool(rows),
+        "reason": reason,
+        "manifest": str(root / "proofs" / "manifest.json"),
+        "solvers": dict(manifest.solvers),
+        "stale_check": {"verdict": stale.verdict.value, "summary": stale.summary},
+        "certificates": rows,
+        "other_instances": other_instances,
+    }

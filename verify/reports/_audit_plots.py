@@ -61,8 +61,15 @@ def draw_case(series: dict[str, Any], salt: str, failed: list[str] | None = None
         data = series.get("pair" if kind == "neighbours" else kind)
         if not data:
             continue
-        with matplotlib.rc_context({"svg.hashsalt": f"{salt}-{kind}", "svg.fonttype": "path", "font.size": 9,
-                                    "axes.spines.top": False, "axes.spines.right": False}):
+        with matplotlib.rc_context(
+            {
+                "svg.hashsalt": f"{salt}-{kind}",
+                "svg.fonttype": "path",
+                "font.size": 9,
+                "axes.spines.top": False,
+                "axes.spines.right": False,
+            }
+        ):
             try:
                 figure, title, caption = _DRAW[kind](data)
                 drawn.append(Plot(kind, title, caption, *_save(figure)))
@@ -83,7 +90,7 @@ def _save(figure: Any) -> tuple[str, bytes]:
     figure.savefig(svg, format="svg", metadata={"Date": None})
     figure.savefig(png, format="png", metadata={"Software": None})
     text = svg.getvalue()
-    text = text[text.index("<svg"):]  # no XML prolog or doctype inside HTML
+    text = text[text.index("<svg") :]  # no XML prolog or doctype inside HTML
     text = re.sub(r"<metadata>.*?</metadata>", "", text, flags=re.S)
     return text, png.getvalue()
 
@@ -103,8 +110,11 @@ def _neighbours(data: dict[str, Any]) -> tuple[Any, str, str]:
     axes.legend(frameon=False)
     _ticks(axes, data)
     source = "the code's exact PMF" if data["kind"] == "exact" else "midpoints of the code's exact intervals"
-    return (figure, f"Neighbouring inputs q={q} and q'={q2}",
-            f"The output distributions of the worst neighbouring pair, overlaid ({source}).")
+    return (
+        figure,
+        f"Neighbouring inputs q={q} and q'={q2}",
+        f"The output distributions of the worst neighbouring pair, overlaid ({source}).",
+    )
 
 
 def _finite(values: Sequence[float | None]) -> list[float]:
@@ -121,17 +131,39 @@ def _loss(data: dict[str, Any]) -> tuple[Any, str, str]:
         lows = [max(lo, -top) for lo in data["low"]]
         highs = [min(hi, top) for hi in data["high"]]
         centres = [(lo + hi) / 2 for lo, hi in zip(lows, highs)]
-        axes.errorbar(xs, centres, yerr=[[c - lo for c, lo in zip(centres, lows)], [hi - c for c, hi in zip(centres, highs)]],
-                      fmt="o", color=BLUE, markersize=3.5, capsize=2, label="ln P(x|q)/P(x|q') (certified bounds)")
+        axes.errorbar(
+            xs,
+            centres,
+            yerr=[[c - lo for c, lo in zip(centres, lows)], [hi - c for c, hi in zip(centres, highs)]],
+            fmt="o",
+            color=BLUE,
+            markersize=3.5,
+            capsize=2,
+            label="ln P(x|q)/P(x|q') (certified bounds)",
+        )
     else:
         points = [(x, v) for x, v in zip(xs, losses) if v is not None and math.isfinite(v)]
-        axes.plot([x for x, _ in points], [v for _, v in points], "o-", color=BLUE, markersize=4, linewidth=1.2,
-                  label="ln P(x|q)/P(x|q')")
+        axes.plot(
+            [x for x, _ in points],
+            [v for _, v in points],
+            "o-",
+            color=BLUE,
+            markersize=4,
+            linewidth=1.2,
+            label="ln P(x|q)/P(x|q')",
+        )
         if bound is not None:  # outputs past the claimed bound, in red
             over = [(x, v) for x, v in points if abs(v) > bound * (1 + 1e-12)]
             if over:
-                axes.plot([x for x, _ in over], [v for _, v in over], "o", color=RED, markersize=7, fillstyle="none",
-                          label="beyond the claimed bound")
+                axes.plot(
+                    [x for x, _ in over],
+                    [v for _, v in over],
+                    "o",
+                    color=RED,
+                    markersize=7,
+                    fillstyle="none",
+                    label="beyond the claimed bound",
+                )
         for x, v in zip(xs, losses):
             if v is not None and math.isinf(v):
                 y = top * 0.92 * (1 if v > 0 else -1)
@@ -139,8 +171,13 @@ def _loss(data: dict[str, Any]) -> tuple[Any, str, str]:
                 axes.annotate("∞" if v > 0 else "-∞", (x, y), textcoords="offset points", xytext=(6, -3), color=RED)
     if bound is not None:
         for sign in (1, -1):
-            axes.axhline(sign * bound, color=RED, linestyle="--", linewidth=1,
-                         label=f"claimed ±ε = ±{bound:.6g}" if sign == 1 else None)
+            axes.axhline(
+                sign * bound,
+                color=RED,
+                linestyle="--",
+                linewidth=1,
+                label=f"claimed ±ε = ±{bound:.6g}" if sign == 1 else None,
+            )
     axes.axhline(0, color=GREY, linewidth=0.6)
     axes.set_ylim(-top, top)
     axes.set_xlabel("output x")
@@ -148,9 +185,12 @@ def _loss(data: dict[str, Any]) -> tuple[Any, str, str]:
     axes.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, 1.16), ncol=3, fontsize=8)
     _ticks(axes, data)
     claim = f"the claimed bound ±{bound:.6g}" if bound is not None else "no ε bound (the claim is not in ε form)"
-    return (figure, f"Privacy loss per output, q={data['q']} against q'={data['q_prime']}",
-            f"ln P(x|q)/P(x|q') for every output of the worst pair, with {claim}; a triangle marks an output "
-            "possible under one input only (infinite loss).")
+    return (
+        figure,
+        f"Privacy loss per output, q={data['q']} against q'={data['q_prime']}",
+        f"ln P(x|q)/P(x|q') for every output of the worst pair, with {claim}; a triangle marks an output "
+        "possible under one input only (infinite loss).",
+    )
 
 
 def _impl(data: dict[str, Any]) -> tuple[Any, str, str]:
@@ -166,22 +206,39 @@ def _impl(data: dict[str, Any]) -> tuple[Any, str, str]:
         else:
             bottom.text(0.5, 0.5, "the code's exact PMF is not known", transform=bottom.transAxes, ha="center")
         bottom.set_ylabel("code − spec")
-        caption = ("The code's exact PMF (from enumeration or bisection of its randomness) on the spec's closed "
-                   "form; below, their exact difference.")
+        caption = (
+            "The code's exact PMF (from enumeration or bisection of its randomness) on the spec's closed "
+            "form; below, their exact difference."
+        )
     else:
         low, high, ideal = data["code_low"], data["code_high"], data["spec"]
         top.plot(xs, ideal, "-", color=GREY, linewidth=2.5, alpha=0.6, label="ideal PMF (enclosure midpoint)")
-        top.errorbar(xs, low, yerr=[[0] * len(low), [max(0.0, h - lo) for h, lo in zip(high, low)]], fmt="o", color=BLUE,
-                     markersize=3.5, capsize=2, label="code's exact interval")
+        top.errorbar(
+            xs,
+            low,
+            yerr=[[0] * len(low), [max(0.0, h - lo) for h, lo in zip(high, low)]],
+            fmt="o",
+            color=BLUE,
+            markersize=3.5,
+            capsize=2,
+            label="code's exact interval",
+        )
         # max(0, ...): the ideal lies inside each interval, but its float midpoint may round just outside
-        bottom.errorbar(xs, [0] * len(xs), yerr=[[max(0.0, i - lo) for i, lo in zip(ideal, low)],
-                                                 [max(0.0, h - i) for h, i in zip(high, ideal)]],
-                        fmt="_", color=BLUE, capsize=2)
+        bottom.errorbar(
+            xs,
+            [0] * len(xs),
+            yerr=[[max(0.0, i - lo) for i, lo in zip(ideal, low)], [max(0.0, h - i) for h, i in zip(high, ideal)]],
+            fmt="_",
+            color=BLUE,
+            capsize=2,
+        )
         bottom.axhline(0, color=GREY, linewidth=0.8)
         bottom.set_ylabel("interval − ideal")
         bottom.ticklabel_format(axis="y", style="sci", scilimits=(-3, 3))
-        caption = ("The code's exact interval [explored, explored + unexplored] per output around the ideal PMF; "
-                   "below, each interval relative to the ideal value, which must lie inside it.")
+        caption = (
+            "The code's exact interval [explored, explored + unexplored] per output around the ideal PMF; "
+            "below, each interval relative to the ideal value, which must lie inside it."
+        )
     top.set_ylabel("probability")
     top.legend(frameon=False, fontsize=8)
     bottom.set_xlabel("output x")
@@ -201,9 +258,12 @@ def _delta(data: dict[str, Any]) -> tuple[Any, str, str]:
     axes.set_ylim(bottom=0)
     axes.set_xlim(left=0)
     axes.legend(frameon=False, fontsize=8)
-    return (figure, "Hockey-stick δ(ε) of the worst pair",
-            f"δ(ε) = max over both orders of Σ_x max(0, P(x|q) − e^ε P(x|q')), from {data['source']}; a claim "
-            "holds where the curve is at or below its point.")
+    return (
+        figure,
+        "Hockey-stick δ(ε) of the worst pair",
+        f"δ(ε) = max over both orders of Σ_x max(0, P(x|q) − e^ε P(x|q')), from {data['source']}; a claim "
+        "holds where the curve is at or below its point.",
+    )
 
 
 _DRAW = {"neighbours": _neighbours, "loss": _loss, "impl": _impl, "delta": _delta}

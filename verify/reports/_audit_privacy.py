@@ -55,9 +55,13 @@ def _ln(value: Fraction) -> float:
 
 
 def _loss_json(loss: PrivacyLoss) -> dict[str, Any]:
-    return {"alpha": fraction_text(loss.alpha), "alpha_decimal": _decimal(loss.alpha),
-            "epsilon": None if loss.infinite else round(loss.epsilon, 12), "infinite": loss.infinite,
-            "witness": None if loss.witness is None else loss.witness.to_json()}
+    return {
+        "alpha": fraction_text(loss.alpha),
+        "alpha_decimal": _decimal(loss.alpha),
+        "epsilon": None if loss.infinite else round(loss.epsilon, 12),
+        "infinite": loss.infinite,
+        "witness": None if loss.witness is None else loss.witness.to_json(),
+    }
 
 
 def _claim_json(claim: Claim | None) -> dict[str, Any]:
@@ -66,13 +70,21 @@ def _claim_json(claim: Claim | None) -> dict[str, Any]:
     if isinstance(claim, PureDp):
         epsilon = None if claim.epsilon is None else Fraction(claim.epsilon)
         alpha = None if claim.alpha is None else Fraction(claim.alpha)
-        return {"kind": "pure", "text": claim.describe(),
-                "alpha": None if alpha is None else fraction_text(alpha),
-                "epsilon": fraction_text(epsilon) if epsilon is not None else None,
-                "epsilon_decimal": float(epsilon) if epsilon is not None else round(epsilon_of(alpha), 12)}  # type: ignore[arg-type]
+        return {
+            "kind": "pure",
+            "text": claim.describe(),
+            "alpha": None if alpha is None else fraction_text(alpha),
+            "epsilon": fraction_text(epsilon) if epsilon is not None else None,
+            "epsilon_decimal": float(epsilon) if epsilon is not None else round(epsilon_of(alpha), 12),
+        }  # type: ignore[arg-type]
     if isinstance(claim, ApproxDp):
-        return {"kind": "approx", "text": claim.describe(), "epsilon": fraction_text(Fraction(claim.epsilon)),
-                "delta": fraction_text(Fraction(claim.delta)), "epsilon_decimal": float(Fraction(claim.epsilon))}
+        return {
+            "kind": "approx",
+            "text": claim.describe(),
+            "epsilon": fraction_text(Fraction(claim.epsilon)),
+            "delta": fraction_text(Fraction(claim.delta)),
+            "epsilon_decimal": float(Fraction(claim.epsilon)),
+        }
     if isinstance(claim, Zcdp):
         return {"kind": "zcdp", "text": claim.describe(), "rho": fraction_text(Fraction(claim.rho))}
     return {"kind": "samples", "text": claim.describe()}
@@ -99,8 +111,9 @@ def _loss_upper(a: tuple[Fraction, Fraction], b: tuple[Fraction, Fraction]) -> A
         return None if upper is None else mpmath.mpf(upper.b)
 
 
-def _interval_loss(rows: Mapping[Any, Mapping[Hashable, tuple[Fraction, Fraction]]],
-                   pairs: Sequence[tuple[Any, Any]]) -> dict[str, Any]:
+def _interval_loss(
+    rows: Mapping[Any, Mapping[Hashable, tuple[Fraction, Fraction]]], pairs: Sequence[tuple[Any, Any]]
+) -> dict[str, Any]:
     """The largest privacy loss ``|ln P(x|q)/P(x|q')|`` over the pairs and the outputs both list,
     as certified bounds: it lies in ``[max of lower ends, max of upper ends]``; and the
     ``(eps, delta)`` the intervals prove for the whole output space (module docstring)."""
@@ -130,33 +143,46 @@ def _interval_loss(rows: Mapping[Any, Mapping[Hashable, tuple[Fraction, Fraction
         eps_text = "0" if eps_upper is None or eps_upper <= 0 else mpf_decimal(eps_upper, 6, up=True)
         delta = min(delta, Fraction(1))
         implied = {
-            "epsilon_upper": eps_text, "delta_upper": fraction_text(delta),
+            "epsilon_upper": eps_text,
+            "delta_upper": fraction_text(delta),
             "delta_upper_decimal": rounded_text(delta, 6, up=True),
-            "statement": (f"the code is (eps, delta)-DP on the checked neighbouring pairs with eps <= {eps_text} and "
-                          f"delta <= {rounded_text(delta, 3, up=True)}: eps bounds the loss at the outputs both inputs "
-                          "list, and delta is the mass those outputs leave uncovered (1 minus their explored mass: the "
-                          "tails and the unexplored U), so this is a bound from intervals, not an exact loss"),
+            "statement": (
+                f"the code is (eps, delta)-DP on the checked neighbouring pairs with eps <= {eps_text} and "
+                f"delta <= {rounded_text(delta, 3, up=True)}: eps bounds the loss at the outputs both inputs "
+                "list, and delta is the mass those outputs leave uncovered (1 minus their explored mass: the "
+                "tails and the unexplored U), so this is a bound from intervals, not an exact loss"
+            ),
         }
-    return {"pair": pair, "json": {
-        "epsilon_low": None if math.isinf(best_low) else best_low,
-        "epsilon_high": None if math.isinf(best_high) else best_high,
-        "at": None if at is None else {"q": json_value(at[0]), "q_prime": json_value(at[1]), "output": json_value(at[2])},
-        "over": "the outputs listed by the interval check; the rest of the mass (the tails and the unexplored U) is "
-                "bounded by implied.delta_upper",
-        "implied": implied,
-    }}
+    return {
+        "pair": pair,
+        "json": {
+            "epsilon_low": None if math.isinf(best_low) else best_low,
+            "epsilon_high": None if math.isinf(best_high) else best_high,
+            "at": None
+            if at is None
+            else {"q": json_value(at[0]), "q_prime": json_value(at[1]), "output": json_value(at[2])},
+            "over": "the outputs listed by the interval check; the rest of the mass (the tails and the unexplored U) is "
+            "bounded by implied.delta_upper",
+            "implied": implied,
+        },
+    }
 
 
-def _delta_series(p: Sequence[float], p2: Sequence[float], claim: Claim, tightest: float | None,
-                  source: str) -> dict[str, Any] | None:
+def _delta_series(
+    p: Sequence[float], p2: Sequence[float], claim: Claim, tightest: float | None, source: str
+) -> dict[str, Any] | None:
     """delta(eps) = max over both directions of sum_x max(0, P(x) - e^eps P'(x)): a picture in floats."""
     top = max(x for x in (tightest, _claim_epsilon(claim), 0.5) if x is not None and math.isfinite(x)) * 1.5
     grid = [top * i / (DELTA_POINTS - 1) for i in range(DELTA_POINTS)]
     values = []
     for eps in grid:
         factor = math.exp(eps)
-        values.append(max(sum(max(0.0, a - factor * b) for a, b in zip(p, p2)),
-                          sum(max(0.0, b - factor * a) for a, b in zip(p, p2))))
+        values.append(
+            max(
+                sum(max(0.0, a - factor * b) for a, b in zip(p, p2)),
+                sum(max(0.0, b - factor * a) for a, b in zip(p, p2)),
+            )
+        )
     claimed = _claim_json(claim)
     point = None
     if claimed["kind"] == "approx":
@@ -180,21 +206,39 @@ def _gtm_paper(p: Mapping[str, Any], code: PrivacyLoss | None) -> list[dict[str,
     ideal = tightest_alpha({q: spec.ideal_pmf(q) for q in spec.inputs()}, spec.neighbours())
     alpha_prime = spec.theorem_6_2_alpha_prime()
     rows = [
-        {"name": "ideal GTM (gtpmf)", "value": fraction_text(ideal.alpha), "value_decimal": _decimal(ideal.alpha),
-         "meaning": "the tightest alpha of the ideal geometric truncated mechanism, computed exactly",
-         "holds": None if code is None else code.alpha >= ideal.alpha, "source": "paper 004 §2 (gtpmf)"},
-        {"name": "support bound", "value": fraction_text(spec.support_bound()),
-         "value_decimal": _decimal(spec.support_bound()),
-         "meaning": f"T >= (1+alpha)/((1-alpha) alpha^n) makes every output possible; T = {spec.T}",
-         "holds": spec.T >= spec.support_bound(), "source": "paper 004 §5"},
-        {"name": "Theorem 6.2 alpha'", "value": fraction_text(alpha_prime), "value_decimal": _decimal(alpha_prime),
-         "meaning": "the degraded ratio the rounded code keeps" + (" (vacuous: T <= 1/D)" if alpha_prime <= 0 else ""),
-         "holds": None if code is None else code.alpha >= alpha_prime, "source": "paper 004 Theorem 6.2"},
-        {"name": "Theorem 7.1 instance", "value": "yes" if spec.is_theorem_7_1_instance() else "no",
-         "value_decimal": None,
-         "meaning": "alpha = 1/D and T = (D+1) D^n: the code samples gtpmf exactly, so alpha itself holds",
-         "holds": None if code is None or not spec.is_theorem_7_1_instance() else code.alpha >= spec.alpha,
-         "source": "paper 004 Theorem 7.1"},
+        {
+            "name": "ideal GTM (gtpmf)",
+            "value": fraction_text(ideal.alpha),
+            "value_decimal": _decimal(ideal.alpha),
+            "meaning": "the tightest alpha of the ideal geometric truncated mechanism, computed exactly",
+            "holds": None if code is None else code.alpha >= ideal.alpha,
+            "source": "paper 004 §2 (gtpmf)",
+        },
+        {
+            "name": "support bound",
+            "value": fraction_text(spec.support_bound()),
+            "value_decimal": _decimal(spec.support_bound()),
+            "meaning": f"T >= (1+alpha)/((1-alpha) alpha^n) makes every output possible; T = {spec.T}",
+            "holds": spec.T >= spec.support_bound(),
+            "source": "paper 004 §5",
+        },
+        {
+            "name": "Theorem 6.2 alpha'",
+            "value": fraction_text(alpha_prime),
+            "value_decimal": _decimal(alpha_prime),
+            "meaning": "the degraded ratio the rounded code keeps"
+            + (" (vacuous: T <= 1/D)" if alpha_prime <= 0 else ""),
+            "holds": None if code is None else code.alpha >= alpha_prime,
+            "source": "paper 004 Theorem 6.2",
+        },
+        {
+            "name": "Theorem 7.1 instance",
+            "value": "yes" if spec.is_theorem_7_1_instance() else "no",
+            "value_decimal": None,
+            "meaning": "alpha = 1/D and T = (D+1) D^n: the code samples gtpmf exactly, so alpha itself holds",
+            "holds": None if code is None or not spec.is_theorem_7_1_instance() else code.alpha >= spec.alpha,
+            "source": "paper 004 Theorem 7.1",
+        },
     ]
     return rows
 
@@ -210,4 +254,3 @@ def _paper(spec: Spec, p: Mapping[str, Any], code: PrivacyLoss | None) -> list[d
     key = f"{getattr(sampler, '__module__', '')}.{getattr(sampler, '__qualname__', '')}"
     analysis = PAPER_ANALYSES.get(key)
     return [] if analysis is None else analysis(p, code)
-

@@ -49,8 +49,13 @@ class JsonOption(argparse.Action):
         super().__init__(option_strings, dest, **kwargs)
         self.schema = schema
 
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
-                 option_string: str | None = None) -> None:
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
         setattr(namespace, self.dest, values)
 
 
@@ -60,15 +65,23 @@ def add_json_option(parser: argparse.ArgumentParser, what: str = "the results", 
     ``schemas/<name>-<version>.schema.json``.  Every command must declare one (the tests check)."""
     assert schema is None or SCHEMA_ID.fullmatch(schema), f"not a schema id: {schema!r}"
     named = f" (schema {schema})" if schema else ""
-    parser.add_argument("--json", nargs="?", const=STDOUT, metavar="PATH", action=JsonOption, schema=schema,
-                        help=f'write {what} as JSON{named} to PATH; "--json" alone (or "--json -") writes it to '
-                             "stdout and the human report to stderr")
+    parser.add_argument(
+        "--json",
+        nargs="?",
+        const=STDOUT,
+        metavar="PATH",
+        action=JsonOption,
+        schema=schema,
+        help=f'write {what} as JSON{named} to PATH; "--json" alone (or "--json -") writes it to '
+        "stdout and the human report to stderr",
+    )
     parser.set_defaults(json_schema=schema)
 
 
 def add_junit_option(parser: argparse.ArgumentParser, what: str = "the results") -> None:
-    parser.add_argument("--junit", metavar="PATH",
-                        help=f'write {what} as JUnit XML to PATH ("-": stdout, the human report to stderr)')
+    parser.add_argument(
+        "--junit", metavar="PATH", help=f'write {what} as JUnit XML to PATH ("-": stdout, the human report to stderr)'
+    )
 
 
 def human_stream(args: argparse.Namespace) -> TextIO:
@@ -82,7 +95,9 @@ def check_output_path(option: str, path: str | None) -> None:
     if path is None or path == STDOUT:
         return
     if not path.strip():
-        raise DpverifyError(f"{option} must name a file; got an empty path (give a PATH, or the bare option for stdout).")
+        raise DpverifyError(
+            f"{option} must name a file; got an empty path (give a PATH, or the bare option for stdout)."
+        )
     directory = os.path.dirname(os.path.abspath(path)) or "."
     if os.path.isdir(path):
         raise DpverifyError(f"{option} must be a file path; got {option}={shown(path)}, which is a directory.")
@@ -99,24 +114,33 @@ def check_output_path(option: str, path: str | None) -> None:
             with open(path, "a", encoding="utf-8"):
                 pass
     except OSError as error:
-        raise DpverifyError(f"{option} cannot be written: {error.strerror or error}; got {option}={shown(path)}.") from None
+        raise DpverifyError(
+            f"{option} cannot be written: {error.strerror or error}; got {option}={shown(path)}."
+        ) from None
 
 
 def check_output_paths(args: argparse.Namespace) -> None:
     """Every machine-readable output of a command (``--json``, ``--junit``, ``--sarif``) checked
     before its work: each path writable, at most one of them on stdout, and no two the same file."""
-    chosen = {option: path for option, path in (("--json", getattr(args, "json", None)),
-                                                ("--junit", getattr(args, "junit", None)),
-                                                ("--sarif", getattr(args, "sarif", None))) if path is not None}
+    chosen = {
+        option: path
+        for option, path in (
+            ("--json", getattr(args, "json", None)),
+            ("--junit", getattr(args, "junit", None)),
+            ("--sarif", getattr(args, "sarif", None)),
+        )
+        if path is not None
+    }
     for option, path in chosen.items():
         check_output_path(option, path)
-    pairs = [(a, b) for i, a in enumerate(chosen.items()) for b in list(chosen.items())[i + 1:]]
+    pairs = [(a, b) for i, a in enumerate(chosen.items()) for b in list(chosen.items())[i + 1 :]]
     for (first, one), (second, other) in pairs:
         if one == other == STDOUT:
             raise DpverifyError(f"only one of {first} and {second} can write to stdout; give the other a PATH.")
         if STDOUT not in (one, other) and os.path.abspath(one) == os.path.abspath(other):
-            raise DpverifyError(f"{first} and {second} must be different files; got {first}={shown(one)} and "
-                                f"{second}={shown(other)}.")
+            raise DpverifyError(
+                f"{first} and {second} must be different files; got {first}={shown(one)} and {second}={shown(other)}."
+            )
 
 
 def write_text(option: str, path: str, text: str) -> None:
@@ -134,7 +158,8 @@ def emit_json(args: argparse.Namespace, document: Any) -> None:
         return
     declared = getattr(args, "json_schema", None)
     assert declared is None or document.get("schema") == declared, (
-        f"the document's schema {document.get('schema')!r} is not the declared {declared!r}")
+        f"the document's schema {document.get('schema')!r} is not the declared {declared!r}"
+    )
     if path == STDOUT:
         json.dump(document, sys.stdout, indent=2)
         sys.stdout.write("\n")

@@ -32,10 +32,26 @@ from typing import Any
 
 from dpverify import __version__
 from dpverify.verify.reports._output import STDOUT, human_stream, write_text
-from dpverify.verify.reports._sarif_locations import (Locator, SourceRegion, changed_lines, definition_region,
-                                                       function_region, module_of)
+from dpverify.verify.reports._sarif_locations import (
+    Locator,
+    SourceRegion,
+    changed_lines,
+    definition_region,
+    function_region,
+    module_of,
+)
 
-__all__ = ["RULES", "add_sarif_option", "SARIF_VERSION", "check_results", "diff_results", "spec_error_result", "emit_sarif", "mutate_results", "sarif_log"]
+__all__ = [
+    "RULES",
+    "add_sarif_option",
+    "SARIF_VERSION",
+    "check_results",
+    "diff_results",
+    "spec_error_result",
+    "emit_sarif",
+    "mutate_results",
+    "sarif_log",
+]
 
 SARIF_VERSION = "2.1.0"
 #: The ``$schema`` GitHub's documentation gives for SARIF 2.1.0.
@@ -56,8 +72,14 @@ RULES: dict[str, tuple[str, str]] = {
 MESSAGE_CHARS = 4000
 
 
-def sarif_log(command: str, results: Sequence[dict[str, Any]], locator: Locator, *,
-              command_line: Sequence[str] | None = None, exit_code: int | None = None) -> dict[str, Any]:
+def sarif_log(
+    command: str,
+    results: Sequence[dict[str, Any]],
+    locator: Locator,
+    *,
+    command_line: Sequence[str] | None = None,
+    exit_code: int | None = None,
+) -> dict[str, Any]:
     """The SARIF 2.1.0 log of one run of ``dpverify COMMAND``."""
     used = sorted({result["ruleId"] for result in results})
     index = {rule: i for i, rule in enumerate(used)}
@@ -69,17 +91,30 @@ def sarif_log(command: str, results: Sequence[dict[str, Any]], locator: Locator,
     return {
         "$schema": SARIF_SCHEMA_URI,
         "version": SARIF_VERSION,
-        "runs": [{
-            "tool": {"driver": {
-                "name": "dpverify", "version": __version__, "semanticVersion": __version__,
-                "rules": [{"id": rule, "name": _camel(rule), "shortDescription": {"text": RULES[rule][1]},
-                           "defaultConfiguration": {"level": RULES[rule][0]}} for rule in used],
-            }},
-            "automationDetails": {"id": f"dpverify/{command}/"},
-            "originalUriBaseIds": {"%SRCROOT%": {"uri": locator.root.as_uri() + "/"}},
-            "invocations": [invocation],
-            "results": [{**result, "ruleIndex": index[result["ruleId"]]} for result in results],
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "dpverify",
+                        "version": __version__,
+                        "semanticVersion": __version__,
+                        "rules": [
+                            {
+                                "id": rule,
+                                "name": _camel(rule),
+                                "shortDescription": {"text": RULES[rule][1]},
+                                "defaultConfiguration": {"level": RULES[rule][0]},
+                            }
+                            for rule in used
+                        ],
+                    }
+                },
+                "automationDetails": {"id": f"dpverify/{command}/"},
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": locator.root.as_uri() + "/"}},
+                "invocations": [invocation],
+                "results": [{**result, "ruleIndex": index[result["ruleId"]]} for result in results],
+            }
+        ],
     }
 
 
@@ -87,15 +122,24 @@ def _camel(rule: str) -> str:
     return "".join(word.capitalize() for word in rule.split("-"))
 
 
-def _result(rule: str, text: str, locator: Locator, region: SourceRegion | None, *, key: str,
-            related: Iterable[tuple[SourceRegion, str]] = (), properties: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def _result(
+    rule: str,
+    text: str,
+    locator: Locator,
+    region: SourceRegion | None,
+    *,
+    key: str,
+    related: Iterable[tuple[SourceRegion, str]] = (),
+    properties: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     if len(text) > MESSAGE_CHARS:
-        text = text[:MESSAGE_CHARS - 1] + "…"
+        text = text[: MESSAGE_CHARS - 1] + "…"
     result: dict[str, Any] = {"ruleId": rule, "level": RULES[rule][0], "message": {"text": text}}
     if region is not None:
         result["locations"] = [_location(locator, region)]
-    others = [{**_location(locator, where), "id": i, "message": {"text": what}}
-              for i, (where, what) in enumerate(related)]
+    others = [
+        {**_location(locator, where), "id": i, "message": {"text": what}} for i, (where, what) in enumerate(related)
+    ]
     if others:
         result["relatedLocations"] = others
     # Stable across runs and edits elsewhere: a viewer tracks the finding, not its line.
@@ -108,15 +152,20 @@ def _result(rule: str, text: str, locator: Locator, region: SourceRegion | None,
 def _location(locator: Locator, region: SourceRegion) -> dict[str, Any]:
     uri, relative = locator.uri(region.file, module_of(region.file))
     artifact: dict[str, Any] = {"uri": uri, **({"uriBaseId": "%SRCROOT%"} if relative else {})}
-    return {"physicalLocation": {"artifactLocation": artifact,
-                                 "region": {"startLine": region.start, "endLine": max(region.end, region.start)}}}
+    return {
+        "physicalLocation": {
+            "artifactLocation": artifact,
+            "region": {"startLine": region.start, "endLine": max(region.end, region.start)},
+        }
+    }
 
 
 # -- check ------------------------------------------------------------------------------------
 
 
-def check_results(outcomes: Sequence[Any], repository: Sequence[Any], locator: Locator, *,
-                  replay: Any = None) -> list[dict[str, Any]]:
+def check_results(
+    outcomes: Sequence[Any], repository: Sequence[Any], locator: Locator, *, replay: Any = None
+) -> list[dict[str, Any]]:
     """One result per case that missed its expectation and per finding of a failed source-tree
     check; ``replay(outcome)``, when given, is the command that reruns a case."""
     from dpverify.verify.engine._results import Verdict
@@ -126,8 +175,13 @@ def check_results(outcomes: Sequence[Any], repository: Sequence[Any], locator: L
     for outcome in outcomes:
         if outcome.met:
             continue
-        rule = ("broken-spec" if outcome.error else outcome.outcome
-                if outcome.outcome in ("violated", "inconclusive") else "expectation-missed")
+        rule = (
+            "broken-spec"
+            if outcome.error
+            else outcome.outcome
+            if outcome.outcome in ("violated", "inconclusive")
+            else "expectation-missed"
+        )
         # The first line is what a viewer shows beside the code: the counterexample, or why not.
         head = outcome.error if outcome.error else outcome.problems[0] if outcome.problems else outcome.outcome
         text = f"{outcome.name}: {head}\n" + "\n".join(outcome_lines(outcome))
@@ -136,21 +190,48 @@ def check_results(outcomes: Sequence[Any], repository: Sequence[Any], locator: L
         sampler = function_region(outcome.spec.sampler) if outcome.spec.sampler is not None else None
         declared = spec_declaration(outcome.spec)
         related = [(declared, f"the spec {outcome.spec.name}")] if declared and sampler else []
-        results.append(_result(rule, text, locator, sampler or declared, key=outcome.name, related=related,
-                               properties={"spec": outcome.spec.name, "case": outcome.case.describe(),
-                                           "parameters": {k: str(v) for k, v in outcome.case.parameters.items()},
-                                           "expect": outcome.case.expect, "outcome": outcome.outcome}))
+        results.append(
+            _result(
+                rule,
+                text,
+                locator,
+                sampler or declared,
+                key=outcome.name,
+                related=related,
+                properties={
+                    "spec": outcome.spec.name,
+                    "case": outcome.case.describe(),
+                    "parameters": {k: str(v) for k, v in outcome.case.parameters.items()},
+                    "expect": outcome.case.expect,
+                    "outcome": outcome.outcome,
+                },
+            )
+        )
     for check in repository:
         if check.verdict is Verdict.PROVED:
             continue
         findings = [f for f in check.evidence.get("findings", []) if "line" in f and "file" in f]
         for finding in findings:
             where = SourceRegion(os.path.realpath(finding["file"]), int(finding["line"]), int(finding["line"]))
-            results.append(_result("source-tree", f"{check.check}: {finding['rule']}: {finding['snippet']}", locator,
-                                   where, key=f"{check.check}\0{finding['rule']}\0{finding['snippet']}"))
+            results.append(
+                _result(
+                    "source-tree",
+                    f"{check.check}: {finding['rule']}: {finding['snippet']}",
+                    locator,
+                    where,
+                    key=f"{check.check}\0{finding['rule']}\0{finding['snippet']}",
+                )
+            )
         if not findings:
-            results.append(_result("source-tree", f"{check.check}: {check.verdict_text}: {check.summary}", locator,
-                                   None, key=check.check))
+            results.append(
+                _result(
+                    "source-tree",
+                    f"{check.check}: {check.verdict_text}: {check.summary}",
+                    locator,
+                    None,
+                    key=check.check,
+                )
+            )
     return results
 
 
@@ -180,8 +261,14 @@ def spec_declaration(spec: Any) -> SourceRegion | None:
 # -- diff and check --base --------------------------------------------------------------------
 
 
-def diff_results(diffs: Sequence[Any], locator: Locator, *, base: Any = None,
-                 samplers: Mapping[str, Any] | None = None, allow_uncompared: bool = False) -> list[dict[str, Any]]:
+def diff_results(
+    diffs: Sequence[Any],
+    locator: Locator,
+    *,
+    base: Any = None,
+    samplers: Mapping[str, Any] | None = None,
+    allow_uncompared: bool = False,
+) -> list[dict[str, Any]]:
     """One result per spec whose comparison did not prove the same law.  ``base`` (a
     ``BaseRevision``) lets a result point at the first changed line; ``samplers`` maps a
     comparison's name to its new sampler, where no changed function is known."""
@@ -242,19 +329,34 @@ def mutate_results(document: Mapping[str, Any], locator: Locator) -> list[dict[s
         if mutant["status"] != "survived" or mutant["module"] not in files:
             continue
         where = SourceRegion(os.path.realpath(files[mutant["module"]]), mutant["line"], mutant["line"])
-        text = (f"mutant {mutant['id']} survived: no check saw the change {mutant['description']}"
-                f"{'; ' + mutant['detail'] if mutant.get('detail') else ''}. Add a case or a check that does, or "
-                f"review it as equivalent in {document['equivalents']['file'] or 'mutants/equivalent.toml'}.")
-        results.append(_result("mutant-survived", text, locator, where, key=mutant["id"],
-                               properties={"mutant": mutant["id"], "mutated_line": mutant["mutated_line"]}))
+        text = (
+            f"mutant {mutant['id']} survived: no check saw the change {mutant['description']}"
+            f"{'; ' + mutant['detail'] if mutant.get('detail') else ''}. Add a case or a check that does, or "
+            f"review it as equivalent in {document['equivalents']['file'] or 'mutants/equivalent.toml'}."
+        )
+        results.append(
+            _result(
+                "mutant-survived",
+                text,
+                locator,
+                where,
+                key=mutant["id"],
+                properties={"mutant": mutant["id"], "mutated_line": mutant["mutated_line"]},
+            )
+        )
     equivalents = document["equivalents"]
-    entries = [(entry.get("id") or f"{entry['module']}:{entry['function']}", "matches no mutant any more (stale)")
-               for entry in equivalents["stale"]]
+    entries = [
+        (entry.get("id") or f"{entry['module']}:{entry['function']}", "matches no mutant any more (stale)")
+        for entry in equivalents["stale"]
+    ]
     entries += [(entry["id"], f"is listed as equivalent but {entry['status']}") for entry in equivalents["refuted"]]
     for what, problem in entries:
         where = _entry_region(equivalents["file"], what)
-        results.append(_result("equivalents-entry", f"reviewed entry {what} {problem}: remove or update it", locator,
-                               where, key=what))
+        results.append(
+            _result(
+                "equivalents-entry", f"reviewed entry {what} {problem}: remove or update it", locator, where, key=what
+            )
+        )
     return results
 
 
@@ -273,9 +375,12 @@ def _entry_region(file: str | None, text: str) -> SourceRegion | None:
 
 
 def add_sarif_option(parser: Any, what: str) -> None:
-    parser.add_argument("--sarif", metavar="PATH",
-                        help=f"write {what} as SARIF 2.1.0 to PATH, each on the sampler's file and line, for GitHub "
-                             'code scanning and other SARIF viewers ("-": stdout, the human report to stderr)')
+    parser.add_argument(
+        "--sarif",
+        metavar="PATH",
+        help=f"write {what} as SARIF 2.1.0 to PATH, each on the sampler's file and line, for GitHub "
+        'code scanning and other SARIF viewers ("-": stdout, the human report to stderr)',
+    )
 
 
 def emit_sarif(args: Any, command: str, results: Callable[[Locator], list[dict[str, Any]]], exit_code: int) -> None:

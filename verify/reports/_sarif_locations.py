@@ -44,8 +44,9 @@ class SourceRegion:
 
 def _git(root: Path, *words: str) -> str | None:
     try:
-        done = subprocess.run(["git", *words], cwd=root, capture_output=True, text=True, timeout=GIT_SECONDS,
-                              check=False)
+        done = subprocess.run(
+            ["git", *words], cwd=root, capture_output=True, text=True, timeout=GIT_SECONDS, check=False
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout if done.returncode == 0 else None
@@ -150,8 +151,14 @@ def definition_region(file: str, qualname: str) -> SourceRegion | None:
     body: list[ast.stmt] = tree.body
     node: ast.AST | None = None
     for name in (part for part in qualname.split(".") if part != "<locals>"):
-        node = next((item for item in body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-                     and item.name == name), None)
+        node = next(
+            (
+                item
+                for item in body
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and item.name == name
+            ),
+            None,
+        )
         if node is None:
             return None
         body = node.body  # type: ignore[attr-defined]

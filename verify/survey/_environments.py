@@ -74,15 +74,29 @@ def environment(library: Library, root: Path) -> Path:
     """The interpreter of library's own environment under ``root``, built or refreshed."""
     folder = root / library.name
     python = _python(folder)
-    wanted = {"requirements": list(library.requirements), "dependencies": _dependencies(),
-              "python": sys.version.split()[0]}
+    wanted = {
+        "requirements": list(library.requirements),
+        "dependencies": _dependencies(),
+        "python": sys.version.split()[0],
+    }
     stamp = folder / "dpverify-survey.json"
     fresh = not (python.exists() and stamp.exists() and json.loads(stamp.read_text()) == wanted)
     if fresh:
         shutil.rmtree(folder, ignore_errors=True)
         _run([sys.executable, "-m", "venv", str(folder)], f"creating the environment {folder}")
-        _run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-              *library.requirements, *wanted["dependencies"]], f"pip install {' '.join(library.requirements)}")
+        _run(
+            [
+                str(python),
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                *library.requirements,
+                *wanted["dependencies"],
+            ],
+            f"pip install {' '.join(library.requirements)}",
+        )
     _install_dpverify(python)
     if fresh:
         stamp.write_text(json.dumps(wanted))
@@ -100,15 +114,32 @@ def _install_dpverify(python: Path) -> None:
         with tempfile.TemporaryDirectory(prefix="dpverify-source-") as scratch:
             for part in _SOURCE_PARTS:
                 if (source / part).is_dir():
-                    shutil.copytree(source / part, Path(scratch) / part,
-                                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+                    shutil.copytree(
+                        source / part, Path(scratch) / part, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
+                    )
                 elif (source / part).is_file():
                     shutil.copy2(source / part, Path(scratch) / part)
-            _run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps",
-                  "--force-reinstall", scratch], f"pip install dpverify from {source}")
+            _run(
+                [
+                    str(python),
+                    "-m",
+                    "pip",
+                    "install",
+                    "--quiet",
+                    "--disable-pip-version-check",
+                    "--no-deps",
+                    "--force-reinstall",
+                    scratch,
+                ],
+                f"pip install dpverify from {source}",
+            )
         return
-    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                             capture_output=True, text=True, check=True).stdout.strip()
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     package = Path(dpverify.__file__).resolve().parent
     if Path(sysconfig.get_paths()["purelib"]) not in package.parents:
         raise EnvironmentFailed(f"dpverify at {package} is neither a source tree nor an installed package")

@@ -10,7 +10,8 @@ from dpverify.verify.survey._primitive import Budget, Finding, Library, Primitiv
 __all__ = ["LIBRARY", "primitives"]
 
 LIBRARY = Library(
-    name="diffprivlib", module="diffprivlib",
+    name="diffprivlib",
+    module="diffprivlib",
     # diffprivlib 0.6.6 imports sklearn.tree._tree.DOUBLE, which scikit-learn 1.9 removed
     requirements=("diffprivlib==0.6.6", "scikit-learn>=1.4,<1.9"),
     about="IBM's DP library for scikit-learn users; its mechanisms take a secrets.SystemRandom, which dpverify supplies",
@@ -30,11 +31,25 @@ def _exact(name: str, bits: int, **parameters: object) -> Callable[[Budget], Fin
 
 def primitives() -> list[Primitive]:
     return [
-        Primitive("Laplace (mechanisms.Laplace)", "Laplace", "epsilon=1, sensitivity=1, inputs 0 and 1",
-                  "exact at k bits", _exact("laplace", 4, epsilon=1)),
-        Primitive("Geometric (mechanisms.Geometric)", "geometric", "epsilon=1, sensitivity=1, inputs 0 and 1",
-                  "exact at k bits", _exact("geometric", 53, epsilon=1)),
-        Primitive("GeometricTruncated (mechanisms.GeometricTruncated)", "geometric",
-                  "epsilon=1, sensitivity=1, range [0, 5], inputs 0 and 1", "exact at k bits",
-                  _exact("geometric-truncated", 20, epsilon=1, lower=0, upper=5)),
+        Primitive(
+            "Laplace (mechanisms.Laplace)",
+            "Laplace",
+            "epsilon=1, sensitivity=1, inputs 0 and 1",
+            "exact at k bits",
+            _exact("laplace", 4, epsilon=1),
+        ),
+        Primitive(
+            "Geometric (mechanisms.Geometric)",
+            "geometric",
+            "epsilon=1, sensitivity=1, inputs 0 and 1",
+            "exact at k bits",
+            _exact("geometric", 53, epsilon=1),
+        ),
+        Primitive(
+            "GeometricTruncated (mechanisms.GeometricTruncated)",
+            "geometric",
+            "epsilon=1, sensitivity=1, range [0, 5], inputs 0 and 1",
+            "exact at k bits",
+            _exact("geometric-truncated", 20, epsilon=1, lower=0, upper=5),
+        ),
     ]

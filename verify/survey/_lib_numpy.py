@@ -8,7 +8,9 @@ from dpverify.verify.survey._primitive import Library, Primitive, black_box_audi
 __all__ = ["LIBRARY", "primitives"]
 
 LIBRARY = Library(
-    name="numpy", module="numpy", requirements=("numpy>=1.24",),
+    name="numpy",
+    module="numpy",
+    requirements=("numpy>=1.24",),
     about="the float Laplace noise many pipelines add by hand",
 )
 
@@ -16,5 +18,12 @@ LIBRARY = Library(
 def primitives() -> list[Primitive]:
     from dpverify.verify.published._blackbox_specs import NUMPY_LAPLACE
 
-    return [Primitive("random.laplace added to x in doubles", "Laplace", "epsilon=0.1, inputs 0 and 1", "black box",
-                      black_box_audit(NUMPY_LAPLACE, NUMPY_LAPLACE.cases[0]))]
+    return [
+        Primitive(
+            "random.laplace added to x in doubles",
+            "Laplace",
+            "epsilon=0.1, inputs 0 and 1",
+            "black box",
+            black_box_audit(NUMPY_LAPLACE, NUMPY_LAPLACE.cases[0]),
+        )
+    ]

@@ -43,7 +43,8 @@ from dpverify.verify.survey._primitive import Library, Primitive, black_box_audi
 __all__ = ["LIBRARY", "OPACUS_GAUSSIAN", "opacus_noisy_gradient", "primitives"]
 
 LIBRARY = Library(
-    name="opacus", module="opacus",
+    name="opacus",
+    module="opacus",
     # torch's CPU build wherever pip is offered it: 2.13.0+cpu, a local version, outranks 2.13.0
     # when a find-links or an extra index (https://download.pytorch.org/whl/cpu) has it; the
     # environment is then 1.3 GB, against 5.7 GB with PyPI's build and its CUDA libraries
@@ -65,7 +66,9 @@ def _generator() -> Any:
     return _GENERATOR["generator"]
 
 
-def opacus_noisy_gradient(x: int | tuple[int, ...], sigma: Fraction, length: int, secure: int) -> float | tuple[float, ...]:
+def opacus_noisy_gradient(
+    x: int | tuple[int, ...], sigma: Fraction, length: int, secure: int
+) -> float | tuple[float, ...]:
     """Opacus' noisy summed gradient ``g + _generate_noise(sigma, g)`` for the float32 gradient
     ``g = x``: a 0-d tensor for an int ``x`` (``length`` 0), else a vector of ``length`` elements."""
     import torch
@@ -88,18 +91,27 @@ def _inputs(p: dict[str, Any]) -> tuple[int, int] | tuple[tuple[int, ...], tuple
 OPACUS_GAUSSIAN = Spec(
     name="opacus-gaussian",
     sampler=opacus_noisy_gradient,
-    parameters={"sigma": Rational(0, low_open=True, search=(Fraction(1, 2), 4)),
-                "length": Integer(0, 10**4, search=(0, 32)), "secure": Integer(0, 1)},
+    parameters={
+        "sigma": Rational(0, low_open=True, search=(Fraction(1, 2), 4)),
+        "length": Integer(0, 10**4, search=(0, 32)),
+        "secure": Integer(0, 1),
+    },
     input=Input("x", values=_inputs, neighbours=lambda p: [_inputs(p)]),
     claim=lambda p: Zcdp(rho=1 / (2 * p["sigma"] ** 2)),
     randomness="none",
     description="Opacus' DP-SGD noise: g + _generate_noise(sigma, g) on a float32 gradient g",
     citation="Opacus 1.6.0, opacus.optimizers.optimizer._generate_noise; Bun and Steinke 2016, Proposition 1.6; "
-             "Mironov, CCS 2012; opacus issue #616",
-    cases=tuple(Case({"sigma": 1, "length": length, "secure": secure}, "violated",
-                     "float32 sums near 0 are coarse when g[0] = 1 and fine when g[0] = 0",
-                     label=f"sigma=1, length={length}, secure_mode={bool(secure)}")
-                for length in (0, 16) for secure in (0, 1)),
+    "Mironov, CCS 2012; opacus issue #616",
+    cases=tuple(
+        Case(
+            {"sigma": 1, "length": length, "secure": secure},
+            "violated",
+            "float32 sums near 0 are coarse when g[0] = 1 and fine when g[0] = 0",
+            label=f"sigma=1, length={length}, secure_mode={bool(secure)}",
+        )
+        for length in (0, 16)
+        for secure in (0, 1)
+    ),
 )
 
 
@@ -107,12 +119,22 @@ def primitives() -> list[Primitive]:
     rows = []
     for case in OPACUS_GAUSSIAN.cases:
         length, secure = case.parameters["length"], case.parameters["secure"]
-        shape = "a 0-d float32 gradient, x in {0, 1}" if length == 0 else (
-            f"a float32 gradient of {length} elements, x in {{(0,...,0), (1,0,...,0)}} (L2 distance 1), "
-            "the whole vector released")
-        rows.append(Primitive(
-            f"optimizers.optimizer._generate_noise (secure_mode={bool(secure)}, "
-            f"{'0-d tensor' if length == 0 else f'{length}-element tensor'})", "Gaussian",
-            f"std = noise_multiplier * max_grad_norm = 1, max_grad_norm = 1, {shape}; claim 1/2-zCDP",
-            "black box", black_box_audit(OPACUS_GAUSSIAN, case)))
+        shape = (
+            "a 0-d float32 gradient, x in {0, 1}"
+            if length == 0
+            else (
+                f"a float32 gradient of {length} elements, x in {{(0,...,0), (1,0,...,0)}} (L2 distance 1), "
+                "the whole vector released"
+            )
+        )
+        rows.append(
+            Primitive(
+                f"optimizers.optimizer._generate_noise (secure_mode={bool(secure)}, "
+                f"{'0-d tensor' if length == 0 else f'{length}-element tensor'})",
+                "Gaussian",
+                f"std = noise_multiplier * max_grad_norm = 1, max_grad_norm = 1, {shape}; claim 1/2-zCDP",
+                "black box",
+                black_box_audit(OPACUS_GAUSSIAN, case),
+            )
+        )
     return rows

@@ -9,7 +9,9 @@ from dpverify.verify.survey._primitive import Library, Primitive, black_box_audi
 __all__ = ["LIBRARY", "primitives"]
 
 LIBRARY = Library(
-    name="opendp", module="opendp", requirements=("opendp==0.16.*",),
+    name="opendp",
+    module="opendp",
+    requirements=("opendp==0.16.*",),
     about="the OpenDP library's measurements, in Rust behind Python bindings",
 )
 
@@ -18,10 +20,25 @@ def primitives() -> list[Primitive]:
     from dpverify.verify.published._blackbox_specs import OPENDP_DGAUSS, OPENDP_DGAUSS_I32, OPENDP_DLAPLACE
 
     return [
-        Primitive("make_laplace (T=int)", "discrete Laplace", "scale=2, inputs 0 and 1", "black box",
-                  black_box_audit(OPENDP_DLAPLACE, OPENDP_DLAPLACE.cases[0])),
-        Primitive("make_gaussian (T=int)", "discrete Gaussian", "scale=2, inputs 0 and 1", "black box",
-                  black_box_audit(OPENDP_DGAUSS, OPENDP_DGAUSS.cases[0])),
-        Primitive("make_gaussian (T=i32)", "discrete Gaussian", "scale=2^31, inputs 0 and 1", "black box",
-                  black_box_audit(OPENDP_DGAUSS_I32, OPENDP_DGAUSS_I32.cases[1])),
+        Primitive(
+            "make_laplace (T=int)",
+            "discrete Laplace",
+            "scale=2, inputs 0 and 1",
+            "black box",
+            black_box_audit(OPENDP_DLAPLACE, OPENDP_DLAPLACE.cases[0]),
+        ),
+        Primitive(
+            "make_gaussian (T=int)",
+            "discrete Gaussian",
+            "scale=2, inputs 0 and 1",
+            "black box",
+            black_box_audit(OPENDP_DGAUSS, OPENDP_DGAUSS.cases[0]),
+        ),
+        Primitive(
+            "make_gaussian (T=i32)",
+            "discrete Gaussian",
+            "scale=2^31, inputs 0 and 1",
+            "black box",
+            black_box_audit(OPENDP_DGAUSS_I32, OPENDP_DGAUSS_I32.cases[1]),
+        ),
     ]

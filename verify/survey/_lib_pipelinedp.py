@@ -36,7 +36,9 @@ from dpverify.verify.survey._primitive import Library, Primitive, black_box_prim
 __all__ = ["LIBRARY", "PIPELINEDP_SPECS", "primitives"]
 
 LIBRARY = Library(
-    name="pipeline-dp", module="pipeline_dp", requirements=("pipeline-dp==0.3.1", "python-dp==1.1.5"),
+    name="pipeline-dp",
+    module="pipeline_dp",
+    requirements=("pipeline-dp==0.3.1", "python-dp==1.1.5"),
     about="OpenMined's DP aggregation pipelines (Beam, Spark, local); its noise is python-dp's",
 )
 
@@ -56,8 +58,9 @@ def _additive(kind: str, epsilon: Fraction, delta: Fraction | None) -> Any:
     from pipeline_dp import aggregate_params, budget_accounting, dp_computations
 
     mechanism = aggregate_params.MechanismType.LAPLACE if kind == "laplace" else aggregate_params.MechanismType.GAUSSIAN
-    spec = budget_accounting.MechanismSpec(mechanism, _eps=float(epsilon),
-                                           _delta=None if delta is None else float(delta))
+    spec = budget_accounting.MechanismSpec(
+        mechanism, _eps=float(epsilon), _delta=None if delta is None else float(delta)
+    )
     return dp_computations.create_additive_mechanism(spec, dp_computations.Sensitivities(l0=1, linf=1))
 
 
@@ -75,8 +78,11 @@ def gaussian_count(x: int, epsilon: Fraction, delta: Fraction) -> float:
 def _selection(kind: str, epsilon: Fraction, delta: Fraction) -> Any:
     from pipeline_dp import aggregate_params, partition_selection
 
-    strategy = (aggregate_params.PartitionSelectionStrategy.TRUNCATED_GEOMETRIC if kind == "geometric"
-                else aggregate_params.PartitionSelectionStrategy.GAUSSIAN_THRESHOLDING)
+    strategy = (
+        aggregate_params.PartitionSelectionStrategy.TRUNCATED_GEOMETRIC
+        if kind == "geometric"
+        else aggregate_params.PartitionSelectionStrategy.GAUSSIAN_THRESHOLDING
+    )
     return partition_selection.create_partition_selection_strategy(strategy, float(epsilon), float(delta), 1, None)
 
 
@@ -105,34 +111,78 @@ def exponential(x: int, epsilon: Fraction) -> int:
     return int(ExponentialMechanism(Distance()).apply(float(epsilon), list(_CANDIDATES)))
 
 
-def _spec(name: str, sampler: Any, claim: Any, description: str, case: Case, *, parameters: dict[str, Rational],
-          input_: Input = _NEIGHBOURS) -> Spec:
-    return Spec(name=name, sampler=sampler, parameters=parameters, input=input_, claim=claim, randomness="none",
-                description=description, citation="pipeline-dp 0.3.1, pipeline_dp.dp_computations", cases=(case,))
+def _spec(
+    name: str,
+    sampler: Any,
+    claim: Any,
+    description: str,
+    case: Case,
+    *,
+    parameters: dict[str, Rational],
+    input_: Input = _NEIGHBOURS,
+) -> Spec:
+    return Spec(
+        name=name,
+        sampler=sampler,
+        parameters=parameters,
+        input=input_,
+        claim=claim,
+        randomness="none",
+        description=description,
+        citation="pipeline-dp 0.3.1, pipeline_dp.dp_computations",
+        cases=(case,),
+    )
 
 
 _GAUSS = {"epsilon": 1, "delta": "1/10^5"}
 
-PIPELINEDP_SPECS: dict[str, Spec] = {s.name: s for s in (
-    _spec("pipelinedp-laplace-count", laplace_count, lambda p: PureDp(epsilon=p["epsilon"]),
-          "create_additive_mechanism(LAPLACE, l0=1, linf=1).add_noise(count)",
-          Case({"epsilon": 1}, "proved", "python-dp's Laplace on doubles: a 2^-40 grid"), parameters=_EPSILON),
-    _spec("pipelinedp-gaussian-count", gaussian_count, lambda p: ApproxDp(p["epsilon"], p["delta"]),
-          "create_additive_mechanism(GAUSSIAN, l0=1, linf=1).add_noise(count)",
-          Case(_GAUSS, "violated", "the count goes through python-dp's double Gaussian, whose low bits leak"),
-          parameters=_EPSILON_DELTA),
-    _spec("pipelinedp-truncated-geometric", truncated_geometric_keep, lambda p: ApproxDp(p["epsilon"], p["delta"]),
-          "create_partition_selection_strategy(TRUNCATED_GEOMETRIC, epsilon, delta, 1).should_keep(x)",
-          Case({"epsilon": 1, "delta": "1/10"}, "proved", "python-dp's optimal partition selection"),
-          parameters=_EPSILON_DELTA, input_=_SMALL_PARTITION),
-    _spec("pipelinedp-gaussian-thresholding", gaussian_thresholding, lambda p: ApproxDp(p["epsilon"], p["delta"]),
-          "create_partition_selection_strategy(GAUSSIAN_THRESHOLDING, epsilon, delta, 1).noised_value_if_should_keep(x)",
-          Case(_GAUSS, "proved", "a noisy count released only above the threshold"),
-          parameters=_EPSILON_DELTA, input_=_AT_THRESHOLD),
-    _spec("pipelinedp-exponential", exponential, lambda p: PureDp(epsilon=p["epsilon"]),
-          "ExponentialMechanism(score -|k - x|, sensitivity 1).apply(epsilon, [0, 1, 2, 3])",
-          Case({"epsilon": 1}, "proved", "weights exp(epsilon * score / 2): epsilon-DP"), parameters=_EPSILON),
-)}
+PIPELINEDP_SPECS: dict[str, Spec] = {
+    s.name: s
+    for s in (
+        _spec(
+            "pipelinedp-laplace-count",
+            laplace_count,
+            lambda p: PureDp(epsilon=p["epsilon"]),
+            "create_additive_mechanism(LAPLACE, l0=1, linf=1).add_noise(count)",
+            Case({"epsilon": 1}, "proved", "python-dp's Laplace on doubles: a 2^-40 grid"),
+            parameters=_EPSILON,
+        ),
+        _spec(
+            "pipelinedp-gaussian-count",
+            gaussian_count,
+            lambda p: ApproxDp(p["epsilon"], p["delta"]),
+            "create_additive_mechanism(GAUSSIAN, l0=1, linf=1).add_noise(count)",
+            Case(_GAUSS, "violated", "the count goes through python-dp's double Gaussian, whose low bits leak"),
+            parameters=_EPSILON_DELTA,
+        ),
+        _spec(
+            "pipelinedp-truncated-geometric",
+            truncated_geometric_keep,
+            lambda p: ApproxDp(p["epsilon"], p["delta"]),
+            "create_partition_selection_strategy(TRUNCATED_GEOMETRIC, epsilon, delta, 1).should_keep(x)",
+            Case({"epsilon": 1, "delta": "1/10"}, "proved", "python-dp's optimal partition selection"),
+            parameters=_EPSILON_DELTA,
+            input_=_SMALL_PARTITION,
+        ),
+        _spec(
+            "pipelinedp-gaussian-thresholding",
+            gaussian_thresholding,
+            lambda p: ApproxDp(p["epsilon"], p["delta"]),
+            "create_partition_selection_strategy(GAUSSIAN_THRESHOLDING, epsilon, delta, 1).noised_value_if_should_keep(x)",
+            Case(_GAUSS, "proved", "a noisy count released only above the threshold"),
+            parameters=_EPSILON_DELTA,
+            input_=_AT_THRESHOLD,
+        ),
+        _spec(
+            "pipelinedp-exponential",
+            exponential,
+            lambda p: PureDp(epsilon=p["epsilon"]),
+            "ExponentialMechanism(score -|k - x|, sensitivity 1).apply(epsilon, [0, 1, 2, 3])",
+            Case({"epsilon": 1}, "proved", "weights exp(epsilon * score / 2): epsilon-DP"),
+            parameters=_EPSILON,
+        ),
+    )
+}
 
 
 def _row(name: str, primitive: str, mechanism: str, parameters: str) -> Primitive:
@@ -141,15 +191,34 @@ def _row(name: str, primitive: str, mechanism: str, parameters: str) -> Primitiv
 
 def primitives() -> list[Primitive]:
     return [
-        _row("pipelinedp-laplace-count", "dp_computations.create_additive_mechanism (LAPLACE).add_noise", "Laplace",
-             "epsilon=1, l0=linf=1, counts 0 and 1"),
-        _row("pipelinedp-gaussian-count", "dp_computations.create_additive_mechanism (GAUSSIAN).add_noise", "Gaussian",
-             "epsilon=1, delta=10^-5, l0=linf=1 (python-dp sigma 3.7324), counts 0 and 1"),
-        _row("pipelinedp-truncated-geometric", "partition_selection (TRUNCATED_GEOMETRIC).should_keep",
-             "partition selection", "epsilon=1, delta=1/10, max_partitions_contributed=1, 1 and 2 privacy units"),
-        _row("pipelinedp-gaussian-thresholding",
-             "partition_selection (GAUSSIAN_THRESHOLDING).noised_value_if_should_keep", "Gaussian thresholding",
-             "epsilon=1, delta=10^-5, max_partitions_contributed=1, 18 and 19 privacy units (threshold 18.16)"),
-        _row("pipelinedp-exponential", "dp_computations.ExponentialMechanism.apply", "exponential mechanism",
-             "epsilon=1, candidates 0..3 scored -|k - x|, sensitivity 1, inputs 0 and 1"),
+        _row(
+            "pipelinedp-laplace-count",
+            "dp_computations.create_additive_mechanism (LAPLACE).add_noise",
+            "Laplace",
+            "epsilon=1, l0=linf=1, counts 0 and 1",
+        ),
+        _row(
+            "pipelinedp-gaussian-count",
+            "dp_computations.create_additive_mechanism (GAUSSIAN).add_noise",
+            "Gaussian",
+            "epsilon=1, delta=10^-5, l0=linf=1 (python-dp sigma 3.7324), counts 0 and 1",
+        ),
+        _row(
+            "pipelinedp-truncated-geometric",
+            "partition_selection (TRUNCATED_GEOMETRIC).should_keep",
+            "partition selection",
+            "epsilon=1, delta=1/10, max_partitions_contributed=1, 1 and 2 privacy units",
+        ),
+        _row(
+            "pipelinedp-gaussian-thresholding",
+            "partition_selection (GAUSSIAN_THRESHOLDING).noised_value_if_should_keep",
+            "Gaussian thresholding",
+            "epsilon=1, delta=10^-5, max_partitions_contributed=1, 18 and 19 privacy units (threshold 18.16)",
+        ),
+        _row(
+            "pipelinedp-exponential",
+            "dp_computations.ExponentialMechanism.apply",
+            "exponential mechanism",
+            "epsilon=1, candidates 0..3 scored -|k - x|, sensitivity 1, inputs 0 and 1",
+        ),
     ]

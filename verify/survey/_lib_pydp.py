@@ -53,7 +53,9 @@ from dpverify.verify.survey._primitive import Library, Primitive, black_box_prim
 __all__ = ["LIBRARY", "PYDP_SPECS", "primitives", "rounded_laplace_probability"]
 
 LIBRARY = Library(
-    name="python-dp", module="pydp", requirements=("python-dp==1.1.5",),
+    name="python-dp",
+    module="pydp",
+    requirements=("python-dp==1.1.5",),
     about="Google's C++ differential-privacy library (secure Laplace and Gaussian noise) behind OpenMined's bindings",
 )
 
@@ -107,7 +109,8 @@ def bounded_sum(x: int, epsilon: Fraction) -> float:
     from pydp.algorithms.laplacian import BoundedSum
 
     return BoundedSum(epsilon=float(epsilon), lower_bound=0.0, upper_bound=1.0, dtype="float").quick_result(
-        [0.0, 0.0] + [1.0] * x)
+        [0.0, 0.0] + [1.0] * x
+    )
 
 
 def bounded_mean(x: int, epsilon: Fraction) -> float:
@@ -115,7 +118,8 @@ def bounded_mean(x: int, epsilon: Fraction) -> float:
     from pydp.algorithms.laplacian import BoundedMean
 
     return BoundedMean(epsilon=float(epsilon), lower_bound=0.0, upper_bound=1.0, dtype="float").quick_result(
-        [0.0, 0.0] + [1.0] * x)
+        [0.0, 0.0] + [1.0] * x
+    )
 
 
 @functools.lru_cache(maxsize=4)
@@ -140,8 +144,11 @@ def rounded_laplace_probability(scale: Fraction, z: int, dps: int = 30) -> tuple
     if z == 0:
         return enclose(lambda: one_minus_exp_neg(1 / (2 * scale)), dps)
     near, far = (z - Fraction(1, 2)) / scale, (z + Fraction(1, 2)) / scale
-    return enclose(lambda: (iv.exp(-iv_rational(near)) * one_minus_exp_neg(far - near)) / 2, dps,
-                   extra_bits=math.ceil(far).bit_length())
+    return enclose(
+        lambda: (iv.exp(-iv_rational(near)) * one_minus_exp_neg(far - near)) / 2,
+        dps,
+        extra_bits=math.ceil(far).bit_length(),
+    )
 
 
 def _count_ideal(p: dict[str, Any], output: object, dps: int) -> tuple[Any, Any]:
@@ -156,45 +163,108 @@ def _count_outputs(p: dict[str, Any]) -> list[int]:
     return list(range(-radius, radius + 1))
 
 
-def _spec(name: str, sampler: Any, claim: Any, description: str, case: Case, *, parameters: dict[str, Rational],
-          input_: Input = _NEIGHBOURS, **law: Any) -> Spec:
-    return Spec(name=name, sampler=sampler, parameters=parameters, input=input_, claim=claim, randomness="none",
-                description=description, citation="python-dp 1.1.5 (Google differential-privacy C++)", cases=(case,),
-                **law)
+def _spec(
+    name: str,
+    sampler: Any,
+    claim: Any,
+    description: str,
+    case: Case,
+    *,
+    parameters: dict[str, Rational],
+    input_: Input = _NEIGHBOURS,
+    **law: Any,
+) -> Spec:
+    return Spec(
+        name=name,
+        sampler=sampler,
+        parameters=parameters,
+        input=input_,
+        claim=claim,
+        randomness="none",
+        description=description,
+        citation="python-dp 1.1.5 (Google differential-privacy C++)",
+        cases=(case,),
+        **law,
+    )
 
 
 _ONE = {"epsilon": 1}
 _GAUSS = {"epsilon": 1, "delta": "1/10^5"}
 
-PYDP_SPECS: dict[str, Spec] = {s.name: s for s in (
-    _spec("pydp-laplace-double", laplace_double, lambda p: PureDp(epsilon=p["epsilon"]),
-          "LaplaceMechanism(epsilon, 1).add_noise on doubles",
-          Case(_ONE, "proved", "noise on a 2^-40 grid, the input rounded to it: no float structure"), parameters=_EPSILON),
-    _spec("pydp-gaussian-double", gaussian_double, lambda p: ApproxDp(p["epsilon"], p["delta"]),
-          "GaussianMechanism(epsilon, delta, 1).add_noise on doubles",
-          Case(_GAUSS, "violated", "1 + noise in (0, 1/2) is a multiple of 2^-53; the noise alone often is not"),
-          parameters=_EPSILON_DELTA),
-    _spec("pydp-gaussian-int", gaussian_int, lambda p: ApproxDp(p["epsilon"], p["delta"]),
-          "GaussianMechanism(epsilon, delta, 1).add_noise on ints (noise rounded to an integer)",
-          Case(_GAUSS, "proved", "rounding to an integer erases the low bits"), parameters=_EPSILON_DELTA),
-    _spec("pydp-count", count, lambda p: PureDp(epsilon=p["epsilon"]),
-          "laplacian.Count(epsilon).quick_result of x records",
-          Case(_ONE, "proved", "x plus Laplace(1/epsilon) noise rounded to an integer"), parameters=_EPSILON,
-          ideal=_count_ideal, outputs=_count_outputs),
-    _spec("pydp-bounded-sum", bounded_sum, lambda p: PureDp(epsilon=p["epsilon"]),
-          "laplacian.BoundedSum(epsilon, bounds [0, 1], float) of [0, 0] plus x ones",
-          Case(_ONE, "proved", "sensitivity max(|0|, |1|) = 1"), parameters=_EPSILON),
-    _spec("pydp-bounded-mean", bounded_mean, lambda p: PureDp(epsilon=p["epsilon"]),
-          "laplacian.BoundedMean(epsilon, bounds [0, 1], float) of [0, 0] plus x ones",
-          Case(_ONE, "proved", "noisy normalised sum over noisy count, clamped to the bounds"), parameters=_EPSILON),
-    _spec("pydp-laplace-threshold", laplace_above_threshold, lambda p: PureDp(epsilon=p["epsilon"]),
-          "LaplaceMechanism(epsilon, 1).noised_value_above_threshold(x, 1/2)",
-          Case(_ONE, "proved", "one bit of x + Laplace(1/epsilon) > 1/2"), parameters=_EPSILON),
-    _spec("pydp-partition-truncated-geometric", truncated_geometric_keep, lambda p: ApproxDp(p["epsilon"], p["delta"]),
-          "create_partition_strategy('truncated_geometric', epsilon, delta, 1).should_keep(x)",
-          Case({"epsilon": 1, "delta": "1/10"}, "proved", "keeps 1 user with probability delta, 2 with (e + 1) delta"),
-          parameters=_EPSILON_DELTA, input_=_USERS),
-)}
+PYDP_SPECS: dict[str, Spec] = {
+    s.name: s
+    for s in (
+        _spec(
+            "pydp-laplace-double",
+            laplace_double,
+            lambda p: PureDp(epsilon=p["epsilon"]),
+            "LaplaceMechanism(epsilon, 1).add_noise on doubles",
+            Case(_ONE, "proved", "noise on a 2^-40 grid, the input rounded to it: no float structure"),
+            parameters=_EPSILON,
+        ),
+        _spec(
+            "pydp-gaussian-double",
+            gaussian_double,
+            lambda p: ApproxDp(p["epsilon"], p["delta"]),
+            "GaussianMechanism(epsilon, delta, 1).add_noise on doubles",
+            Case(_GAUSS, "violated", "1 + noise in (0, 1/2) is a multiple of 2^-53; the noise alone often is not"),
+            parameters=_EPSILON_DELTA,
+        ),
+        _spec(
+            "pydp-gaussian-int",
+            gaussian_int,
+            lambda p: ApproxDp(p["epsilon"], p["delta"]),
+            "GaussianMechanism(epsilon, delta, 1).add_noise on ints (noise rounded to an integer)",
+            Case(_GAUSS, "proved", "rounding to an integer erases the low bits"),
+            parameters=_EPSILON_DELTA,
+        ),
+        _spec(
+            "pydp-count",
+            count,
+            lambda p: PureDp(epsilon=p["epsilon"]),
+            "laplacian.Count(epsilon).quick_result of x records",
+            Case(_ONE, "proved", "x plus Laplace(1/epsilon) noise rounded to an integer"),
+            parameters=_EPSILON,
+            ideal=_count_ideal,
+            outputs=_count_outputs,
+        ),
+        _spec(
+            "pydp-bounded-sum",
+            bounded_sum,
+            lambda p: PureDp(epsilon=p["epsilon"]),
+            "laplacian.BoundedSum(epsilon, bounds [0, 1], float) of [0, 0] plus x ones",
+            Case(_ONE, "proved", "sensitivity max(|0|, |1|) = 1"),
+            parameters=_EPSILON,
+        ),
+        _spec(
+            "pydp-bounded-mean",
+            bounded_mean,
+            lambda p: PureDp(epsilon=p["epsilon"]),
+            "laplacian.BoundedMean(epsilon, bounds [0, 1], float) of [0, 0] plus x ones",
+            Case(_ONE, "proved", "noisy normalised sum over noisy count, clamped to the bounds"),
+            parameters=_EPSILON,
+        ),
+        _spec(
+            "pydp-laplace-threshold",
+            laplace_above_threshold,
+            lambda p: PureDp(epsilon=p["epsilon"]),
+            "LaplaceMechanism(epsilon, 1).noised_value_above_threshold(x, 1/2)",
+            Case(_ONE, "proved", "one bit of x + Laplace(1/epsilon) > 1/2"),
+            parameters=_EPSILON,
+        ),
+        _spec(
+            "pydp-partition-truncated-geometric",
+            truncated_geometric_keep,
+            lambda p: ApproxDp(p["epsilon"], p["delta"]),
+            "create_partition_strategy('truncated_geometric', epsilon, delta, 1).should_keep(x)",
+            Case(
+                {"epsilon": 1, "delta": "1/10"}, "proved", "keeps 1 user with probability delta, 2 with (e + 1) delta"
+            ),
+            parameters=_EPSILON_DELTA,
+            input_=_USERS,
+        ),
+    )
+}
 
 
 def _row(name: str, primitive: str, mechanism: str, parameters: str) -> Primitive:
@@ -203,20 +273,47 @@ def _row(name: str, primitive: str, mechanism: str, parameters: str) -> Primitiv
 
 def primitives() -> list[Primitive]:
     return [
-        _row("pydp-laplace-double", "numerical_mechanisms.LaplaceMechanism.add_noise (double)", "Laplace",
-             "epsilon=1, sensitivity=1, inputs 0.0 and 1.0"),
-        _row("pydp-gaussian-double", "numerical_mechanisms.GaussianMechanism.add_noise (double)", "Gaussian",
-             "epsilon=1, delta=10^-5, l2_sensitivity=1 (library sigma 3.7324), inputs 0.0 and 1.0"),
-        _row("pydp-gaussian-int", "numerical_mechanisms.GaussianMechanism.add_noise (int)", "Gaussian",
-             "epsilon=1, delta=10^-5, l2_sensitivity=1, inputs 0 and 1"),
-        _row("pydp-count", "algorithms.laplacian.Count", "Laplace",
-             "epsilon=1, 0 and 1 records (add/remove one)"),
-        _row("pydp-bounded-sum", "algorithms.laplacian.BoundedSum (float)", "Laplace",
-             "epsilon=1, bounds [0, 1], [0, 0] and [0, 0, 1] (add/remove one)"),
-        _row("pydp-bounded-mean", "algorithms.laplacian.BoundedMean (float)", "Laplace",
-             "epsilon=1, bounds [0, 1], [0, 0] and [0, 0, 1] (add/remove one)"),
-        _row("pydp-laplace-threshold", "numerical_mechanisms.LaplaceMechanism.noised_value_above_threshold",
-             "Laplace (one bit)", "epsilon=1, sensitivity=1, threshold 1/2, inputs 0.0 and 1.0"),
-        _row("pydp-partition-truncated-geometric", "partition_selection (truncated_geometric).should_keep",
-             "partition selection", "epsilon=1, delta=1/10, max_partitions_contributed=1, 1 and 2 users"),
+        _row(
+            "pydp-laplace-double",
+            "numerical_mechanisms.LaplaceMechanism.add_noise (double)",
+            "Laplace",
+            "epsilon=1, sensitivity=1, inputs 0.0 and 1.0",
+        ),
+        _row(
+            "pydp-gaussian-double",
+            "numerical_mechanisms.GaussianMechanism.add_noise (double)",
+            "Gaussian",
+            "epsilon=1, delta=10^-5, l2_sensitivity=1 (library sigma 3.7324), inputs 0.0 and 1.0",
+        ),
+        _row(
+            "pydp-gaussian-int",
+            "numerical_mechanisms.GaussianMechanism.add_noise (int)",
+            "Gaussian",
+            "epsilon=1, delta=10^-5, l2_sensitivity=1, inputs 0 and 1",
+        ),
+        _row("pydp-count", "algorithms.laplacian.Count", "Laplace", "epsilon=1, 0 and 1 records (add/remove one)"),
+        _row(
+            "pydp-bounded-sum",
+            "algorithms.laplacian.BoundedSum (float)",
+            "Laplace",
+            "epsilon=1, bounds [0, 1], [0, 0] and [0, 0, 1] (add/remove one)",
+        ),
+        _row(
+            "pydp-bounded-mean",
+            "algorithms.laplacian.BoundedMean (float)",
+            "Laplace",
+            "epsilon=1, bounds [0, 1], [0, 0] and [0, 0, 1] (add/remove one)",
+        ),
+        _row(
+            "pydp-laplace-threshold",
+            "numerical_mechanisms.LaplaceMechanism.noised_value_above_threshold",
+            "Laplace (one bit)",
+            "epsilon=1, sensitivity=1, threshold 1/2, inputs 0.0 and 1.0",
+        ),
+        _row(
+            "pydp-partition-truncated-geometric",
+            "partition_selection (truncated_geometric).should_keep",
+            "partition selection",
+            "epsilon=1, delta=1/10, max_partitions_contributed=1, 1 and 2 users",
+        ),
     ]

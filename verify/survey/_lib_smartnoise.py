@@ -39,14 +39,21 @@ from dpverify.verify.survey._primitive import (
     black_box_audit,
 )
 
-__all__ = ["LIBRARY", "SMARTNOISE_DPSU_LAPLACE", "SMARTNOISE_GAUSSIAN", "SMARTNOISE_LAPLACE", "dpsu_laplace_finding",
-           "primitives"]
+__all__ = [
+    "LIBRARY",
+    "SMARTNOISE_DPSU_LAPLACE",
+    "SMARTNOISE_GAUSSIAN",
+    "SMARTNOISE_LAPLACE",
+    "dpsu_laplace_finding",
+    "primitives",
+]
 
 LIBRARY = Library(
-    name="smartnoise-sql", module="snsql",
+    name="smartnoise-sql",
+    module="snsql",
     requirements=("smartnoise-sql==1.0.10",),
     about="OpenDP's SQL layer; its reader adds OpenDP's float Laplace and Gaussian, and its set union a float Laplace "
-          "of its own",
+    "of its own",
 )
 
 #: The precision of ``random()`` the set union's Laplace is enumerated at: ``2**k`` executions per input.
@@ -105,8 +112,14 @@ SMARTNOISE_GAUSSIAN = Spec(
     randomness="none",
     description="SmartNoise SQL's Gaussian mechanism (OpenDP make_gaussian on floats)",
     citation="smartnoise-sql 1.0.10, snsql.sql._mechanisms.gaussian.Gaussian.release",
-    cases=(Case({"epsilon": 1, "delta": "1/100000"}, "proved", "OpenDP samples the Gaussian exactly and rounds once",
-                label="epsilon=1, delta=1/100000"),),
+    cases=(
+        Case(
+            {"epsilon": 1, "delta": "1/100000"},
+            "proved",
+            "OpenDP samples the Gaussian exactly and rounds once",
+            label="epsilon=1, delta=1/100000",
+        ),
+    ),
 )
 
 
@@ -119,7 +132,7 @@ SMARTNOISE_DPSU_LAPLACE = Spec(
     randomness="none",
     description="SmartNoise SQL's set-union Laplace: x + rand.laplace(0, scale, 1)[0] in doubles",
     citation="smartnoise-sql 1.0.10, snsql.sql._mechanisms.rand.laplace, snsql.sql.dpsu.policy_laplace; "
-             "Mironov, CCS 2012",
+    "Mironov, CCS 2012",
     cases=(Case({"scale": 1}, "violated", "the float Laplace's low bits tell the inputs apart", label="scale=1"),),
 )
 
@@ -127,12 +140,13 @@ SMARTNOISE_DPSU_LAPLACE = Spec(
 def dpsu_laplace_finding(bits: int = DPSU_BITS, scale: Fraction = Fraction(1)) -> Finding:
     """The exact epsilon of ``x + rand.laplace(0, scale, 1)[0]`` between ``x = 0`` and ``x = 1`` with
     ``random()`` on a ``2**-bits`` grid, against the Laplace mechanism's ``1/scale``."""
+    from snsql.sql._mechanisms import rand
+
     from dpverify.samplers import RandomSource
     from dpverify.specs import ExactPmf
     from dpverify.verify.engine._enumerate import enumerate_outputs
     from dpverify.verify.engine._random_compat import RandomCompat
     from dpverify.verify.privacy._claim_checks import check_pure_epsilon
-    from snsql.sql._mechanisms import rand
 
     def runner(x: int) -> Callable[[RandomSource], object]:
         def run(source: RandomSource) -> object:
@@ -149,18 +163,21 @@ def dpsu_laplace_finding(bits: int = DPSU_BITS, scale: Fraction = Fraction(1)) -
 
     where = f"random() on a 2^-{bits} grid"
     found = {x: enumerate_outputs(runner(x), max_paths=(1 << bits) + 1) for x in (0, 1)}
-    details: dict[str, Any] = {"bits": bits, "scale": str(scale),
-                               "executions": {str(x): e.executions for x, e in found.items()},
-                               "raised": {str(x): {o: str(m) for o, m in e.masses.items() if isinstance(o, str)}
-                                          for x, e in found.items()}}
+    details: dict[str, Any] = {
+        "bits": bits,
+        "scale": str(scale),
+        "executions": {str(x): e.executions for x, e in found.items()},
+        "raised": {str(x): {o: str(m) for o, m in e.masses.items() if isinstance(o, str)} for x, e in found.items()},
+    }
     unfinished = [x for x, e in found.items() if not e.exhausted]
     if unfinished:
         return Finding("inconclusive", f"the enumeration at x={unfinished[0]} did not finish ({where})", details)
     table = {x: ExactPmf.from_fractions(e.masses) for x, e in found.items()}
     result = check_pure_epsilon(table, [(0, 1)], PureDp(epsilon=1 / scale))
     details["check"] = result.to_json()
-    return Finding(result.verdict.value, f"privacy at {bits} bits: {result.summary} ({where}, every execution)",
-                   details)
+    return Finding(
+        result.verdict.value, f"privacy at {bits} bits: {result.summary} ({where}, every execution)", details
+    )
 
 
 def _dpsu_audit(budget: Budget) -> Finding:
@@ -169,17 +186,33 @@ def _dpsu_audit(budget: Budget) -> Finding:
 
 def primitives() -> list[Primitive]:
     return [
-        Primitive("sql._mechanisms.Laplace.release", "Laplace",
-                  "epsilon=1, sensitivity=1 (OpenDP make_laplace on floats), inputs 0.0 and 1.0; claim 1-DP",
-                  "black box", black_box_audit(SMARTNOISE_LAPLACE, SMARTNOISE_LAPLACE.cases[0])),
-        Primitive("sql._mechanisms.Gaussian.release", "Gaussian",
-                  "epsilon=1, delta=1/100000, sensitivity=1 (OpenDP make_gaussian on floats), inputs 0.0 and 1.0; "
-                  "claim (1, 1/100000)-DP",
-                  "black box", black_box_audit(SMARTNOISE_GAUSSIAN, SMARTNOISE_GAUSSIAN.cases[0])),
-        Primitive("sql._mechanisms.rand.laplace (the set union's noise)", "Laplace",
-                  "scale=1 (dpsu at epsilon=1), x + noise in doubles for x in {0, 1}; claim 1-DP",
-                  "exact at k bits", _dpsu_audit),
-        Primitive("sql._mechanisms.rand.laplace (the set union's noise, full precision)", "Laplace",
-                  "scale=1, x + noise in doubles for x in {0, 1}, random.SystemRandom at full precision; claim 1-DP",
-                  "black box", black_box_audit(SMARTNOISE_DPSU_LAPLACE, SMARTNOISE_DPSU_LAPLACE.cases[0])),
+        Primitive(
+            "sql._mechanisms.Laplace.release",
+            "Laplace",
+            "epsilon=1, sensitivity=1 (OpenDP make_laplace on floats), inputs 0.0 and 1.0; claim 1-DP",
+            "black box",
+            black_box_audit(SMARTNOISE_LAPLACE, SMARTNOISE_LAPLACE.cases[0]),
+        ),
+        Primitive(
+            "sql._mechanisms.Gaussian.release",
+            "Gaussian",
+            "epsilon=1, delta=1/100000, sensitivity=1 (OpenDP make_gaussian on floats), inputs 0.0 and 1.0; "
+            "claim (1, 1/100000)-DP",
+            "black box",
+            black_box_audit(SMARTNOISE_GAUSSIAN, SMARTNOISE_GAUSSIAN.cases[0]),
+        ),
+        Primitive(
+            "sql._mechanisms.rand.laplace (the set union's noise)",
+            "Laplace",
+            "scale=1 (dpsu at epsilon=1), x + noise in doubles for x in {0, 1}; claim 1-DP",
+            "exact at k bits",
+            _dpsu_audit,
+        ),
+        Primitive(
+            "sql._mechanisms.rand.laplace (the set union's noise, full precision)",
+            "Laplace",
+            "scale=1, x + noise in doubles for x in {0, 1}, random.SystemRandom at full precision; claim 1-DP",
+            "black box",
+            black_box_audit(SMARTNOISE_DPSU_LAPLACE, SMARTNOISE_DPSU_LAPLACE.cases[0]),
+        ),
     ]

@@ -32,11 +32,12 @@ from dpverify.verify.survey._primitive import Budget, Finding, Library, Primitiv
 __all__ = ["LIBRARY", "primitives"]
 
 LIBRARY = Library(
-    name="tmlt-core", module="tmlt.core",
+    name="tmlt-core",
+    module="tmlt.core",
     # tmlt-core 0.20.0 on Python 3.11 pins numpy<2, pandas<2 and pyspark 3.4-3.5 (pure Python, large)
     requirements=("tmlt-core==0.20.0",),
     about="Tumult Labs' DP framework (behind Tumult Analytics); its samplers draw from one numpy Generator, "
-          "which dpverify replaces by its enumerating source",
+    "which dpverify replaces by its enumerating source",
 )
 
 #: Where Tumult Core keeps the Generator every sampler draws from.
@@ -70,13 +71,22 @@ def _exact(name: str, parameter: str, value: Fraction, ideal: Any, min_mass: Fra
             with patched_generator(_RNG_MODULE, _RNG_ATTRIBUTE, source):
                 return measurement(zero)
 
-        result = check_intervals(run, ideal.ideal_probability, ideal.outputs_for_check(), min_mass=min_mass,
-                                 max_paths=MAX_PATHS)
+        result = check_intervals(
+            run, ideal.ideal_probability, ideal.outputs_for_check(), min_mass=min_mass, max_paths=MAX_PATHS
+        )
         evidence = f"{name}({parameter}={value}) on input 0, its own code enumerated: {result.summary}"
-        return Finding(result.verdict.value, evidence,
-                       {"check": result.to_json(), "min_mass": str(min_mass), "max_paths": MAX_PATHS,
-                        "ideal": type(ideal).__name__, "ideal_parameters": ideal.parameters(),
-                        "generator": f"{_RNG_MODULE}.{_RNG_ATTRIBUTE} replaced by GeneratorCompat"})
+        return Finding(
+            result.verdict.value,
+            evidence,
+            {
+                "check": result.to_json(),
+                "min_mass": str(min_mass),
+                "max_paths": MAX_PATHS,
+                "ideal": type(ideal).__name__,
+                "ideal_parameters": ideal.parameters(),
+                "generator": f"{_RNG_MODULE}.{_RNG_ATTRIBUTE} replaced by GeneratorCompat",
+            },
+        )
 
     return audit
 
@@ -113,13 +123,31 @@ def primitives() -> list[Primitive]:
     laplace = _laplace_spec()
     return [
         # sigma_squared = 1/2: its coins' denominators stay small (4k), so a budget of 10^-6 leaves U near 1/4
-        Primitive("AddDiscreteGaussianNoise (random.discrete_gaussian.sample_dgauss)", "discrete Gaussian",
-                  "sigma_squared=1/2, input 0 (output: input + noise), inputs differ by 1", "exact enumeration",
-                  _exact("AddDiscreteGaussianNoise", "sigma_squared", Fraction(1, 2), DiscreteGaussianSpec.create("1/2"),
-                         Fraction(1, 10**6))),
-        Primitive("AddGeometricNoise, alpha < 10 (difference of two _sample_geometric_exp_slow)", "discrete Laplace",
-                  "alpha=1, input 0 (output: input + noise), inputs differ by 1", "exact enumeration",
-                  _exact("AddGeometricNoise", "alpha", Fraction(1), DiscreteLaplaceSpec.create(1), Fraction(1, 10**7))),
-        Primitive("AddLaplaceNoise (random.laplace, inverse CDF in arb)", "Laplace",
-                  "scale=10, inputs 0.0 and 1.0", "black box", black_box_audit(laplace, laplace.cases[0])),
+        Primitive(
+            "AddDiscreteGaussianNoise (random.discrete_gaussian.sample_dgauss)",
+            "discrete Gaussian",
+            "sigma_squared=1/2, input 0 (output: input + noise), inputs differ by 1",
+            "exact enumeration",
+            _exact(
+                "AddDiscreteGaussianNoise",
+                "sigma_squared",
+                Fraction(1, 2),
+                DiscreteGaussianSpec.create("1/2"),
+                Fraction(1, 10**6),
+            ),
+        ),
+        Primitive(
+            "AddGeometricNoise, alpha < 10 (difference of two _sample_geometric_exp_slow)",
+            "discrete Laplace",
+            "alpha=1, input 0 (output: input + noise), inputs differ by 1",
+            "exact enumeration",
+            _exact("AddGeometricNoise", "alpha", Fraction(1), DiscreteLaplaceSpec.create(1), Fraction(1, 10**7)),
+        ),
+        Primitive(
+            "AddLaplaceNoise (random.laplace, inverse CDF in arb)",
+            "Laplace",
+            "scale=10, inputs 0.0 and 1.0",
+            "black box",
+            black_box_audit(laplace, laplace.cases[0]),
+        ),
     ]

@@ -28,9 +28,16 @@ LIBRARIES: dict[str, str] = {
 
 #: The extra of ``pyproject.toml`` that installs each library into dpverify's own environment
 #: (for ``dpverify survey --here``).
-EXTRAS: dict[str, str] = {"diffprivlib": "diffprivlib", "opendp": "opendp", "numpy": "numpy", "tmlt-core": "tmlt",
-                          "python-dp": "pydp", "pipeline-dp": "pipelinedp", "opacus": "opacus",
-                          "smartnoise-sql": "smartnoise"}
+EXTRAS: dict[str, str] = {
+    "diffprivlib": "diffprivlib",
+    "opendp": "opendp",
+    "numpy": "numpy",
+    "tmlt-core": "tmlt",
+    "python-dp": "pydp",
+    "pipeline-dp": "pipelinedp",
+    "opacus": "opacus",
+    "smartnoise-sql": "smartnoise",
+}
 
 
 def library_module(name: str) -> ModuleType:

@@ -98,8 +98,12 @@ def black_box_audit(spec: Spec, case: Case) -> Callable[[Budget], Finding]:
         result = audit_case(spec, case, seed=budget.seed, samples=budget.samples, time_limit=budget.time_limit)
         decisive = [c for c in result.checks if c.verdict.value == result.outcome] or list(result.checks)
         evidence = "; ".join(f"{c.check}: {c.summary}" for c in decisive)
-        details = {"seed": budget.seed, "samples_per_input": budget.samples,
-                   "checks": [c.to_json() for c in result.checks], "notes": list(result.notes)}
+        details = {
+            "seed": budget.seed,
+            "samples_per_input": budget.samples,
+            "checks": [c.to_json() for c in result.checks],
+            "notes": list(result.notes),
+        }
         # statistics never prove privacy: a black box that passes both tests is only not refuted
         return Finding("not refuted" if result.outcome == "proved" else result.outcome, evidence, details)
 

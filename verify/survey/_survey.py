@@ -36,8 +36,15 @@ def _install_hint(library: Library) -> str:
 
 def _worker_in(python: Path, name: str, budget: Budget, primitives: int) -> dict[str, Any]:
     limit = _WORKER_SLACK + primitives * budget.time_limit * 2
-    command = [str(python), "-m", "dpverify.verify.survey._worker", name, str(budget.seed), str(budget.samples),
-               str(budget.time_limit)]
+    command = [
+        str(python),
+        "-m",
+        "dpverify.verify.survey._worker",
+        name,
+        str(budget.seed),
+        str(budget.samples),
+        str(budget.time_limit),
+    ]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=limit, check=False)
     except subprocess.TimeoutExpired:
@@ -49,17 +56,29 @@ def _worker_in(python: Path, name: str, budget: Budget, primitives: int) -> dict
         return {"status": "skipped", "reason": f"the worker exited {done.returncode} without a result: {last[:300]}"}
 
 
-def run_survey(names: Sequence[str], budget: Budget, *, here: bool, root: Path, command: str = "",
-               progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+def run_survey(
+    names: Sequence[str],
+    budget: Budget,
+    *,
+    here: bool,
+    root: Path,
+    command: str = "",
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
     """The survey document of libraries ``names`` (all known ones when empty)."""
     libraries = []
     for name in names or tuple(LIBRARIES):
         module = library_module(name)
         library: Library = module.LIBRARY
         started = time.monotonic()
-        entry: dict[str, Any] = {"name": library.name, "module": library.module, "about": library.about,
-                                 "requirements": list(library.requirements), "install": _install_hint(library),
-                                 "environment": "this one" if here else str(root / library.name)}
+        entry: dict[str, Any] = {
+            "name": library.name,
+            "module": library.module,
+            "about": library.about,
+            "requirements": list(library.requirements),
+            "install": _install_hint(library),
+            "environment": "this one" if here else str(root / library.name),
+        }
         if progress is not None:
             progress(f"{name}: {'auditing here' if here else 'building its environment'}")
         if library.needs is not None:
@@ -77,8 +96,15 @@ def run_survey(names: Sequence[str], budget: Budget, *, here: bool, root: Path, 
                 result = _worker_in(python, name, budget, len(module.primitives()))
         entry.update({"version": None, "rows": [], **result, "seconds": round(time.monotonic() - started, 1)})
         libraries.append(entry)
-    return {"schema": SURVEY_SCHEMA, "command": command, "seed": budget.seed, "samples_per_input": budget.samples,
-            "time_limit": budget.time_limit, "python": sys.version.split()[0], "libraries": libraries}
+    return {
+        "schema": SURVEY_SCHEMA,
+        "command": command,
+        "seed": budget.seed,
+        "samples_per_input": budget.samples,
+        "time_limit": budget.time_limit,
+        "python": sys.version.split()[0],
+        "libraries": libraries,
+    }
 
 
 def _cell(text: object) -> str:
@@ -94,23 +120,43 @@ def _verdict(row: dict[str, Any]) -> str:
 
 def markdown(document: dict[str, Any]) -> str:
     """The document as Markdown: one table of every audited primitive, one of skipped libraries."""
-    lines = ["# The Python DP ecosystem, audited by dpverify", "",
-             f"Regenerate with `{document['command'] or 'dpverify survey'}` (seed {document['seed']}, "
-             f"{document['samples_per_input']} draws per input for a black box, Python {document['python']}).", "",
-             "Methods: *exact enumeration* runs the library's code on dpverify's enumerating source, so the law is "
-             "exact; *exact at k bits* does the same with `random()` on a grid of 2^-k, and the verdict holds at "
-             "that precision; *black box* is statistical, with the false-positive rate bounded non-asymptotically "
-             "(the evidence states the bound and the confidence), so a black box that passes is *not refuted*, never "
-             "proved. A proof within a tolerance says *within U*: the code's and the ideal probability differ by at "
-             "most U at every output.", "",
-             "| library | version | primitive | mechanism | parameters | method | verdict | evidence | seconds |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "# The Python DP ecosystem, audited by dpverify",
+        "",
+        f"Regenerate with `{document['command'] or 'dpverify survey'}` (seed {document['seed']}, "
+        f"{document['samples_per_input']} draws per input for a black box, Python {document['python']}).",
+        "",
+        "Methods: *exact enumeration* runs the library's code on dpverify's enumerating source, so the law is "
+        "exact; *exact at k bits* does the same with `random()` on a grid of 2^-k, and the verdict holds at "
+        "that precision; *black box* is statistical, with the false-positive rate bounded non-asymptotically "
+        "(the evidence states the bound and the confidence), so a black box that passes is *not refuted*, never "
+        "proved. A proof within a tolerance says *within U*: the code's and the ideal probability differ by at "
+        "most U at every output.",
+        "",
+        "| library | version | primitive | mechanism | parameters | method | verdict | evidence | seconds |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for entry in document["libraries"]:
         for row in entry["rows"]:
             evidence = row["evidence"] if len(row["evidence"]) <= 400 else row["evidence"][:397] + "..."
-            lines.append("| " + " | ".join(_cell(x) for x in (
-                entry["name"], entry["version"], row["primitive"], row["mechanism"], row["parameters"],
-                row["method"], _verdict(row), evidence, row["seconds"])) + " |")
+            lines.append(
+                "| "
+                + " | ".join(
+                    _cell(x)
+                    for x in (
+                        entry["name"],
+                        entry["version"],
+                        row["primitive"],
+                        row["mechanism"],
+                        row["parameters"],
+                        row["method"],
+                        _verdict(row),
+                        evidence,
+                        row["seconds"],
+                    )
+                )
+                + " |"
+            )
     skipped = [e for e in document["libraries"] if e["status"] == "skipped"]
     if skipped:
         lines += ["", "## Not audited", "", "| library | why | how to install it |", "|---|---|---|"]

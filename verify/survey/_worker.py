@@ -40,8 +40,12 @@ def audit_library(name: str, budget: Budget) -> dict[str, Any]:
     try:
         importlib.import_module(library.module)
     except Exception as error:  # noqa: BLE001 - a library that does not import is skipped, with the reason
-        return {"status": "skipped", "reason": f"import {library.module} failed: {type(error).__name__}: {error}",
-                "version": _version(library), **here}
+        return {
+            "status": "skipped",
+            "reason": f"import {library.module} failed: {type(error).__name__}: {error}",
+            "version": _version(library),
+            **here,
+        }
     rows = []
     for primitive in module.primitives():
         started = time.monotonic()
@@ -49,12 +53,23 @@ def audit_library(name: str, budget: Budget) -> dict[str, Any]:
             finding = primitive.audit(budget)
         except Exception as error:  # noqa: BLE001 - an audit that fails is an inconclusive row, never a traceback
             last = traceback.extract_tb(error.__traceback__)[-1]
-            finding = Finding("inconclusive", f"the audit raised {type(error).__name__}: {error}",
-                              {"where": f"{last.filename}:{last.lineno}"})
-        rows.append({"primitive": primitive.name, "mechanism": primitive.mechanism,
-                     "parameters": primitive.parameters, "method": primitive.method, "verdict": finding.verdict,
-                     "evidence": finding.evidence, "details": finding.details,
-                     "seconds": round(time.monotonic() - started, 2)})
+            finding = Finding(
+                "inconclusive",
+                f"the audit raised {type(error).__name__}: {error}",
+                {"where": f"{last.filename}:{last.lineno}"},
+            )
+        rows.append(
+            {
+                "primitive": primitive.name,
+                "mechanism": primitive.mechanism,
+                "parameters": primitive.parameters,
+                "method": primitive.method,
+                "verdict": finding.verdict,
+                "evidence": finding.evidence,
+                "details": finding.details,
+                "seconds": round(time.monotonic() - started, 2),
+            }
+        )
     return {"status": "audited", "version": _version(library), "rows": rows, **here}
 
 

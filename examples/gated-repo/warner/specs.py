@@ -8,7 +8,6 @@ from collections.abc import Hashable
 from fractions import Fraction
 
 from dpverify.specs import Bisection, Case, Input, Params, PureDp, Rational, Spec
-
 from warner.sampler import respond
 
 __all__ = ["SPECS", "WARNER", "warner_pmf"]
@@ -31,8 +30,11 @@ WARNER = Spec(
     description="Warner's randomized response on one bit (warner.sampler.respond)",
     cases=(
         Case({"alpha": "1/3"}, "proved", "epsilon = ln 3: the truth with probability 3/4"),
-        Case({"alpha": "999999/1000000"}, "proved",
-             "a large denominator, where one draw of 1,999,999 is invisible to sampling"),
+        Case(
+            {"alpha": "999999/1000000"},
+            "proved",
+            "a large denominator, where one draw of 1,999,999 is invisible to sampling",
+        ),
     ),
 )
 

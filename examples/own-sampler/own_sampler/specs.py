@@ -68,11 +68,16 @@ from fractions import Fraction
 
 from dpverify.specs import Bisection, Case, Input, Integer, Params, PureDp, Rational, Spec
 from dpverify.verify import CheckResult, Verdict
-
 from own_sampler.sampler import randomized_response, randomized_response_off_by_one
 
-__all__ = ["BROKEN_RANDOMIZED_RESPONSE", "INVALID_ARGUMENTS", "RANDOMIZED_RESPONSE", "SPECS", "randomized_response_pmf",
-           "refusals"]
+__all__ = [
+    "BROKEN_RANDOMIZED_RESPONSE",
+    "INVALID_ARGUMENTS",
+    "RANDOMIZED_RESPONSE",
+    "SPECS",
+    "randomized_response_pmf",
+    "refusals",
+]
 
 
 def randomized_response_pmf(p: Params, q: Hashable) -> dict[int, Fraction]:
@@ -144,8 +149,11 @@ def refusals(sampler: Callable[..., Hashable]) -> Callable[[Params], CheckResult
                 problems.append(f"{shown} was accepted (returned {output!r})")
         if problems:
             return CheckResult("refusals", Verdict.VIOLATED, "; ".join(problems))
-        return CheckResult("refusals", Verdict.PROVED,
-                           f"refuses {len(INVALID_ARGUMENTS)} invalid argument sets with a ValueError naming the argument")
+        return CheckResult(
+            "refusals",
+            Verdict.PROVED,
+            f"refuses {len(INVALID_ARGUMENTS)} invalid argument sets with a ValueError naming the argument",
+        )
 
     return check
 
@@ -162,12 +170,21 @@ RANDOMIZED_RESPONSE = Spec(
     checks=(refusals(randomized_response),),
     description="k-ary randomized response with exact ratio alpha (own_sampler.sampler.randomized_response)",
     cases=(
-        Case({"k": 2, "alpha": "1/3"}, "proved",
-             "binary randomized response at epsilon = ln 3: the truth with probability 3/4"),
-        Case({"k": 5, "alpha": "2/7"}, "proved",
-             "k = 5 with a non-unit numerator: each other value takes a block of a = 2 draws of 15"),
-        Case({"k": 4, "alpha": "999999/1000000"}, "proved",
-             "a large denominator: one draw of 3,999,997, its PMF found by bisection, exactly"),
+        Case(
+            {"k": 2, "alpha": "1/3"},
+            "proved",
+            "binary randomized response at epsilon = ln 3: the truth with probability 3/4",
+        ),
+        Case(
+            {"k": 5, "alpha": "2/7"},
+            "proved",
+            "k = 5 with a non-unit numerator: each other value takes a block of a = 2 draws of 15",
+        ),
+        Case(
+            {"k": 4, "alpha": "999999/1000000"},
+            "proved",
+            "a large denominator: one draw of 3,999,997, its PMF found by bisection, exactly",
+        ),
     ),
 )
 
@@ -184,12 +201,13 @@ BROKEN_RANDOMIZED_RESPONSE = Spec(
     description="the same, with u <= b for u < b (own_sampler.sampler.randomized_response_off_by_one)",
     # The maintainer believes these hold; the bug makes every one of them fail the gate.
     cases=(
-        Case({"k": 3, "alpha": "2/5"}, "proved",
-             "ternary randomized response at epsilon = ln(5/2)"),
-        Case({"k": 4, "alpha": "999999/1000000"}, "proved",
-             "a large denominator, where 20,000 samples cannot see a one-draw error"),
-        Case({"k": 2, "alpha": "1/3"}, "proved",
-             "binary randomized response at epsilon = ln 3"),
+        Case({"k": 3, "alpha": "2/5"}, "proved", "ternary randomized response at epsilon = ln(5/2)"),
+        Case(
+            {"k": 4, "alpha": "999999/1000000"},
+            "proved",
+            "a large denominator, where 20,000 samples cannot see a one-draw error",
+        ),
+        Case({"k": 2, "alpha": "1/3"}, "proved", "binary randomized response at epsilon = ln 3"),
     ),
 )
 

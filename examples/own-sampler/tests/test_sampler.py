@@ -7,7 +7,6 @@ from collections import Counter
 from fractions import Fraction
 
 import pytest
-
 from own_sampler.sampler import randomized_response
 
 

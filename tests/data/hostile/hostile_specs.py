@@ -90,9 +90,15 @@ def _pmf(p: Params, q: Hashable) -> dict[int, Fraction]:
 
 
 def _spec(name: str, sampler: object) -> Spec:
-    return Spec(name=name, sampler=sampler, parameters={"alpha": Rational(0, 1, low_open=True)},
-                input=Input("q", values=lambda p: (0, 1), neighbours="all"), claim=lambda p: PureDp(alpha=p["alpha"]),
-                pmf=_pmf, cases=(Case({"alpha": "1/3"}, "proved", "binary randomized response at epsilon = ln 3"),))
+    return Spec(
+        name=name,
+        sampler=sampler,
+        parameters={"alpha": Rational(0, 1, low_open=True)},
+        input=Input("q", values=lambda p: (0, 1), neighbours="all"),
+        claim=lambda p: PureDp(alpha=p["alpha"]),
+        pmf=_pmf,
+        cases=(Case({"alpha": "1/3"}, "proved", "binary randomized response at epsilon = ln 3"),),
+    )
 
 
 SPECS = (_spec("hostile-rr", randomized_response), _spec("calm-rr", calm_randomized_response))
@@ -117,7 +123,14 @@ def published_coin(q: int) -> int:
 
 BEHAVIOURS["unpatch-random"] = _unpatch_random
 #: The same coin, enumerated through the patched ``random`` module (its hook is what it removes).
-PUBLISHED_RR = Spec(name="published-rr", sampler=published_coin, parameters={}, randomness="module", float_bits=2,
-                    input=Input("q", values=lambda p: (0, 1), neighbours="all"), claim=PureDp(alpha="1/3"),
-                    pmf=lambda p, q: {q: Fraction(3, 4), 1 - q: Fraction(1, 4)},
-                    cases=(Case({}, "proved", "a published coin on random.random()"),))
+PUBLISHED_RR = Spec(
+    name="published-rr",
+    sampler=published_coin,
+    parameters={},
+    randomness="module",
+    float_bits=2,
+    input=Input("q", values=lambda p: (0, 1), neighbours="all"),
+    claim=PureDp(alpha="1/3"),
+    pmf=lambda p, q: {q: Fraction(3, 4), 1 - q: Fraction(1, 4)},
+    cases=(Case({}, "proved", "a published coin on random.random()"),),
+)

@@ -48,7 +48,8 @@ def write_figures(figures: Sequence[Figure], directory: str) -> list[str]:
             fig.savefig(base + ".png", dpi=120)
             plt.close(fig)
         except OSError as error:
-            raise DpverifyError(f"could not write the figure {figure.name!r} to --out={directory!r}: "
-                                f"{error.strerror or error}.") from None
+            raise DpverifyError(
+                f"could not write the figure {figure.name!r} to --out={directory!r}: {error.strerror or error}."
+            ) from None
         written += [figure.name + ".png", figure.name + ".csv"]
     return written

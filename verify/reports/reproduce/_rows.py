@@ -79,9 +79,17 @@ class Row:
             raise AssertionError(f"row {self.id}: a {self.match} row needs its reason")
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "quantity": self.quantity, "where": self.where, "paper": self.paper,
-                "recomputed": self.recomputed, "match": self.match, "reason": self.reason,
-                "command": self.command, "kind": self.kind}
+        return {
+            "id": self.id,
+            "quantity": self.quantity,
+            "where": self.where,
+            "paper": self.paper,
+            "recomputed": self.recomputed,
+            "match": self.match,
+            "reason": self.reason,
+            "command": self.command,
+            "kind": self.kind,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,9 +198,14 @@ class Reproduction:
         return {
             "schema": REPRODUCE_SCHEMA,
             "papers": [
-                {"id": r.paper.id, "file": r.paper.file, "title": r.paper.title, "summary": r.counts(),
-                 "rows": [row.to_json() for row in r.rows],
-                 "figures": [figure.name for figure in r.figures]}
+                {
+                    "id": r.paper.id,
+                    "file": r.paper.file,
+                    "title": r.paper.title,
+                    "summary": r.counts(),
+                    "rows": [row.to_json() for row in r.rows],
+                    "figures": [figure.name for figure in r.figures],
+                }
                 for r in self.results
             ],
             "summary": {**self.counts(), "rows": len(self.rows()), "passed": self.passed},

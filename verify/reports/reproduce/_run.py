@@ -71,9 +71,14 @@ def resolve_papers(name: object) -> tuple[Paper, ...]:
 
 
 def _machine() -> dict[str, Any]:
-    return {"platform": platform.platform(), "machine": platform.machine(), "processor": platform.processor(),
-            "python": f"{platform.python_implementation()} {platform.python_version()}",
-            "cpus": os.cpu_count(), "usable_cpus": default_jobs()}
+    return {
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "processor": platform.processor(),
+        "python": f"{platform.python_implementation()} {platform.python_version()}",
+        "cpus": os.cpu_count(),
+        "usable_cpus": default_jobs(),
+    }
 
 
 def _call(task: Task) -> Part:
@@ -84,18 +89,28 @@ def _call(task: Task) -> Part:
     return part
 
 
-def reproduce(selected: Sequence[Paper], *, jobs: int | None = None,
-              options: Options = Options(),  # noqa: B008 - frozen, so one shared default is safe
-              progress: Callable[[int, int], None] | None = None, scheduler: str | None = None,
-              report: Callable[[str], None] | None = None) -> Reproduction:
+def reproduce(
+    selected: Sequence[Paper],
+    *,
+    jobs: int | None = None,
+    options: Options = Options(),  # noqa: B008 - frozen, so one shared default is safe
+    progress: Callable[[int, int], None] | None = None,
+    scheduler: str | None = None,
+    report: Callable[[str], None] | None = None,
+) -> Reproduction:
     """Recompute the tables of ``selected``: every paper's tasks in one sweep over ``jobs``
     worker processes (default: one per core) or, with ``scheduler``, on that Dask cluster (at
     most ``jobs`` tasks at once; default: its worker threads); then each paper's measurements
     here, on this machine.  ``progress(done, total)`` follows the tasks; ``report(line)`` gets
     one line as each paper's tasks are all done and as each paper's measurement starts."""
-    if isinstance(selected, (str, bytes)) or not isinstance(selected, Sequence) \
-            or not all(isinstance(paper, Paper) for paper in selected):
-        raise DpverifyError(f"selected must be a sequence of Papers (see resolve_papers); got selected={shown(selected)}.")
+    if (
+        isinstance(selected, (str, bytes))
+        or not isinstance(selected, Sequence)
+        or not all(isinstance(paper, Paper) for paper in selected)
+    ):
+        raise DpverifyError(
+            f"selected must be a sequence of Papers (see resolve_papers); got selected={shown(selected)}."
+        )
     if not isinstance(options, Options):
         raise DpverifyError(f"options must be an Options; got options={shown(options)} ({type(options).__name__}).")
     if progress is not None and not callable(progress):
@@ -114,23 +129,32 @@ def reproduce(selected: Sequence[Paper], *, jobs: int | None = None,
     tasks = [(task,) for plan in plans for task in plan.tasks]
     workers = jobs if scheduler is not None else default_jobs() if jobs is None else jobs
     # the task count at which each paper's last task is in (results come back in the order given)
-    ends = {end: paper for end, paper, plan in zip(itertools.accumulate(len(p.tasks) for p in plans), selected, plans)
-            if plan.tasks}
+    ends = {
+        end: paper
+        for end, paper, plan in zip(itertools.accumulate(len(p.tasks) for p in plans), selected, plans)
+        if plan.tasks
+    }
 
     def advance(done: int, total: int) -> None:
         if progress is not None:
             progress(done, total)
         if done in ends:
-            say(f"paper {ends[done].id}: computed ({done} of {total} computations, "
-                f"{time.perf_counter() - start:.1f} s)")
+            say(
+                f"paper {ends[done].id}: computed ({done} of {total} computations, {time.perf_counter() - start:.1f} s)"
+            )
 
-    where = (f"the Dask cluster at {scheduler}" if scheduler is not None else "this process"
-             if workers == 1 or len(tasks) <= 1 else f"{workers} worker processes")
+    where = (
+        f"the Dask cluster at {scheduler}"
+        if scheduler is not None
+        else "this process"
+        if workers == 1 or len(tasks) <= 1
+        else f"{workers} worker processes"
+    )
     say(f"{len(tasks)} computations {'in' if where == 'this process' else 'on'} {where}")
     parts = sweep(_call, tasks, jobs=workers, progress=advance, scheduler=scheduler)
     results, offset = [], 0
     for paper, plan in zip(selected, plans):
-        combined = plan.assemble(parts[offset: offset + len(plan.tasks)])
+        combined = plan.assemble(parts[offset : offset + len(plan.tasks)])
         offset += len(plan.tasks)
         measured = ()
         if plan.measure is not None and options.measure:
@@ -151,8 +175,10 @@ _HEADER = ("#", "match", "where", "quantity", "paper", "recomputed")
 
 
 def _cells(values: Sequence[str]) -> list[str]:
-    wrapped = [textwrap.wrap(v, width, break_long_words=True, break_on_hyphens=False) or [""]
-               for v, width in zip(values, _WIDTHS)]
+    wrapped = [
+        textwrap.wrap(v, width, break_long_words=True, break_on_hyphens=False) or [""]
+        for v, width in zip(values, _WIDTHS)
+    ]
     lines = []
     for i in range(max(len(w) for w in wrapped)):
         cells = [(w[i] if i < len(w) else "").ljust(width) for w, width in zip(wrapped, _WIDTHS)]
@@ -172,8 +198,10 @@ def paper_text(result: PaperResult) -> list[str]:
             label = {"yes": "note", "no": "NOT REPRODUCED", "flagged": "flag"}[row.match]
             notes.append(f"  [{number}] {label}: {row.reason}")
     counts = result.counts()
-    lines.append(f"  paper {result.paper.id}: {len(result.rows)} rows, {counts['yes']} yes, {counts['no']} no, "
-                 f"{counts['flagged']} flagged")
+    lines.append(
+        f"  paper {result.paper.id}: {len(result.rows)} rows, {counts['yes']} yes, {counts['no']} no, "
+        f"{counts['flagged']} flagged"
+    )
     if notes:
         lines += ["", *notes]
     return lines
@@ -190,6 +218,8 @@ def reproduction_text(reproduction: Reproduction, *, commands: bool = False) -> 
             lines.append("")
     c = reproduction.counts()
     verdict = "PASS" if reproduction.passed else "FAIL: a value the paper states was not reproduced"
-    lines.append(f"reproduce: {len(reproduction.rows())} rows, {c['yes']} yes, {c['no']} no, {c['flagged']} flagged, "
-                 f"{reproduction.seconds:.1f} s with {reproduction.jobs or 'the cluster'} job(s): {verdict}")
+    lines.append(
+        f"reproduce: {len(reproduction.rows())} rows, {c['yes']} yes, {c['no']} no, {c['flagged']} flagged, "
+        f"{reproduction.seconds:.1f} s with {reproduction.jobs or 'the cluster'} job(s): {verdict}"
+    )
     return "\n".join(lines)
