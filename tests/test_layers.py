@@ -2,9 +2,10 @@
 no import cycle remains anywhere in ``dpverify``, and no module grows past the size a reader
 takes in at once.
 
-import-linter (grimp) finds a package's modules by walking its folder, and an editable install
-keeps the parts of ``dpverify`` in the repository's top-level folders, so the contracts are
-checked on a copy assembled in the layout a wheel installs (the copy ``dpverify mutate`` makes).
+import-linter (grimp) finds a package's modules by walking its folder: ``src/dpverify`` links to
+the parts in the repository's top-level folders, so the contracts are checked from the
+repository root as a contributor runs them, and on a copy assembled in the layout a wheel
+installs (the copy ``dpverify mutate`` makes).
 """
 
 from __future__ import annotations
@@ -44,6 +45,16 @@ def assembled(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("layout")
     assemble_package(folder)
     return folder
+
+
+def test_the_import_contracts_hold_from_the_repository_root() -> None:
+    """``lint-imports`` where a contributor types it: every module of the package is seen."""
+    run = _lint_imports(ROOT, PYPROJECT)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "dpverify imports run down the layers KEPT" in run.stdout
+    analysed = int(run.stdout.split("Analyzed ")[1].split(" files")[0])
+    files = sum(name.endswith(".py") for _, _, names in os.walk(ROOT / "src" / "dpverify", followlinks=True) for name in names)
+    assert analysed == files > 150
 
 
 def test_the_import_contracts_hold(assembled: Path) -> None:
