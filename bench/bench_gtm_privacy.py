@@ -104,7 +104,7 @@ def sympy_baseline(D: int, n: int, deadline: float) -> BaselineVerdict:
     best: sympy.Rational = sympy.Integer(1)
     for q in range(n):
         for first, second in ((pmf[q], pmf[q + 1]), (pmf[q + 1], pmf[q])):
-            for p, p_prime in zip(first, second):
+            for p, p_prime in zip(first, second, strict=True):
                 if p_prime != 0:
                     best = min(best, p / p_prime)
         check_budget()

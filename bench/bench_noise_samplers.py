@@ -310,10 +310,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"{point.label}: {vs_odp:.2f}x OpenDP ({fmt_rate(ours)} vs {fmt_rate(odp)} "
                     f"samples/s), short by {1 / vs_odp:.2f}x"
                 )
-        if not met:
-            verdict = "n/a (no OpenDP)"
-        else:
-            verdict = ("yes" if all(met) else "no") + ("" if opendp else " (no OpenDP)")
+        verdict = "n/a (no OpenDP)" if not met else ("yes" if all(met) else "no") + ("" if opendp else " (no OpenDP)")
         table.append(
             (
                 point.label,
@@ -327,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     widths = [max(len(row[i]) for row in [header, *table]) for i in range(len(header))]
     for row in [header, tuple("-" * w for w in widths), *table]:
-        cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:])]
+        cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)]
         print("  ".join(cells))
     print()
     for line in shortfalls:

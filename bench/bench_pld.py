@@ -185,7 +185,7 @@ def write_series(path: str, series: dict[str, dict[str, list[Any]]], meta: dict[
             writer = csv.writer(handle)
             writer.writerow(["method", "k", "epsilon_low", "epsilon_high"])
             for name, values in series.items():
-                for k, low, high in zip(values["k"], values["low"], values["high"]):
+                for k, low, high in zip(values["k"], values["low"], values["high"], strict=True):
                     writer.writerow([name, k, repr(low), repr(high)])
         return
     with open(path, "w") as handle:
@@ -205,13 +205,13 @@ def plot_series(path: str, series: dict[str, dict[str, list[Any]]], title: str, 
     for name, values in series.items():
         style = {"color": "black", "linestyle": "--", "zorder": 5} if name == exact else {}
         (line,) = axes.plot(values["k"], values["high"], label=name, linewidth=1.2, **style)
-        if any(low != high for low, high in zip(values["low"], values["high"])):
+        if any(low != high for low, high in zip(values["low"], values["high"], strict=True)):
             axes.fill_between(values["k"], values["low"], values["high"], alpha=0.3, color=line.get_color())
         if reference is not None and name != exact:
-            by_k = dict(zip(reference["k"], reference["high"]))
+            by_k = dict(zip(reference["k"], reference["high"], strict=True))
             ratios.plot(
                 values["k"],
-                [v / by_k[k] for k, v in zip(values["k"], values["high"])],
+                [v / by_k[k] for k, v in zip(values["k"], values["high"], strict=True)],
                 label=name,
                 color=line.get_color(),
             )
@@ -349,7 +349,8 @@ def main(argv: list[str] | None = None) -> int:
     failed |= not (overlap and tight)
     print(
         f"  old path  {t_old:9.3f} s   ratio old/ours {t_old / t_cert:8.3g}x   delta({eps}) in [{float(old_low):.12e}, "
-        f"{float(old_high):.12e}], gap {float(old_high - old_low):.3e}; ours/old gap {float((high - low) / (old_high - old_low)):.6f} "
+        f"{float(old_high):.12e}], gap {float(old_high - old_low):.3e}; "
+        f"ours/old gap {float((high - low) / (old_high - old_low)):.6f} "
         f"({'overlapping' if overlap else 'DISJOINT'}, {'within' if tight else 'PAST'} the factor {GAP_FACTOR})"
     )
     q, q2 = bound.pair
@@ -385,7 +386,12 @@ def main(argv: list[str] | None = None) -> int:
     series = {"pld_exact": values}
     t_accountants, bounds = best_of(1, lambda: accountant_series(k, delta))
     series.update(bounds)
-    below = [(name, kk) for name, v in bounds.items() for kk, e, x in zip(v["k"], v["high"], values["low"]) if e < x]
+    below = [
+        (name, kk)
+        for name, v in bounds.items()
+        for kk, e, x in zip(v["k"], v["high"], values["low"], strict=True)  # every accountant at every k
+        if e < x
+    ]
     failed |= bool(below)
     at_k = {name: v["high"][-1] / values["high"][-1] for name, v in bounds.items()}
     print(

@@ -62,7 +62,8 @@ def main() -> int:
         )
     median = statistics.median(ratios)
     print(
-        f"median ratio supervised / in one process: {median:.3f} (target <= {args.target:.2f}); exit codes {sorted(codes)}"
+        f"median ratio supervised / in one process: {median:.3f} (target <= {args.target:.2f}); "
+        f"exit codes {sorted(codes)}"
     )
     if codes != {0}:
         print("FAIL: the gate did not pass in both forms")

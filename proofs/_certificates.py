@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 
 from dpverify.proofs._theorem import Theorem, theorem_smtlib
@@ -145,7 +146,7 @@ def instance_obligations(max_table: int = MAX_INSTANCE_TABLE) -> list[Obligation
     spec's neighbours and the entry's claim, covering :data:`GTM_COVERS`.  Expected verdict:
     the entry's (a known violation is certified as violated)."""
     # Imported here: building the catalogue pulls in the whole engine.
-    from dpverify.specs import GtmSpec, PureDpClaim
+    from dpverify.specs import GtmSpec, PureDp, PureDpClaim
     from dpverify.verify.gate._catalogue import GTM
     from dpverify.verify.privacy._smt import smtlib_obligation
 
@@ -155,7 +156,9 @@ def instance_obligations(max_table: int = MAX_INSTANCE_TABLE) -> list[Obligation
         spec = GtmSpec.create(p["alpha"], p["n"], p["T"])
         if (spec.n + 1) ** 2 > max_table:
             continue
-        claim = PureDpClaim(GTM.claim_for(p, case).alpha)  # type: ignore[union-attr, arg-type]
+        declared = GTM.claim_for(p, case)
+        assert isinstance(declared, PureDp) and declared.alpha is not None  # the GTM claims alpha-DP
+        claim = PureDpClaim(Fraction(declared.alpha))  # already a Fraction: PureDp stores one
         name = f"{GTM.name}/{case.describe()}"
         parameters = ", ".join(f"{k}={v}" for k, v in spec.parameters().items())
         table = {q: spec.pmf(q) for q in spec.inputs()}
@@ -173,7 +176,8 @@ def instance_obligations(max_table: int = MAX_INSTANCE_TABLE) -> list[Obligation
                 kind="instance",
                 statement=f"GTM {parameters}: alpha * P(x|q') <= P(x|q) for all neighbours (q, q') and "
                 f"outputs x, alpha={claim.alpha}",
-                source='Amorim, Gaboardi, Rindisbacher, "Verified Differential Privacy for Finite Computers", section 2',
+                source='Amorim, Gaboardi, Rindisbacher, "Verified Differential Privacy for Finite Computers", '
+                "section 2",
                 covers=GTM_COVERS,
                 text=header + smtlib_obligation(table, spec.neighbours(), claim),
                 stem=f"{_INSTANCE_DIR}/{_slug(name)}",

@@ -139,12 +139,17 @@ def find_definition(scope: ast.AST, names: list[str]) -> ast.AST | None:
     and class-level assignments to a plain name (constants) resolve too."""
     found: ast.AST | None = None
     for statement in getattr(scope, "body", ()):
-        if isinstance(statement, _DEFINITIONS) and statement.name == names[0] or isinstance(statement, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == names[0] for t in statement.targets
-        ) or (
-            isinstance(statement, ast.AnnAssign)
-            and isinstance(statement.target, ast.Name)
-            and statement.target.id == names[0]
+        if (
+            (isinstance(statement, _DEFINITIONS) and statement.name == names[0])
+            or (
+                isinstance(statement, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == names[0] for t in statement.targets)
+            )
+            or (
+                isinstance(statement, ast.AnnAssign)
+                and isinstance(statement.target, ast.Name)
+                and statement.target.id == names[0]
+            )
         ):
             found = statement
     if found is None or len(names) == 1:
@@ -170,7 +175,7 @@ def _is_docstring(statement: ast.stmt) -> bool:
     )
 
 
-def normalised_dump(node: ast.AST) -> str:
+def normalised_dump(node: object) -> str:
     """``ast.dump(node, annotate_fields=True, include_attributes=False)`` with empty lists and
     ``None`` fields always omitted (Python 3.13's ``show_empty=False``), the same text on every
     supported Python version.

@@ -167,7 +167,7 @@ def write_certificates(
     cache: dict[str, str] = {}
     covers = [{name: _cached_fingerprint(name, root, cache) for name in o.covers} for o in obligations]
     records = []
-    for obligation, hashes in zip(obligations, covers):
+    for obligation, hashes in zip(obligations, covers, strict=True):
         answer, reason = z3_status(obligation.text, timeout_ms=timeout_ms)
         record = CertificateRecord(
             name=obligation.name,

@@ -88,7 +88,8 @@ def smtlib(theorem: Theorem) -> str:
             "the assertions are the negated theorem: unsat means it holds",
         )
     )
-    return header + solver.to_smt2()
+    script: str = solver.to_smt2()
+    return header + script
 
 
 def theorem_smtlib(theorem: Theorem) -> str:

@@ -67,7 +67,7 @@ the encoding's helpers and the three power lemmas, which the other proofs in thi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import z3
 
@@ -232,8 +232,8 @@ def _multiplicative_step() -> list[z3.BoolRef]:
     ]
 
 
-def _lemma(name: str, statement: str, obligation: object, logic: str) -> Theorem:
-    return Theorem(name=name, statement=statement, source=_POWER_SOURCE, covers=(), obligation=obligation, logic=logic)  # type: ignore[arg-type]
+def _lemma(name: str, statement: str, obligation: Callable[[], Sequence[z3.BoolRef]], logic: str) -> Theorem:
+    return Theorem(name=name, statement=statement, source=_POWER_SOURCE, covers=(), obligation=obligation, logic=logic)
 
 
 POWER_POSITIVE_BASE = _lemma(

@@ -63,6 +63,7 @@ Observation (not part of the paper's statement): the same argument shows that
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeAlias
 
 import z3
 
@@ -88,7 +89,7 @@ __all__ = [
     "prove",
 ]
 
-_IntTerm = z3.ArithRef
+_IntTerm: TypeAlias = z3.ArithRef
 
 
 def _real_power() -> z3.FuncDeclRef:

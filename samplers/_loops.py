@@ -36,7 +36,8 @@ def until_accepted(attempt: Callable[..., T | None]) -> Callable[..., T]:
     """The loop that repeats ``attempt(*args, rng)`` until it returns something other than None."""
 
     def loop(*args: object) -> T:
-        summarise = args[-1]._summarise  # type: ignore[attr-defined]
+        # args[-1] is the rng, a RandomSource; the engine's summariser returns what the code would
+        summarise: Callable[..., T] | None = args[-1]._summarise  # type: ignore[attr-defined]  # args are objects
         if summarise is not None:
             return summarise(attempt, args, True)
         while True:
@@ -55,7 +56,8 @@ def subroutine(function: Callable[..., T]) -> Callable[..., T]:
 
     @functools.wraps(function)
     def call(*args: object) -> T:
-        summarise = args[-1]._summarise  # type: ignore[attr-defined]
+        # args[-1] is the rng, a RandomSource; the engine's summariser returns what the code would
+        summarise: Callable[..., T] | None = args[-1]._summarise  # type: ignore[attr-defined]  # args are objects
         if summarise is not None:
             return summarise(function, args, False)
         return function(*args)

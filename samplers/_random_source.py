@@ -170,9 +170,13 @@ class _UnpooledWords:
     def __delitem__(self, index: slice) -> None:
         """Nothing is kept, so a forked child has nothing to forget."""
 
+    def extend(self, words: array[int]) -> None:
+        """Nothing is kept (never reached: :meth:`pop` never runs dry, so the pool is never refilled)."""
 
-_WORDS: array | _UnpooledWords = array("Q") if _POOLED else _UnpooledWords()
-if _POOLED and _WORDS.itemsize * 8 != _POOL_WIDTH:  # pragma: no cover - 'Q' is 8 bytes on every CPython platform
+
+_WORDS: array[int] | _UnpooledWords = array("Q") if _POOLED else _UnpooledWords()
+# 'Q' is 8 bytes on every CPython platform
+if isinstance(_WORDS, array) and _WORDS.itemsize * 8 != _POOL_WIDTH:  # pragma: no cover
     raise ImportError("SystemRandomSource needs array('Q') items of 8 bytes")
 _pop = _WORDS.pop
 

@@ -20,6 +20,7 @@ quotes at most a short, elided prefix of a long value (:func:`shown`).
 
 from __future__ import annotations
 
+import operator
 import re
 from fractions import Fraction
 from numbers import Rational
@@ -94,7 +95,7 @@ def as_fraction(name: str, value: object) -> Fraction:
     >>> as_fraction("alpha", 0.5)
     Traceback (most recent call last):
     ...
-    dpverify.samplers._errors.InvalidArgument: alpha must be an exact rational; got alpha=0.5 (a float). Pass it as "num/den", e.g. "1/2".
+    dpverify.samplers._errors.InvalidArgument: alpha must be an exact rational; ... Pass it as "num/den", e.g. "1/2".
     """
     name = _label(name)
     if isinstance(value, bool):
@@ -112,7 +113,9 @@ def as_fraction(name: str, value: object) -> Fraction:
     if isinstance(value, (int, Fraction)):
         return _within_bits(name, Fraction(value), value)
     if isinstance(value, Rational):
-        return _within_bits(name, Fraction(value.numerator, value.denominator), value)
+        # a Rational's numerator and denominator are Integral: exact ints through __index__
+        numerator, denominator = operator.index(value.numerator), operator.index(value.denominator)
+        return _within_bits(name, Fraction(numerator, denominator), value)
     if isinstance(value, str):
         if len(value) > MAX_TEXT:
             raise _too_big(name, value)

@@ -105,7 +105,8 @@ class GazeauConfig:
         if cells.denominator != 1:
             raise InvalidArgument(
                 f"step must divide upper - lower exactly (as doubles) so that every rounding cell has "
-                f"length step; got (upper - lower) / step = {shown(cells, 60)}, not exactly an integer, with lower={shown(m)}, "
+                f"length step; got (upper - lower) / step = {shown(cells, 60)}, not exactly an integer, "
+                f"with lower={shown(m)}, "
                 f"upper={shown(big_m)}, step={shown(step_)}. Use e.g. a power of two for step and multiples of it."
             )
         return cls(b, k, m, big_m, step_, int(cells))

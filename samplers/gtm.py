@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from functools import lru_cache
+from typing import TypeGuard
 
 from dpverify.samplers._errors import InvalidArgument, SamplerContractError
 from dpverify.samplers._random_source import RandomSource, as_source
@@ -99,7 +100,7 @@ def inverse_transform(u_numerator: int, T: int, cdf: tuple[Fraction, ...]) -> in
     raise SamplerContractError(f"the CDF never reaches u = {shown(u_numerator)}/{shown(T)}: a CDF must end at 1.")
 
 
-def _is_int(value: object) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -110,11 +111,11 @@ def _require_exact(alpha: object, n: object, q: object, **more: object) -> None:
         isinstance(alpha, Fraction)
         and 0 < alpha < 1
         and _is_int(n)
-        and 1 <= n  # type: ignore[operator]
+        and 1 <= n
         and _is_int(q)
         and 0 <= q <= n
         and all(_is_int(v) for v in more.values())
-    ):  # type: ignore[operator]
+    ):
         extra = "".join(f", {k}={shown(v, 30)}" for k, v in more.items())
         raise InvalidArgument(
             f"gtm's helpers take alpha, n, q as gtm.validate returns them; got alpha={shown(alpha, 30)}, "

@@ -124,7 +124,8 @@ class Guarantee:
         (capped at the vacuous 1), and rhos add (Bun, Steinke 2016, Lemma 2.3), None if any is."""
         if not guarantees or not all(isinstance(g, Guarantee) for g in guarantees):
             raise InvalidArgument(f"compose needs one or more Guarantees; got guarantees={shown(guarantees)}.")
-        epsilon, alpha, delta, rho = Fraction(0), Fraction(1), Fraction(0), Fraction(0)
+        epsilon, alpha, delta = Fraction(0), Fraction(1), Fraction(0)
+        rho: Fraction | None = Fraction(0)
         for g in guarantees:
             epsilon, alpha, delta = epsilon + g.epsilon, alpha * g.alpha, delta + g.delta
             rho = None if rho is None or g.rho is None else rho + g.rho
@@ -185,7 +186,8 @@ def _gtm_alpha(alpha: Fraction, n: int, T: int) -> Fraction:
     if alpha_prime <= 0:
         raise InvalidArgument(
             f"T must exceed the support bound (1+alpha)/((1-alpha) alpha^n) for the GTM to be private (Theorem 6.2); "
-            f"got T={shown(T)} with alpha={shown(alpha)}, n={shown(n)}. Theorem 7.1's T = (D+1)*D^n is exact for alpha = 1/D."
+            f"got T={shown(T)} with alpha={shown(alpha)}, n={shown(n)}. "
+            f"Theorem 7.1's T = (D+1)*D^n is exact for alpha = 1/D."
         )
     return alpha_prime
 

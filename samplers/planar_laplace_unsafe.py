@@ -175,7 +175,7 @@ def check_box(box: Box, L: float) -> tuple[Box, float]:
     """Validate the truncation box ``(xmin, xmax, ymin, ymax)`` and the grid step ``L``."""
     if not isinstance(box, tuple) or len(box) != 4:
         raise InvalidArgument(f"box must be a tuple (xmin, xmax, ymin, ymax); got box={shown(box)}.")
-    xmin, xmax, ymin, ymax = (_finite(name, v) for name, v in zip(("xmin", "xmax", "ymin", "ymax"), box))
+    xmin, xmax, ymin, ymax = (_finite(name, v) for name, v in zip(("xmin", "xmax", "ymin", "ymax"), box, strict=True))
     if xmin > xmax or ymin > ymax:
         raise InvalidArgument(f"box must have xmin <= xmax and ymin <= ymax; got box={shown(box)}.")
     L_ = _finite("L", L)

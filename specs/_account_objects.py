@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypedDict
 
 import mpmath
 from mpmath import iv
@@ -297,7 +297,8 @@ def gaussian_rho(epsilon: object, delta: object, dps: object = DPS) -> tuple[mpm
     eps, slack = _epsilon(epsilon), _delta(delta)
     if eps == 0 or slack == 0:
         raise InvalidArgument(
-            f"epsilon and delta must be > 0 for the Gaussian calibration; got epsilon={shown(eps)}, delta={shown(slack)}."
+            f"epsilon and delta must be > 0 for the Gaussian calibration; "
+            f"got epsilon={shown(eps)}, delta={shown(slack)}."
         )
     return enclose(lambda: _gaussian_rho_interval(eps, slack), _dps(dps))
 
@@ -347,6 +348,18 @@ def _setting(epsilon: object, delta: object, k: object, delta_prime: object, rho
     )
 
 
+class _BoundBase(TypedDict):
+    """The fields every :class:`Bound` from :func:`_bound` shares, so ``Bound(**base, ...)`` is typed."""
+
+    name: str
+    title: str
+    citation: str
+    formula: str
+    conditions: str
+    delta_total: Fraction
+    notes: tuple[str, ...]
+
+
 def _bound(
     name: str,
     title: str,
@@ -361,7 +374,7 @@ def _bound(
     notes: tuple[str, ...] = (),
 ) -> Bound:
     """A Bound from an enclosure (or an exact value); vacuous when ``target >= 1``."""
-    base = dict(
+    base = _BoundBase(
         name=name,
         title=title,
         citation=citation,

@@ -128,7 +128,10 @@ _CITE_CKS20 = (
     "Canonne–Kamath–Steinke 2020, Proposition 12 / Corollary 13 (conversion); "
     "Bun–Steinke 2016 Lemma 2.3 (composition); Bretagnolle–Huber (TV <= sqrt(1 - e^-KL))"
 )
-_CITE_GAUSSIAN = "Dwork–Roth Theorem A.1 (classic calibration, eps in (0, 1)); rho = s^2/(2 sigma^2): Bun–Steinke 2016 Proposition 1.6"
+_CITE_GAUSSIAN = (
+    "Dwork–Roth Theorem A.1 (classic calibration, eps in (0, 1)); "
+    "rho = s^2/(2 sigma^2): Bun–Steinke 2016 Proposition 1.6"
+)
 
 #: Preference among equally tight bounds (ties are rare): the sharper theorem first.
 _ORDER = ("kov", "zcdp-cks20", "zcdp-bs16", "drv", "advanced", "basic")

@@ -22,7 +22,7 @@ import inspect
 import re
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from fractions import Fraction
 from typing import Any
 
@@ -60,7 +60,7 @@ class SpecError(DpverifyError):
     """
 
 
-class Randomness(str, Enum):
+class Randomness(StrEnum):
     """How the sampler takes its randomness."""
 
     #: ``rng`` is a :class:`~dpverify.samplers.RandomSource`: exact draws the engine enumerates.
@@ -164,13 +164,15 @@ class Attempt:
 def _fractions(enumeration: Bounded | Attempt) -> None:
     """Exact budgets, and a tolerance looser than :data:`DEFAULT_MAX_UNEXPLORED` only with a reason."""
     kind = type(enumeration).__name__
+    tolerance: Fraction | None = None
     try:
         object.__setattr__(enumeration, "min_mass", as_fraction("min_mass", enumeration.min_mass))
         if enumeration.max_unexplored is not None:
-            object.__setattr__(enumeration, "max_unexplored", as_fraction("max_unexplored", enumeration.max_unexplored))
+            tolerance = as_fraction("max_unexplored", enumeration.max_unexplored)
+            object.__setattr__(enumeration, "max_unexplored", tolerance)
     except InvalidArgument as error:
         raise SpecError(f"{kind}: {error}") from None
-    reason, tolerance = enumeration.tolerance_reason, enumeration.max_unexplored
+    reason = enumeration.tolerance_reason
     if reason is not None and not (isinstance(reason, str) and reason.strip()):
         raise SpecError(
             f"{kind}: tolerance_reason must be None or a non-empty string saying why a proof within "
@@ -239,7 +241,7 @@ class Input:
                     f"values must be ints or Fractions for neighbours={d} (|q - q'| <= {d}); got "
                     f"{shown(value)} ({type(value).__name__}) in values."
                 )
-        return tuple((a, b) for i, a in enumerate(values) for b in values[i + 1 :] if abs(a - b) <= d)  # type: ignore[operator]
+        return tuple((a, b) for i, a in enumerate(values) for b in values[i + 1 :] if abs(a - b) <= d)
 
 
 def _params(p: object) -> Params:
@@ -463,7 +465,10 @@ class Spec:
                 )
                 for o in overrides
             ):
-                return f"{name} must be a sequence of non-empty dicts of declared parameters (the input, k) to {what} values."
+                return (
+                    f"{name} must be a sequence of non-empty dicts of declared parameters "
+                    f"(the input, k) to {what} values."
+                )
             if any("k" in o for o in overrides) and self.batch is None:
                 return f"{name} names k, but the spec declares no batch form."
         if self.batch is not None and not callable(self.batch):
@@ -473,12 +478,21 @@ class Spec:
         if self.ideal is not None and self.outputs is None:
             return "a spec with an ideal PMF must declare outputs(p), the outputs its checks cover."
         if not isinstance(self.checks, Sequence) or not all(callable(check) for check in self.checks):
-            return f"checks must be a sequence of callables check(p) returning a CheckResult; got checks={shown(self.checks)}."
+            return (
+                "checks must be a sequence of callables check(p) returning a CheckResult; "
+                f"got checks={shown(self.checks)}."
+            )
         for case in self.cases:
             if case.expect not in _EXPECTATIONS:
-                return f"case {shown(case.describe())}: expect must be one of {', '.join(_EXPECTATIONS)}; got expect={shown(case.expect)}."
+                return (
+                    f"case {shown(case.describe())}: expect must be one of {', '.join(_EXPECTATIONS)}; "
+                    f"got expect={shown(case.expect)}."
+                )
             if case.claim is not None and not isinstance(case.claim, CLAIM_TYPES):
-                return f"case {shown(case.describe())}: claim must be PureDp, ApproxDp, Zcdp or SamplesPmf; got claim={shown(case.claim)}."
+                return (
+                    f"case {shown(case.describe())}: claim must be PureDp, ApproxDp, Zcdp or SamplesPmf; "
+                    f"got claim={shown(case.claim)}."
+                )
         return self._sampler_problem()
 
     def _sampler_problem(self) -> str | None:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from dpverify.samplers import InvalidArgument, as_fraction
-from dpverify.specs._pmf import _shown
+from dpverify.samplers._rational import shown as _shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +51,8 @@ class PureDp:
     def __post_init__(self) -> None:
         if (self.alpha is None) == (self.epsilon is None):
             raise InvalidArgument(
-                f"PureDp takes exactly one of alpha or epsilon; got alpha={_shown(self.alpha)}, epsilon={_shown(self.epsilon)}."
+                "PureDp takes exactly one of alpha or epsilon; "
+                f"got alpha={_shown(self.alpha)}, epsilon={_shown(self.epsilon)}."
             )
         if self.alpha is not None:
             object.__setattr__(self, "alpha", PureDpClaim(self.alpha).alpha)  # type: ignore[arg-type]

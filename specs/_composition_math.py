@@ -116,7 +116,8 @@ _F, _C = "f", "c"  # libmp rounding: floor, ceiling
 
 
 def _pair(value: iv.mpf) -> tuple[Any, Any]:
-    return value._mpi_
+    low, high = value._mpi_
+    return low, high
 
 
 def kov_target_interval(delta: Fraction, k: int, target: Fraction) -> iv.mpf:

@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from dpverify.samplers import InvalidArgument, as_fraction, as_int
-from dpverify.specs._pmf import _shown
+from dpverify.samplers._rational import shown as _shown
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
@@ -111,8 +111,8 @@ class Rational:
         from hypothesis import strategies as st
 
         low, high = self.search or (
-            Fraction(-10) if self.low is None else max(self.low, Fraction(-10)),  # type: ignore[type-var]
-            Fraction(10) if self.high is None else min(self.high, Fraction(10)),  # type: ignore[type-var]
+            Fraction(-10) if self.low is None else max(self.low, Fraction(-10)),
+            Fraction(10) if self.high is None else min(self.high, Fraction(10)),
         )
         return st.fractions(low, high, max_denominator=self.max_denominator).filter(self.contains)
 

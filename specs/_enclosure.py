@@ -124,7 +124,7 @@ def _narrow(value: iv.mpf, bits: int) -> bool:
     if libmp.mpf_le(low, libmp.fzero):
         return False
     width = libmp.mpf_sub(high, low, bits + 16, "u")
-    return libmp.mpf_le(width, libmp.mpf_shift(low, -bits))
+    return bool(libmp.mpf_le(width, libmp.mpf_shift(low, -bits)))  # libmp is untyped
 
 
 def _outward(value: iv.mpf, bits: int) -> tuple[mpmath.mpf, mpmath.mpf]:

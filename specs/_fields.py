@@ -49,7 +49,10 @@ MAX_CHECKED_ITEMS = 64
 def check_fields(record: object) -> None:
     """Raise InvalidArgument naming the first init field of the dataclass ``record`` whose value
     does not have its annotated type."""
-    for name, hint in _hints(type(record)):
+    # typed as plain ``type``: mypy checks ``type[object]`` against Hashable through object's
+    # unbound ``__hash__`` and rejects it
+    cls: type = type(record)
+    for name, hint in _hints(cls):
         value = getattr(record, name)
         if not _matches(value, hint):
             raise InvalidArgument(
@@ -63,7 +66,7 @@ def _hints(cls: type) -> tuple[tuple[str, Any], ...]:
     resolved, such as a name imported only for type checkers)."""
     namespace = vars(sys.modules[cls.__module__])
     found = []
-    for field in dataclasses.fields(cls):  # type: ignore[arg-type]
+    for field in dataclasses.fields(cls):
         if not field.init:
             continue
         hint = field.type
@@ -91,7 +94,7 @@ def _matches(value: object, hint: Any) -> bool:  # noqa: C901 - one case per kin
             return False
         if len(args) == 2 and args[1] is Ellipsis:
             return all(_matches(item, args[0]) for item in value[:MAX_CHECKED_ITEMS])
-        return not args or (len(value) == len(args) and all(_matches(v, a) for v, a in zip(value, args)))
+        return not args or (len(value) == len(args) and all(_matches(v, a) for v, a in zip(value, args, strict=True)))
     if origin in (dict, collections.abc.Mapping):
         if not isinstance(value, dict if origin is dict else collections.abc.Mapping):
             return False

@@ -122,7 +122,8 @@ EXACT_EXPONENT_BITS = 4096
 
 def _greater_or_equal_power(n: int, d: int, e: int) -> bool:
     """``n/d >= 10^e`` for positive integers ``n, d``."""
-    return n >= d * 10**e if e >= 0 else n * 10 ** (-e) >= d
+    scale: int = 10 ** abs(e)
+    return n >= d * scale if e >= 0 else n * scale >= d
 
 
 def _format_decimal(mantissa: int, e: int, digits: int) -> str:

@@ -94,7 +94,7 @@ class ExactPmf:
 
     def as_dict(self) -> dict[Hashable, Fraction]:
         """``{output: probability}`` with every listed output, zeros included."""
-        return {o: Fraction(w, self.denominator) for o, w in zip(self.outputs, self.weights)}
+        return {o: Fraction(w, self.denominator) for o, w in zip(self.outputs, self.weights, strict=True)}
 
     def total(self) -> Fraction:
         """The total mass; 1 for a proper distribution."""
@@ -102,4 +102,4 @@ class ExactPmf:
 
     def support(self) -> tuple[Hashable, ...]:
         """The outputs with positive probability."""
-        return tuple(o for o, w in zip(self.outputs, self.weights) if w)
+        return tuple(o for o, w in zip(self.outputs, self.weights, strict=True) if w)

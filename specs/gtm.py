@@ -47,10 +47,9 @@ except ImportError:  # pragma: no cover - depends on the installation (optional 
     _gmpy2 = None
 
 from dpverify.samplers import InvalidArgument, RandomSource, SamplerContractError, gtm
-from dpverify.samplers._rational import RationalLike, as_int, as_open_unit_interval
+from dpverify.samplers._rational import RationalLike, as_int, as_open_unit_interval, shown
 from dpverify.specs._claims import PureDpClaim
 from dpverify.specs._pmf import ExactPmf, exact_text
-from dpverify.specs._pmf import _shown as shown
 from dpverify.specs._spec import MechanismSpec
 
 #: The largest ``n`` the spec takes (the sampler's own limit is its business).

@@ -76,7 +76,7 @@ def _pmf(name: str, value: object) -> ExactPmf:
             f"{name} must be an ExactPmf or a mapping {{output: Fraction}}; got {name}={shown(value)} "
             f"({type(value).__name__})."
         )
-    for output, weight in zip(pmf.outputs, pmf.weights):
+    for output, weight in zip(pmf.outputs, pmf.weights, strict=True):
         if not 0 <= weight <= pmf.denominator:
             raise InvalidArgument(
                 f"{name}'s masses must be in [0, 1]; got {name}[{shown(output, 30)}]="
@@ -110,7 +110,7 @@ def product_pmf(*pmfs: ExactPmf | Mapping[Hashable, Fraction]) -> ExactPmf:
                 f"{' * ...' if len(parts) > 8 else ''}."
             )
     outputs, weights = [], []
-    for combination in itertools.product(*(tuple(zip(p.outputs, p.weights)) for p in parts)):
+    for combination in itertools.product(*(tuple(zip(p.outputs, p.weights, strict=True)) for p in parts)):
         outputs.append(tuple(o for o, _ in combination))
         weights.append(math.prod(w for _, w in combination))
     return ExactPmf(tuple(outputs), tuple(weights), math.prod(p.denominator for p in parts))
@@ -123,7 +123,7 @@ def pushforward(pmf: ExactPmf | Mapping[Hashable, Fraction], f: Callable[[Any], 
     if not callable(f):
         raise InvalidArgument(f"f must be callable; got f={shown(f)} ({type(f).__name__}).")
     masses: dict[Hashable, int] = {}
-    for output, weight in zip(source.outputs, source.weights):
+    for output, weight in zip(source.outputs, source.weights, strict=True):
         image = f(output)
         try:
             hash(image)
@@ -192,7 +192,7 @@ class _VectorNoise:
         if point is None or len(point) != len(centre):
             return Fraction(0), Fraction(0)
         low, high = Fraction(1), Fraction(1)
-        for y, m in zip(point, centre):
+        for y, m in zip(point, centre, strict=True):
             factor_low, factor_high = _one_dimensional(self.noise(), y - m, digits)
             low, high = low * factor_low, high * factor_high
         return low, high
@@ -208,7 +208,7 @@ class _VectorNoise:
                 f"outputs to check; got {len(centre)} coordinates."
             )
         return tuple(
-            tuple(self.step * (m + z) for m, z in zip(centre, offsets))
+            tuple(self.step * (m + z) for m, z in zip(centre, offsets, strict=True))
             for offsets in itertools.product(shifts, repeat=len(centre))
         )
 
@@ -353,7 +353,9 @@ def guarantee_claims(guarantee: Any) -> tuple[Claim, ...]:
     - ``0 < delta < 1``: ``ApproxDp(e, delta)`` likewise; ``delta = 1`` claims nothing;
     - ``rho`` not None and ``> 0``: ``Zcdp(rho)``.
 
-    >>> guarantee_claims(type("G", (), {"epsilon": Fraction(0), "alpha": Fraction(1, 3), "delta": Fraction(0), "rho": None})())
+    >>> guarantee_claims(
+    ...     type("G", (), {"epsilon": Fraction(0), "alpha": Fraction(1, 3), "delta": Fraction(0), "rho": None})()
+    ... )
     (PureDp(alpha=Fraction(1, 3), epsilon=None),)
     """
     try:

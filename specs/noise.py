@@ -35,10 +35,11 @@ from dpverify.samplers import InvalidArgument, RandomSource, as_fraction, as_int
 from dpverify.samplers import discrete_gaussian as _dgauss_sampler
 from dpverify.samplers import discrete_laplace as _dlap_sampler
 from dpverify.samplers._rational import RationalLike
+from dpverify.samplers._rational import shown as _shown
 from dpverify.samplers.bernoulli import bernoulli_exp
 from dpverify.specs._enclosure import MAX_DPS, enclose, exp_neg, iv_rational, one_minus_exp_neg
 from dpverify.specs._noise import NoiseSpec
-from dpverify.specs._pmf import _shown, exact_text
+from dpverify.specs._pmf import exact_text
 
 __all__ = [
     "B",

@@ -230,7 +230,7 @@ def test_autodp_rdp_conversion_is_not_below_dpverify_cks20(instance: Any) -> Non
 def test_library_rdp_curve_matches_the_certified_curve(library: str, curve: Any) -> None:
     pytest.importorskip(_MODULES[library])
     values = bench.RDP_LIBRARIES[library](curve.mechanism, curve.scale, bench.RDP_ORDERS)
-    for order, value in zip(bench.RDP_ORDERS, values):
+    for order, value in zip(bench.RDP_ORDERS, values, strict=True):
         low, high = bench.certified_rdp(curve, order)
         assert math.isfinite(value)
         assert float(low) * (1 - bench.FLOAT) <= value <= float(high) * (1 + bench.FLOAT), (

@@ -198,7 +198,7 @@ def test_euler_maclaurin_tails_agree_with_direct_tails(monkeypatch: pytest.Monke
     ]
     direct = [dgauss_delta(*case, dps=40) for case in cases]
     monkeypatch.setattr(_accounting, "DIRECT_MAX_TERMS", 0)
-    for case, expected in zip(cases, direct):
+    for case, expected in zip(cases, direct, strict=True):
         forced = dgauss_delta(*case, dps=40)
         assert _overlap(forced, expected)
         assert _relative_width(forced) <= mpmath.mpf(10) ** -40

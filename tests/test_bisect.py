@@ -19,7 +19,7 @@ def _steps(T: int, ends: list[int], outputs: list[object]) -> Callable[[RandomSo
 
     def sampler(rng: RandomSource) -> object:
         j = rng.randbelow(T)
-        return next(y for end, y in zip(ends, outputs) if j <= end)
+        return next(y for end, y in zip(ends, outputs, strict=True) if j <= end)
 
     return sampler
 
@@ -65,7 +65,7 @@ def test_any_monotone_step_function_is_found_exactly(lengths: list[int], data: s
     ends = [sum(lengths[: i + 1]) - 1 for i in range(len(lengths))]
     outputs = data.draw(st.sampled_from([list(range(len(lengths))), [f"x{i}" for i in range(len(lengths))]]))
     sampler = _steps(T, ends, outputs)
-    expected = {y: Fraction(length, T) for y, length in zip(outputs, lengths)}
+    expected = {y: Fraction(length, T) for y, length in zip(outputs, lengths, strict=True)}
     assert bisect_outputs(sampler, T).masses == expected == _bisect_outputs_one_by_one(sampler, T).masses
     assert bisect_outputs(sampler, T).masses == enumerate_outputs(sampler).masses
 

@@ -301,7 +301,8 @@ def sample(n, rng):
 
 
 SPEC = Spec(name="{name}", sampler=sample, parameters={{"n": Integer(1, search=(1, 6))}},
-            cases=[Case({{"n": 3}})], claim=SamplesPmf(), pmf=lambda p: {{i: Fraction(1, p["n"]) for i in range(p["n"])}})
+            cases=[Case({{"n": 3}})], claim=SamplesPmf(),
+            pmf=lambda p: {{i: Fraction(1, p["n"]) for i in range(p["n"])}})
 SPECS = (SPEC,)
 """
 
@@ -424,7 +425,8 @@ def sample(n, rng):
 
 
 SPEC = Spec(name="{name}", sampler=sample, parameters={{"n": Integer(1, search=(1, 6))}},
-            cases=[Case({{"n": 3}})], claim=SamplesPmf(), pmf=lambda p: {{i: Fraction(1, p["n"]) for i in range(p["n"])}})
+            cases=[Case({{"n": 3}})], claim=SamplesPmf(),
+            pmf=lambda p: {{i: Fraction(1, p["n"]) for i in range(p["n"])}})
 SPECS = (SPEC,)
 """
 

@@ -312,7 +312,7 @@ def test_overrides_are_used_and_reported() -> None:
     ],
 )
 def test_bad_input_is_one_line(kwargs: dict, message: str) -> None:
-    args = dict(zip(("scale", "q", "q_prime", "bits", "lower", "upper", "step"), REPAIRED))
+    args = dict(zip(("scale", "q", "q_prime", "bits", "lower", "upper", "step"), REPAIRED, strict=True))
     args["bits"] = 12
     args.update(kwargs)
     with pytest.raises(InvalidArgument, match=message) as raised:

@@ -180,10 +180,12 @@ def test_a_patched_global_generator_is_enumerated_and_restored() -> None:
 def test_a_patched_factory_returns_the_adapter_and_is_restored_after_an_exception() -> None:
     library = _library()
     factory = library.prng
-    with pytest.raises(RuntimeError, match="inside"):
-        with patched_generator(library, "prng", SeededRandomSource(1)) as compat:
-            assert library.prng() is compat and library.prng(123) is compat
-            raise RuntimeError("inside")
+    with (
+        pytest.raises(RuntimeError, match="inside"),
+        patched_generator(library, "prng", SeededRandomSource(1)) as compat,
+    ):
+        assert library.prng() is compat and library.prng(123) is compat
+        raise RuntimeError("inside")
     assert library.prng is factory and library.prng() is library.rng
 
 
@@ -202,8 +204,7 @@ def test_patching_refuses_what_is_not_a_generator_in_one_line() -> None:
     library = _library()
     library.number = 3  # type: ignore[attr-defined]
     for attribute in ("missing", "number"):
-        with pytest.raises(InvalidArgument) as error:
-            with patched_generator(library, attribute, SeededRandomSource(0)):
-                pass
+        with pytest.raises(InvalidArgument) as error, patched_generator(library, attribute, SeededRandomSource(0)):
+            pass
         assert "\n" not in str(error.value) and attribute in str(error.value)
     assert library.number == 3

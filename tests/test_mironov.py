@@ -87,7 +87,7 @@ def test_agrees_with_brute_force_over_every_draw(k: int, q: float, q_prime: floa
 @pytest.mark.parametrize(("q", "b"), CASES)
 def test_the_mechanism_is_non_decreasing_at_16_bits_over_every_draw(q: float, b: float) -> None:
     outputs = [mechanism_unsafe(q, b, j, 16) for j in range(1, 1 << 16)]
-    assert all(x <= y for x, y in zip(outputs, outputs[1:]))
+    assert all(x <= y for x, y in zip(outputs, outputs[1:], strict=False))
 
 
 @pytest.mark.parametrize(("q", "b"), CASES)
@@ -97,7 +97,7 @@ def test_the_mechanism_is_non_decreasing_on_runs_of_consecutive_53_bit_draws(q: 
     starts += [rng.randrange(1, LAST53 - 2000) for _ in range(10)]
     for start in starts:
         outputs = [mechanism_unsafe(q, b, j, 53) for j in range(start, start + 2001)]
-        bad = [start + i for i, (x, y) in enumerate(zip(outputs, outputs[1:])) if y < x]
+        bad = [start + i for i, (x, y) in enumerate(zip(outputs, outputs[1:], strict=False)) if y < x]
         assert not bad, f"math.log is not monotone on the draw grid near j={bad[:3]} (q={q}, b={b})"
 
 

@@ -411,7 +411,8 @@ def test_a_mutant_runs_in_a_copy_that_python_imports(tmp_path: Path) -> None:
         assert (folder / "dpverify" / "proofs" / "manifest.json").is_file()
         assert not list(folder.rglob("__pycache__"))
         probe = (
-            "import dpverify.samplers.gtm as g, dpverify.verify.gate._catalogue as c, dpverify.proofs._certificates as p\n"
+            "import dpverify.samplers.gtm as g, dpverify.verify.gate._catalogue as c, "
+            "dpverify.proofs._certificates as p\n"
             "print(g.__file__); print(c.__file__); print(p.repository_root())"
         )
         run = subprocess.run(

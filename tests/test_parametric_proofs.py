@@ -59,7 +59,7 @@ def all_results() -> tuple[CheckResult, ...]:
 
 def test_prove_all_proves_every_obligation(all_results: tuple[CheckResult, ...]) -> None:
     assert len(all_results) == len(registry.THEOREMS)
-    for theorem, result in zip(registry.THEOREMS, all_results):
+    for theorem, result in zip(registry.THEOREMS, all_results, strict=True):
         assert result.verdict is Verdict.PROVED, f"{theorem.name}: {result.summary}"
         assert result.evidence["theorem"] == theorem.name
 
@@ -240,7 +240,7 @@ def test_main_theorems_cite_the_paper_and_theorem_number() -> None:
 
 def test_bounded_is_set_exactly_for_bounded_proofs(all_results: tuple[CheckResult, ...]) -> None:
     # Every proof here is symbolic (Theorem 7.1 included): none is bounded, and none says so.
-    for theorem, result in zip(registry.THEOREMS, all_results):
+    for theorem, result in zip(registry.THEOREMS, all_results, strict=True):
         assert theorem.bounded is None
         assert result.evidence["bounded"] is None and "bounded" not in result.summary
     bounded = dataclasses.replace(theorem_6_1.THEOREM, bounded="T <= 10")

@@ -151,9 +151,11 @@ def test_threads_see_their_own_source_and_others_fall_through() -> None:
 
 
 def test_patch_refuses_a_bad_source_or_precision() -> None:
-    with pytest.raises(InvalidArgument, match="source must be a RandomSource"):
-        with patched_random(random.Random(1)):  # type: ignore[arg-type]
-            pass
+    with (
+        pytest.raises(InvalidArgument, match="source must be a RandomSource"),
+        patched_random(random.Random(1)),  # type: ignore[arg-type]
+    ):
+        pass
     with pytest.raises(InvalidArgument, match="float_bits"), patched_random(SeededRandomSource(1), float_bits=54):
         pass
     assert type(random._inst) is random.Random

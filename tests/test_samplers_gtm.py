@@ -41,7 +41,9 @@ def test_cdf_vector_ends_at_one_and_is_the_running_sum() -> None:
     alpha = Fraction(2, 7)
     cdf = gtm.cdf_vector(alpha, 6, 2)
     assert cdf[-1] == 1
-    assert [cdf[0], *(b - a for a, b in zip(cdf, cdf[1:]))] == [gtm.gtpmf(alpha, 6, 2, x) for x in range(7)]
+    assert [cdf[0], *(b - a for a, b in zip(cdf, cdf[1:], strict=False))] == [
+        gtm.gtpmf(alpha, 6, 2, x) for x in range(7)
+    ]
 
 
 def test_inverse_transform_uses_less_or_equal_at_each_boundary() -> None:

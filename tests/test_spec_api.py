@@ -367,7 +367,8 @@ def test_check_spec_module_proves_a_good_spec(spec_modules: Path, capsys: pytest
         ("sums_wrong", "broken spec: spec 'good-flip', case 'alpha=1/3': pmf(p, 0) sums to 8/7, not 1"),
         (
             "declared_wrong",
-            "dpverify: error: module declared_wrong: spec 'good-flip', case 1 (alpha=4/3): parameter outside its declared domain",
+            "dpverify: error: module declared_wrong: spec 'good-flip', case 1 (alpha=4/3): "
+            "parameter outside its declared domain",
         ),
         ("no_specs", "dpverify: error: module no_specs has no SPECS"),
         ("not_specs", "dpverify: error: module not_specs: SPECS must hold dpverify.specs.Spec objects; found 1 (int)"),

@@ -426,7 +426,8 @@ def test_reproduce_on_a_cluster_gives_the_local_rows(cluster: str) -> None:
 def test_a_mutant_task_builds_its_own_copy_on_a_worker(cluster: str) -> None:
     target = _mutate_targets.locate("dpverify.samplers._rational")
     mutant = next(m for m in mutants_of(target.module, target.source) if m.id.endswith(":ad90650026"))
-    assert mutant.description == "line 32: constant: `MAX_DIGITS = 1000` -> `MAX_DIGITS = 999`"
+    line = next(n for n, text in enumerate(target.source.splitlines(), 1) if text.startswith("MAX_DIGITS = "))
+    assert mutant.description == f"line {line}: constant: `MAX_DIGITS = 1000` -> `MAX_DIGITS = 999`"
     options = _mutate_gate_run.GateOptions(seed=0, samples=500, specs=("rational-parsing",), time_limit=60)
     modules = ((target.module, hashlib.sha256(target.source.encode()).hexdigest()),)
     tasks = [

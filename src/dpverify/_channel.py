@@ -110,11 +110,9 @@ def _send(event: dict[str, Any]) -> None:
     event["pid"] = os.getpid()
     data = (json.dumps(event, ensure_ascii=False) + "\n").encode("utf-8", "replace")
     assert len(data) <= PIPE_ATOMIC, "an event line must fit one atomic pipe write"
-    with _lock:
-        try:
-            os.write(_fd, data)
-        except OSError:
-            pass  # the supervisor is gone or the sampler closed the pipe: it decides without us
+    # OSError: the supervisor is gone or the sampler closed the pipe: it decides without us
+    with _lock, contextlib.suppress(OSError):
+        os.write(_fd, data)
 
 
 def _send_text(kind: str, text: str) -> None:

@@ -25,6 +25,7 @@ the reason, so a CI that reads them sees the failure.  Only the standard library
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import selectors
@@ -231,16 +232,15 @@ def _watch(process: subprocess.Popen[bytes], channel: BinaryIO, run: _Run, out: 
             continue
         timeout = 0.2 if due is None else max(0.0, min(0.2, due[0] - now))
         for key, _ in selector.select(timeout):
-            stream = key.fileobj
             try:
-                data = os.read(stream.fileno(), 65536)  # type: ignore[union-attr]
+                data = os.read(key.fd, 65536)
             except BlockingIOError:
                 continue
             if not data:
-                selector.unregister(stream)
+                selector.unregister(key.fileobj)
                 open_streams -= 1
                 continue
-            if stream is channel:
+            if key.fileobj is channel:
                 pending[channel] += data
                 *lines, pending[channel] = pending[channel].split(b"\n")
                 for line in lines:
@@ -318,10 +318,8 @@ def _stop_session(process: subprocess.Popen[bytes]) -> None:
 
 
 def _kill_session(process: subprocess.Popen[bytes]) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
     process.wait()
 
 

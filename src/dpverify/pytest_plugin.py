@@ -235,8 +235,8 @@ class DpverifyCollector(pytest.Collector):
                     ),
                 )
             )
-        for item in items:
-            item.add_marker("dpverify")
+        for collected in items:
+            collected.add_marker("dpverify")
         return items
 
     def _sources(self) -> list[tuple[str, Any]]:
@@ -440,7 +440,8 @@ def isolated(run: Callable[[], str | None], *, seconds: float, what: str) -> str
             f"{grace(seconds):g} s of grace without ending, so its process was killed with SIGKILL"
         )
     try:
-        return json.loads(data)["failure"]  # type: ignore[no-any-return]
+        failure: str | None = json.loads(data)["failure"]
+        return failure
     except (ValueError, KeyError, TypeError):
         pass
     if code < 0:
@@ -452,7 +453,7 @@ def isolated(run: Callable[[], str | None], *, seconds: float, what: str) -> str
 def _read_until(fd: int, deadline: float, pid: int) -> tuple[bytes, bool]:
     """Everything written to ``fd`` until it closes, or ``(what came, True)`` once ``deadline``
     has passed, after killing ``pid``."""
-    chunks = []
+    chunks: list[bytes] = []
     with os.fdopen(fd, "rb", buffering=0) as source:
         while True:
             left = deadline - time.monotonic()

@@ -241,5 +241,6 @@ def _attempt(side: Side) -> Any:
 
 def _side_of(spec: Spec) -> Side:
     """The spec as one version of itself, black boxes included (their code is traced, not enumerated)."""
+    assert spec.sampler is not None  # _changed_spec answers a spec without one before
     enumeration = spec.enumeration if Randomness(spec.randomness) is not Randomness.NONE else None
-    return Side(spec.name, spec, spec.sampler, _current_enumeration(enumeration))  # type: ignore[arg-type]
+    return Side(spec.name, spec, spec.sampler, _current_enumeration(enumeration))

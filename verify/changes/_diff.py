@@ -298,7 +298,7 @@ def _diff_at(
     for q in inputs:
         laws: list[Enumeration] = []
         failures: list[tuple[str, BaseException]] = []
-        for name, version in zip(("old", "new"), versions):
+        for name, version in zip(("old", "new"), versions, strict=True):
             try:
                 laws.append(version.law(q))
             except _ENGINE_FAILURES as error:
@@ -307,7 +307,10 @@ def _diff_at(
             # Both versions fail here (say, both refuse the parameters): no difference shown.
             (_, old_error), (_, new_error) = failures
             same = (type(old_error), str(old_error)) == (type(new_error), str(new_error))
-            reason = f"both versions fail{' alike' if same else ''}: {type(new_error).__name__}: {elided(str(new_error), 200)}"
+            reason = (
+                f"both versions fail{' alike' if same else ''}: "
+                f"{type(new_error).__name__}: {elided(str(new_error), 200)}"
+            )
             verdict = Verdict.INCONCLUSIVE if same else Verdict.VIOLATED
             results.append(
                 ParameterDiff(
@@ -330,8 +333,10 @@ def _diff_at(
                 )
             )
         elif failures:
-            name, error = failures[0]
-            results.append(ParameterDiff(label, source, p, q, _crash_result("output_distribution", name, error), None))
+            name, failure = failures[0]
+            results.append(
+                ParameterDiff(label, source, p, q, _crash_result("output_distribution", name, failure), None)
+            )
         else:
             output, timing = _compare_versions(versions, laws, q, options)
             results.append(ParameterDiff(label, source, p, q, output, timing))
@@ -350,7 +355,7 @@ def _compare_versions(
         # not one draw, and renewal keeps no draw counts, so there is no timing law to compare.
         return output, None
     joint: list[Enumeration] = []
-    for name, version, law in zip(("old", "new"), versions, laws):
+    for name, version, law in zip(("old", "new"), versions, laws, strict=True):
         try:
             joint.append(version.draws(q, law))
         except _ENGINE_FAILURES as error:
@@ -358,7 +363,7 @@ def _compare_versions(
                 # the code as it runs fails where its summarised law did not: a difference of its own
                 output = _crash_result("output_distribution", name, error)
             return output, None
-    if output.verdict is not Verdict.VIOLATED and any(j is not law for j, law in zip(joint, laws)):
+    if output.verdict is not Verdict.VIOLATED and any(j is not law for j, law in zip(joint, laws, strict=True)):
         # A summarised loop is enumerated by its attempt, never by the loop's own code: the walk
         # as the code runs is what sees a change to that loop.
         as_run = compare_outputs(joint[0], joint[1], max_tv=options.max_tv)
@@ -511,6 +516,7 @@ class SpecDiff:
             q = "" if c.input is None else f" input={shown_value(c.input, 60)}"
             out.append(f"  {c.output.verdict.value:12} {c.label}{q} [{c.source}]: {c.output.summary}")
             if c.timing_changed:
+                assert c.timing is not None  # timing_changed says so
                 out.append(f"  {'':12} TIMING CHANNEL CHANGED (no output difference found): {c.timing.summary}")
         if self.search is not None:
             out.append(f"  search: {self.search['summary']}")

@@ -149,7 +149,9 @@ def _function_at(tree: Any, function: Callable[..., Any], what: str) -> Callable
             f"the {what} {shown(function, 60)} is not a module-level function or method "
             f"({qualname or '?'}), so it cannot be found in {tree.label}."
         )
-    return _attribute(tree.module(module), qualname, f"{module}:{qualname}")
+    # the qualname of a function names the tree's version of it
+    found: Callable[..., Any] = _attribute(tree.module(module), qualname, f"{module}:{qualname}")
+    return found
 
 
 def version_in(tree: Any, side: Side, label: str) -> Side:

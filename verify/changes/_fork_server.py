@@ -215,7 +215,8 @@ class ForkServer:
                 return None
             self._buffer += chunk
         line, _, self._buffer = self._buffer.partition(b"\n")
-        return json.loads(line)
+        message: dict[str, Any] = json.loads(line)  # the server writes one JSON object a line
+        return message
 
     def run(
         self,
@@ -274,5 +275,6 @@ class ForkServer:
         with contextlib.suppress(Exception):
             self._process.wait(timeout=10)
         for stream in (self._process.stdin, self._process.stdout):
-            with contextlib.suppress(Exception):
-                stream.close()  # type: ignore[union-attr]
+            if stream is not None:
+                with contextlib.suppress(Exception):
+                    stream.close()

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import replace
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 from dpverify.verify.engine._enumeration import Enumeration
 from dpverify.verify.engine._intervals import decimal_text
@@ -24,15 +24,18 @@ DEFAULT_MAX_TV = Fraction(1, 1000)
 
 # --- comparing two laws ------------------------------------------------------------------------------
 
+#: The keys of a law: outputs, or (output, draws) pairs.
+K = TypeVar("K", bound=Hashable)
 
-def _order(keys: list[Hashable]) -> list[Hashable]:
+
+def _order(keys: list[K]) -> list[K]:
     try:
-        return sorted(keys)  # type: ignore[type-var]
+        return sorted(keys)  # type: ignore[type-var]  # keys that do not compare raise TypeError: kept as found
     except TypeError:
         return keys
 
 
-def _union(first: Mapping[Hashable, Any], second: Mapping[Hashable, Any]) -> list[Hashable]:
+def _union(first: Mapping[K, Any], second: Mapping[K, Any]) -> list[K]:
     return _order([*first, *(k for k in second if k not in first)])
 
 
@@ -41,14 +44,14 @@ def _interval(value: Fraction, width: Fraction) -> dict[str, str]:
 
 
 def _compare(
-    old: Mapping[Hashable, Fraction],
+    old: Mapping[K, Fraction],
     old_u: Fraction,
-    new: Mapping[Hashable, Fraction],
+    new: Mapping[K, Fraction],
     new_u: Fraction,
     max_tv: Fraction,
     check: str,
-    what: Callable[[Hashable], str],
-    shown_key: Callable[[Hashable], Any],
+    what: Callable[[K], str],
+    shown_key: Callable[[K], Any],
 ) -> CheckResult:
     """The comparison of :mod:`~dpverify.verify.changes._diff`'s docstring, on masses keyed by
     outputs or (output, draws)."""
@@ -78,7 +81,7 @@ def _compare(
             evidence={"exact": True, "compared": len(keys), "tv_bound": "0", "pointwise_bound": "0"},
         )
     pointwise, absolute = max(old_u, new_u), zero
-    widest: tuple[Fraction, Hashable] | None = None  # the value whose intervals lie farthest apart
+    widest: tuple[Fraction, K] | None = None  # the value whose intervals lie farthest apart
     for key in keys:
         a, b = old.get(key, zero), new.get(key, zero)
         gap = max(b - (a + old_u), a - (b + new_u))

@@ -190,7 +190,7 @@ class _Site:
     parent: ast.AST
     name: str
     index: int | None
-    old: ast.AST
+    old: ast.expr | ast.stmt
     new: ast.AST
     operator: str
     function: str
@@ -485,8 +485,8 @@ class _Finder:
     def unary(self, node: ast.UnaryOp, here: _Where, context: _Context, around: ast.AST) -> bool:
         if isinstance(node.op, ast.Not):
             self.add(*here, node, node.operand, "not", context)
-        elif isinstance(node.op, ast.USub) and _is_integer(node.operand):
-            value = -node.operand.value  # type: ignore[attr-defined]  # -1 is one constant
+        elif isinstance(node.op, ast.USub) and (operand := _integer_value(node.operand)) is not None:
+            value = -operand  # -1 is one constant
             for step in (1, -1):
                 self.add(*here, node, _integer(value + step), "constant", context, shown=_shown(around, node))
             self.add(*here, node, node.operand, "unary", context, shown=_shown(around, node))
@@ -503,9 +503,9 @@ class _Finder:
     def constant(self, node: ast.Constant, here: _Where, context: _Context, around: ast.AST) -> bool:
         if isinstance(node.value, bool):
             self.add(*here, node, ast.Constant(not node.value), "boolean", context, shown=_shown(around, node))
-        elif _is_integer(node):
+        elif (value := _integer_value(node)) is not None:
             for step in (1, -1):
-                self.add(*here, node, _integer(node.value + step), "constant", context, shown=_shown(around, node))
+                self.add(*here, node, _integer(value + step), "constant", context, shown=_shown(around, node))
         return True
 
     def conditional(self, node: ast.IfExp, here: _Where, context: _Context, around: ast.AST) -> bool:
@@ -563,7 +563,7 @@ class _Finder:
         parent: ast.AST,
         name: str,
         index: int | None,
-        old: ast.AST,
+        old: ast.expr | ast.stmt,
         new: ast.AST,
         operator: str,
         context: _Context,
@@ -588,8 +588,11 @@ class _Finder:
         )
 
 
-def _is_integer(node: ast.AST) -> bool:
-    return isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool)
+def _integer_value(node: ast.AST) -> int | None:
+    """The value of an integer literal (not a bool); None for any other node."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return node.value
+    return None
 
 
 def _is_text(node: ast.BinOp) -> bool:
@@ -614,12 +617,13 @@ class _Text:
         for line in self.data.splitlines(keepends=True):
             self.offsets.append(self.offsets[-1] + len(line))
 
-    def splice(self, old: ast.AST, text: str) -> str:
+    def splice(self, old: ast.expr | ast.stmt, text: str) -> str:
         """The module with the text of ``old`` replaced by ``text``, parenthesised for an
         expression; the line count is kept, so every other line keeps its number."""
-        start = self.offsets[old.lineno - 1] + old.col_offset  # type: ignore[attr-defined]
-        end = self.offsets[old.end_lineno - 1] + old.end_col_offset  # type: ignore[attr-defined]
-        spanned = "\n" * (old.end_lineno - old.lineno)  # type: ignore[attr-defined]
+        assert old.end_lineno is not None and old.end_col_offset is not None  # ast.parse sets them
+        start = self.offsets[old.lineno - 1] + old.col_offset
+        end = self.offsets[old.end_lineno - 1] + old.end_col_offset
+        spanned = "\n" * (old.end_lineno - old.lineno)
         replacement = f"({text}{spanned})" if isinstance(old, ast.expr) else text + spanned
         return (self.data[:start] + replacement.encode() + self.data[end:]).decode()
 
@@ -632,7 +636,7 @@ def _sites(tree: ast.Module) -> list[_Site]:
     """Every site of ``tree``, in the order mutants are numbered: line, column, then discovery."""
     finder = _Finder()
     finder.module(tree)
-    return sorted(finder.sites, key=lambda s: (s.old.lineno, s.old.col_offset))  # type: ignore[attr-defined]
+    return sorted(finder.sites, key=lambda s: (s.old.lineno, s.old.col_offset))
 
 
 @lru_cache(maxsize=64)
@@ -663,7 +667,7 @@ def mutants_of(module: str, source: str) -> tuple[Mutant, ...]:
                 site.old.lineno,
                 before,
                 after,
-                site.input_check,  # type: ignore[attr-defined]
+                site.input_check,
                 text.splice(site.old, ast.unparse(site.new)),
                 index,
                 site.at_import,

@@ -374,7 +374,8 @@ class _LocalRunner:
                     run = run_gate(folder, job.options, self.processes, trace=trace, server=server)
                 except ForkServerUnavailable as error:
                     self._give_up(str(error))
-                    server.close()  # type: ignore[union-attr]
+                    if server is not None:  # only a server's run raises it
+                        server.close()
                     server = None
                     run = run_gate(folder, job.options, self.processes, trace=trace)
                 if server is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -156,7 +156,7 @@ def _array(path: str, document: dict[str, Any], name: str) -> list[Any]:
 
 
 def _entry(
-    path: str, table: str, index: int, entry: object, keys: dict[str, type], required: Sequence[str]
+    path: str, table: str, index: int, entry: object, keys: Mapping[str, type], required: Sequence[str]
 ) -> dict[str, Any]:
     where = f"{path}: [[{table}]] number {index + 1}"
     if not isinstance(entry, dict):

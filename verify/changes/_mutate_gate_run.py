@@ -15,7 +15,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from dpverify.verify.changes._fork_server import ForkServer
 
@@ -98,11 +98,15 @@ class _Processes:
         with self._lock:
             self._servers.discard(server)
 
-    def start(self, *args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+    def start(
+        self, command: list[str], *, cwd: Path, env: dict[str, str], stdin: int, stdout: int, stderr: IO[bytes]
+    ) -> subprocess.Popen[bytes]:
         with self._lock:
             if self.stopping:
                 raise _Stopped
-            process = subprocess.Popen(*args, start_new_session=True, **kwargs)
+            process = subprocess.Popen(
+                command, cwd=cwd, env=env, stdin=stdin, stdout=stdout, stderr=stderr, start_new_session=True
+            )
             self._running.add(process)
             return process
 

@@ -105,8 +105,8 @@ def classify(run: GateRun, timeout: int = DEFAULT_TIMEOUT) -> tuple[str, tuple[K
     if run.code == 0 and document is not None and document.get("passed") is True:
         return SURVIVED, (), ""
     if run.code == 2 and not traceback:
-        kills = tuple(k for k in _kills(document) if k.check == "error") if document else ()
-        return BROKEN, kills, kills[0].summary if kills else _last_line(run.stderr)
+        errors = tuple(k for k in _kills(document) if k.check == "error") if document else ()
+        return BROKEN, errors, errors[0].summary if errors else _last_line(run.stderr)
     if run.code == 1 and document is not None:
         kills = _kills(document)
         if kills and all(k.entry == "repository" and k.check == "stale_proofs" for k in kills):

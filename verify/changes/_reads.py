@@ -27,6 +27,7 @@ two trees' reads can be compared label by label.  A name bound only dynamically 
 from __future__ import annotations
 
 import ast
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -108,8 +109,8 @@ class _Walk:
             decorator_list=node.decorator_list,
             body=[s for s in node.body if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))] or [ast.Pass()],
         )
-        if "type_params" in ast.ClassDef._fields:
-            skeleton.type_params = getattr(node, "type_params", [])
+        if sys.version_info >= (3, 12):  # the field exists from Python 3.12 on
+            skeleton.type_params = node.type_params
         self.add(path, f"{node.name} (class attributes)", skeleton)
         reads = _reads(
             ast.Module(

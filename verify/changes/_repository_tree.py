@@ -153,8 +153,9 @@ class RepositoryTree:
         """The tree's copy of ``name`` when it is stale (:meth:`_stale`), else None."""
         if name not in self._changed:
             self._changed[name] = None
-            if self._stale(name, set()):
-                self._changed[name] = self._load(name, self.file_of(name))  # type: ignore[arg-type]
+            path = self.file_of(name)
+            if path is not None and self._stale(name, set()):  # a module with no file is never stale
+                self._changed[name] = self._load(name, path)
         return self._changed[name]
 
     def _stale(self, name: str, visiting: set[str]) -> bool:

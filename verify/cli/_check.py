@@ -166,13 +166,19 @@ def _emit_sarif(
     from dpverify.verify.gate._spec_instance import replay_command
     from dpverify.verify.reports._sarif import check_results, emit_sarif, spec_error_result
 
-    def replay(outcome: CaseOutcome) -> str:
-        return replay_command(
-            outcome.spec.name, outcome.origin, seed=seed, samples=args.samples, time_limit=args.time_limit
-        )
+    # A run without a seed (a spec error before any case ran) has no command line that replays it.
+    replay: Callable[[CaseOutcome], str] | None = None
+    if seed is not None:
+
+        def replay_case(outcome: CaseOutcome) -> str:
+            return replay_command(
+                outcome.spec.name, outcome.origin, seed=seed, samples=args.samples, time_limit=args.time_limit
+            )
+
+        replay = replay_case
 
     def results(locator: Any) -> list[dict[str, Any]]:
-        found = check_results(outcomes, repository, locator, replay=None if seed is None else replay)
+        found = check_results(outcomes, repository, locator, replay=replay)
         return found if broken is None else [*found, spec_error_result(broken, locator)]
 
     emit_sarif(args, "check", results, exit_code)

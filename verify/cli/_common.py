@@ -80,9 +80,10 @@ def progress_bar(description: str) -> Iterator[Callable[[str | None, int, int], 
         task = bar.add_task(description, total=None)
 
         def show(stage: str | None, done: int, total: int) -> None:
-            bar.update(
-                task, completed=done, total=total, **({} if stage is None else {"description": _clip(stage, 60)})
-            )
+            if stage is None:
+                bar.update(task, completed=done, total=total)
+            else:
+                bar.update(task, completed=done, total=total, description=_clip(stage, 60))
 
         yield show
 
@@ -116,7 +117,8 @@ def _count(name: str, low: int, high: int) -> Callable[[str], int]:
 
     def parse(text: str) -> int:
         match = _COUNT.fullmatch(text.strip())
-        value = int(match[1]) ** int(match[2] or 1) if match else None
+        # int ** int is typed Any (a negative power is a float); the power here is at least 0
+        value: int | None = int(match[1]) ** int(match[2] or 1) if match else None
         if value is None or not low <= value <= high:
             raise argparse.ArgumentTypeError(
                 f"{name} must be an integer with {name} >= {low} and {name} <= {high}, "
@@ -229,7 +231,8 @@ def _limit_passed(text: str) -> str | None:
         exact = (top_exact, bottom_exact)
     if denominator > MAX_DIGITS and numerator <= MAX_DIGITS:
         return (
-            f"its denominator has {'' if exact[1] else 'about '}{denominator} digits and the limit is {MAX_DIGITS} digits "
+            f"its denominator has {'' if exact[1] else 'about '}{denominator} digits and the limit is "
+            f"{MAX_DIGITS} digits "
             f"for a numerator or a denominator, so 1e-{MAX_DIGITS - 1} is the smallest power of ten allowed"
         )
     if numerator > MAX_DIGITS:

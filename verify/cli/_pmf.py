@@ -4,6 +4,7 @@ or derived from the sampler code."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Hashable
 from fractions import Fraction
 from typing import Any
 
@@ -23,6 +24,7 @@ PMF_GTM_SCHEMA = "dpverify.pmf-gtm/1"
 def _pmf(args: argparse.Namespace) -> int:
     spec = _gtm_spec(args)
     q = spec.check_input(args.q)
+    masses: dict[Hashable, Fraction]
     if args.from_code:
         found = code_distribution(spec, q)
         masses = {x: found.masses.get(x, Fraction(0)) for x in spec.outputs()}

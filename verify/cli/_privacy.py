@@ -126,7 +126,8 @@ def _privacy_gazeau(args: argparse.Namespace) -> int:
         )
         print(f"  mechanism eps   {report['mechanism_epsilon']}  (Delta_f/b, Delta_f={p['sensitivity']})")
         print(
-            f"  exact eps       {report['exact_epsilon']}  (ratio {report['exact_ratio']}, over {report['draws']} draws)"
+            f"  exact eps       {report['exact_epsilon']}  (ratio {report['exact_ratio']}, "
+            f"over {report['draws']} draws)"
         )
         print(
             f"  witness         output={w['output']}, j={w['j']}, more likely from {w['from_input']}, "

@@ -61,7 +61,7 @@ def need_instance(name: str, value: object, kind: type[T] | tuple[type, ...], wh
 def need_callable(name: str, value: object, what: str = "a callable") -> Callable[..., Any]:
     if not callable(value):
         raise InvalidArgument(f"{name} must be {what}; got {name}={shown(value)} ({_kind(value)}).")
-    return value  # type: ignore[return-value]
+    return value
 
 
 def need_count(name: str, value: object, *, low: int = 0, high: int | None = None) -> int:

@@ -2,8 +2,9 @@
 draw (output non-decreasing in ``randbelow(T)``): each output's range of draws is found by a galloping
 search seeded with the lengths of the ranges found before it, so the code's exact PMF is known for
 ``T = 10**100``.  The search costs ``O(log |error|)`` executions per output where the previous ranges
-predict the next one's length (GTM's ranges shrink or grow geometrically), ``O(log T)`` at worst.  Its own module: it shares only the
-result (:mod:`dpverify.verify.engine._enumeration`) with the tree walk (:mod:`dpverify.verify.engine._enumerate`)."""
+predict the next one's length (GTM's ranges shrink or grow geometrically), ``O(log T)`` at worst.  Its own
+module: it shares only the result (:mod:`dpverify.verify.engine._enumeration`) with the tree walk
+(:mod:`dpverify.verify.engine._enumerate`)."""
 
 from __future__ import annotations
 

@@ -73,9 +73,12 @@ def _betainc_float(a: int, b: int, x: float) -> float:
     if x >= 1.0:
         return 1.0
     log_front = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    # _continued_fraction computes in the arithmetic of x: floats here
     if x < (a + 1.0) / (a + b + 2.0):
-        return math.exp(log_front) * _continued_fraction(a, b, x, 1e-300, 1e-15) / a
-    return 1.0 - math.exp(log_front) * _continued_fraction(b, a, 1.0 - x, 1e-300, 1e-15) / b
+        fraction: float = _continued_fraction(a, b, x, 1e-300, 1e-15)
+        return math.exp(log_front) * fraction / a
+    fraction = _continued_fraction(b, a, 1.0 - x, 1e-300, 1e-15)
+    return 1.0 - math.exp(log_front) * fraction / b
 
 
 def _betainc_mp(a: int, b: int, x: Fraction) -> Fraction:

@@ -88,7 +88,7 @@ import sys
 from collections.abc import Callable, Hashable
 from dataclasses import replace
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 from dpverify.samplers import InvalidArgument, RandomSource, SamplerContractError
 from dpverify.samplers._random_source import _check_bernoulli, _check_randbelow
@@ -176,7 +176,8 @@ class _TreeWalker(RandomSource, EnumeratingSource, trusted=True):
         self.second: list[int | None] = []  # None marks randbelow: no den equals it
         self.arity: list[int] = []
         self.taken: list[int] = []
-        self.value: list[int | bool] = []
+        # what each choice returned: an int (randbelow), a bool (bernoulli), a summary's output
+        self.value: list[Hashable] = []
         self.num: list[int] = [1]  # exact prefix mass after d choices is num[d] / den[d]
         self.den: list[int] = [1]
         self.mass: list[float] = [1.0]  # the same, as a float, for pruning only
@@ -193,7 +194,7 @@ class _TreeWalker(RandomSource, EnumeratingSource, trusted=True):
             if self.first[d] != n or self.second[d] is not None:
                 raise SamplerContractError(_CHANGED)
             self.depth = d + 1
-            return self.value[d]  # type: ignore[return-value]
+            return cast(int, self.value[d])  # replayed: a randbelow choice recorded the int it returned
         n = _check_randbelow(n)
         if self.renewal:
             self._checkpoint(("randbelow", n))
@@ -222,7 +223,7 @@ class _TreeWalker(RandomSource, EnumeratingSource, trusted=True):
             if self.first[d] != num or self.second[d] != den:
                 raise SamplerContractError(_CHANGED)
             self.depth = d + 1
-            return self.value[d]  # type: ignore[return-value]
+            return cast(bool, self.value[d])  # replayed: a bernoulli choice recorded the bool it returned
         num, den = _check_bernoulli(num, den)
         if self.renewal:
             self._checkpoint(("bernoulli", num, den))
@@ -275,7 +276,7 @@ class _TreeWalker(RandomSource, EnumeratingSource, trusted=True):
             if self.first[d] != index or self.second[d] != _SUMMARY:
                 raise SamplerContractError(_CHANGED)
             self.depth = d + 1
-            return self.value[d]  # type: ignore[return-value]
+            return self.value[d]
         if checkpoint:
             self._checkpoint(("summary", index), up=3)
         if d >= self.max_depth:
@@ -293,7 +294,7 @@ class _TreeWalker(RandomSource, EnumeratingSource, trusted=True):
             _SUMMARY,
             len(summary.outputs),
             0,
-            summary.outputs[0],  # type: ignore[arg-type]
+            summary.outputs[0],
             self.num[d] * summary.nums[0],
             self.den[d] * summary.dens[0],
             mass,
@@ -348,7 +349,7 @@ class _TreeWalker(RandomSource, EnumeratingSource, trusted=True):
         second: int | None,
         arity: int,
         index: int,
-        value: int | bool,
+        value: Hashable,
         num: int,
         den: int,
         mass: float,

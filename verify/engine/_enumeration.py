@@ -101,8 +101,8 @@ class LoopNeverAccepts(DpverifyError):
 
 
 class NeverReturns(LoopNeverAccepts):
-    """A renewing walk is complete and no path returns: the code never returns (:mod:`dpverify.verify.engine._enumerate`,
-    "A loop that never ends")."""
+    """A renewing walk is complete and no path returns: the code never returns
+    (:mod:`dpverify.verify.engine._enumerate`, "A loop that never ends")."""
 
     def __init__(self, paths: int) -> None:
         DpverifyError.__init__(

@@ -23,9 +23,9 @@ What is exact, and in what sense:
   (computed by numpy itself), so the probabilities are those the grid gives, not ``p``;
   ``uniform``, ``laplace`` and ``geometric`` are numpy's C ``random_uniform``,
   ``random_laplace`` and ``random_geometric`` (numpy >= 1.22, ``numpy/random/src/distributions/
-  distributions.c``) written out in Python's double arithmetic with the C library's ``log``.  That is the same rounding as numpy's C on a platform that does not contract
-  ``a + b * c`` into a fused multiply-add (x86-64 builds do not; the tests compare with the numpy
-  installed, draw for draw).
+  distributions.c``) written out in Python's double arithmetic with the C library's ``log``.  That is the
+  same rounding as numpy's C on a platform that does not contract ``a + b * c`` into a fused multiply-add
+  (x86-64 builds do not; the tests compare with the numpy installed, draw for draw).
 - Every other Generator method (``normal``, ``exponential``, ``gamma``, ``poisson``, ``geometric``
   below ``p = 1/3``, ...: numpy's
   C ziggurat tables and rejection samplers) raises :class:`~dpverify.samplers.SamplerContractError`
@@ -111,7 +111,7 @@ def _integer(name: str, value: object) -> int:
             f"{name} must be an integer (an int or a numpy integer; arrays of bounds are not "
             f"supported); got {name}={shown(value)}."
         )
-    return int(value)  # type: ignore[arg-type]
+    return int(value)
 
 
 def _real(name: str, value: object) -> float:
@@ -123,7 +123,7 @@ def _real(name: str, value: object) -> float:
         raise InvalidArgument(
             f"{name} must be a real number (an int or a float; arrays are not supported); got {name}={shown(value)}."
         )
-    number = float(value)  # type: ignore[arg-type]
+    number = float(value)
     if math.isnan(number):
         raise InvalidArgument(f"{name} must be a number, not NaN; got {name}={shown(value)}.")
     return number
@@ -308,7 +308,7 @@ class GeneratorCompat:
 
     def permutation(self, x: object, axis: object = 0) -> Any:
         """A shuffled ``arange(x)`` for an int, else a shuffled copy of the array."""
-        if isinstance(x, int) or isinstance(x, np.integer):
+        if isinstance(x, (int, np.integer)):
             array = np.arange(_integer("x", x))
         else:
             array = np.array(x)
@@ -333,7 +333,7 @@ class GeneratorCompat:
         for name, flag in (("replace", replace), ("shuffle", shuffle)):
             if not isinstance(flag, bool):
                 raise InvalidArgument(f"{name} must be True or False; got {name}={shown(flag)}.")
-        population = None if isinstance(a, int) or isinstance(a, np.integer) else np.asarray(a)
+        population = None if isinstance(a, (int, np.integer)) else np.asarray(a)
         if population is not None and population.ndim == 0:
             raise InvalidArgument(f"a must be an integer or an array of at least one dimension; got a={shown(a)}.")
         count = _integer("a", a) if population is None else len(population)

@@ -115,7 +115,7 @@ def enclosure_bound(value: object, *, upper: bool) -> Fraction:
         return Fraction(value)
     raw = getattr(value, "_mpf_", None)
     if raw is None and hasattr(value, "_mpi_"):
-        raw = value._mpi_[1 if upper else 0]  # type: ignore[attr-defined]
+        raw = value._mpi_[1 if upper else 0]
     if raw is None or not mpmath.isfinite(mpmath.mp.make_mpf(raw)):
         raise InvalidArgument(
             f"ideal(output, dps) must return finite (lo, hi) as mpmath numbers or Fractions; "
@@ -128,7 +128,8 @@ def enclosure_bound(value: object, *, upper: bool) -> Fraction:
 def decimal_text(value: Fraction, digits: int = 20) -> str:
     """``value`` in decimal with ``digits`` significant digits, for reports only."""
     with mpmath.workdps(digits + 10):
-        return mpmath.nstr(mpmath.mpf(value.numerator) / value.denominator, digits)
+        text: str = mpmath.nstr(mpmath.mpf(value.numerator) / value.denominator, digits)  # mpmath is untyped
+    return text
 
 
 @dataclass(frozen=True, slots=True)

@@ -118,11 +118,11 @@ class LazyUniform:
         return not self._draw.below(c - self._offset) if c is not None else self.value() >= other  # type: ignore[operator]
 
     def __le__(self, other: object) -> bool:  # X <= c  <=>  X < floor(c) + 1
-        c = _threshold(-other) if isinstance(other, (int, Fraction)) else None  # type: ignore[operator]
+        c = _threshold(-other) if isinstance(other, (int, Fraction)) else None
         return self._draw.below(-c + 1 - self._offset) if c is not None else self.value() <= other  # type: ignore[operator]
 
     def __gt__(self, other: object) -> bool:
-        c = _threshold(-other) if isinstance(other, (int, Fraction)) else None  # type: ignore[operator]
+        c = _threshold(-other) if isinstance(other, (int, Fraction)) else None
         return not self._draw.below(-c + 1 - self._offset) if c is not None else self.value() > other  # type: ignore[operator]
 
     def __eq__(self, other: object) -> bool:

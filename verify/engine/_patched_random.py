@@ -37,7 +37,7 @@ from __future__ import annotations
 import random
 import secrets
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -48,7 +48,7 @@ from dpverify.verify.engine._random_compat import CPYTHON_FLOAT_BITS, RandomComp
 __all__ = ["patched_random", "patched_rng"]
 
 _ORIGINAL_SYSTEM_RANDOM = random.SystemRandom
-_ORIGINAL_FUNCTIONS = {"random": random.random, "getrandbits": random.getrandbits}
+_ORIGINAL_FUNCTIONS: dict[str, Callable[..., Any]] = {"random": random.random, "getrandbits": random.getrandbits}
 
 _lock = threading.Lock()
 _installed = 0
@@ -130,7 +130,7 @@ _DISPATCH_FUNCTIONS = {name: _function(name) for name in _ORIGINAL_FUNCTIONS}
 
 
 def _install() -> None:
-    random._inst.__class__ = _DispatchingRandom  # type: ignore[attr-defined]
+    random._inst.__class__ = _DispatchingRandom
     secrets._sysrand.__class__ = _DispatchingSystemRandom  # type: ignore[attr-defined]
     for name, function in _DISPATCH_FUNCTIONS.items():
         setattr(random, name, function)
@@ -142,7 +142,7 @@ def _uninstall() -> None:
     for name, function in _ORIGINAL_FUNCTIONS.items():
         setattr(random, name, function)
     secrets._sysrand.__class__ = _ORIGINAL_SYSTEM_RANDOM  # type: ignore[attr-defined]
-    random._inst.__class__ = random.Random  # type: ignore[attr-defined]
+    random._inst.__class__ = random.Random
 
 
 @contextmanager
@@ -187,11 +187,14 @@ def patched_random(source: RandomSource, *, float_bits: int = CPYTHON_FLOAT_BITS
 
 def _removed() -> str:
     """What of the patch :func:`_install` laid is no longer in place (empty: all of it)."""
-    if random._inst.__class__ is not _DispatchingRandom:  # type: ignore[attr-defined]
+    if random._inst.__class__ is not _DispatchingRandom:
         return "random's generator was replaced"
     for name, function in _DISPATCH_FUNCTIONS.items():
         if getattr(random, name, None) is not function:
             return f"random.{name} was replaced"
-    if random.SystemRandom is not _SystemRandomStandIn or secrets._sysrand.__class__ is not _DispatchingSystemRandom:  # type: ignore[attr-defined]
+    # random.SystemRandom is typed as CPython's class, but _install rebinds it to the stand-in
+    if random.SystemRandom is not _SystemRandomStandIn:  # type: ignore[comparison-overlap]  # rebound at run time
+        return "random.SystemRandom or secrets was replaced"
+    if secrets._sysrand.__class__ is not _DispatchingSystemRandom:  # type: ignore[attr-defined]  # private, untyped
         return "random.SystemRandom or secrets was replaced"
     return ""

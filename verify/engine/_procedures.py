@@ -39,7 +39,7 @@ import threading
 import types
 from collections.abc import Hashable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
 from dpverify.verify.engine._program_state import _info, _resolve, _Unknown, _value, suspended_driver
 from dpverify.verify.engine._purity import Refused, trusted_file
@@ -64,7 +64,8 @@ def procedure_key(args: tuple[object, ...], kwargs: dict[str, object]) -> Hashab
         top = (_value(args, seen, parts), tuple((k, _value(v, seen, parts)) for k, v in sorted(kwargs.items())))
     except (_Unknown, RecursionError, TypeError):
         raise Refused("an argument is of a type whose content the engine does not compare") from None
-    for _, content in parts:
+    # _value appends only (number, content) pairs (parts is list[object] for program_state's draw)
+    for _, content in cast("list[tuple[int, object]]", parts):
         if isinstance(content, tuple) and content[0] in _NOT_SUMMARISED:
             raise Refused(f"an argument holds a {content[0]}, which the call could change or which is not drawn yet")
         if isinstance(content, tuple) and content[0] == "RandomCompat" and content[2] != ("NoneType", None):
@@ -176,7 +177,7 @@ def _trampoline(free: int) -> types.CodeType:
     )
     namespace: dict[str, Any] = {}
     exec(compile(text, __file__, "exec"), namespace)  # noqa: S102
-    code = namespace["_outer"]().__code__
+    code: types.CodeType = namespace["_outer"]().__code__
     assert len(code.co_freevars) == free
     return code
 

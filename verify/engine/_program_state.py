@@ -178,7 +178,7 @@ def _callee_codes(obj: object) -> tuple[types.CodeType, ...]:
     if isinstance(obj, types.FunctionType):
         return (obj.__code__,)
     if isinstance(obj, type):
-        codes = []
+        codes: list[types.CodeType] = []
         for name in ("__new__", "__init__"):
             found = inspect.getattr_static(obj, name, None)
             codes += _callee_codes(found)
@@ -203,13 +203,14 @@ def _resolve(frame: types.FrameType, info: _CodeInfo, i: int) -> object:
     if j < 0 or ins[j + 1].is_jump_target:
         return _MISSING
     first = ins[j]
-    if first.opname == "LOAD_GLOBAL" and first.arg & 1:
+    # LOAD_GLOBAL always has an argument: its low bit says whether it also pushes NULL
+    if first.opname == "LOAD_GLOBAL" and first.arg is not None and first.arg & 1:
         obj, k = _global(frame, first.argval), j + 1
     else:
         if first.opname == "PUSH_NULL":
             j += 1
             first = ins[j]
-        if first.opname == "LOAD_GLOBAL" and not first.arg & 1:
+        if first.opname == "LOAD_GLOBAL" and first.arg is not None and not first.arg & 1:
             obj = _global(frame, first.argval)
         elif first.opname in ("LOAD_FAST", "LOAD_DEREF"):
             obj = frame.f_locals.get(first.argval, _MISSING)
@@ -270,7 +271,8 @@ class _Unknown(Exception):
 
 
 def _value(value: Any, seen: dict[int, int], parts: list[object]) -> object:
-    kind = type(value)
+    # plain ``type``: mypy will not take ``type[Any]`` as Hashable for _plain's cache
+    kind: type = type(value)
     if value is None or kind in (bool, int, str, bytes, complex, Decimal, range, type(Ellipsis)):
         return (kind.__name__, value)
     if kind is float:
@@ -357,7 +359,7 @@ def driver_files() -> frozenset[str]:
 
 
 def program_state(
-    frame: types.FrameType, callee: types.FrameType, draw: Hashable, *, stop: types.CodeType
+    frame: types.FrameType | None, callee: types.FrameType, draw: Hashable, *, stop: types.CodeType
 ) -> Hashable | None:
     """The state of the execution whose frame ``callee`` (the engine's draw method, called by
     ``frame``) is asking for ``draw``; None where it is not known to determine the future.
@@ -372,7 +374,7 @@ def program_state(
             if code is stop:
                 return (tuple(frames), tuple(parts))
             if code.co_filename in engine_files:
-                frame, callee = frame.f_back, frame  # suspended for the whole execution: constant
+                callee, frame = frame, frame.f_back  # suspended for the whole execution: constant
                 continue
             info = _info(code)
             if info is None:
@@ -389,7 +391,7 @@ def program_state(
                 for name in (*info.live[i], *info.cells)
             )
             frames.append((id(code), ins.offset, values))
-            frame, callee = frame.f_back, frame
+            callee, frame = frame, frame.f_back
     except (_Unknown, RecursionError):
         return None
     except Exception:  # noqa: BLE001 - an object that cannot even be read is one the state does not know

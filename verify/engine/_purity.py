@@ -32,14 +32,14 @@ modules read that way are compared by identity: like renewal
 during a run.
 
 Not counted: garbage-collector callbacks and Python signal handlers, which run between any two
-instructions of the call without being called by it.  Trusted without scanning: the standard library (but for the three methods above) and dpverify's
-own engine (the enumerating source, ``RandomCompat``, the patched ``random``), which keep no state
-a sampler reads.  Code in C (builtins, numpy's ufuncs) cannot be scanned and is taken to keep no
-hidden state, the assumption every enumeration of such code already makes; so is the Python layer
-of numpy and scipy, which wraps that C code (its lookup tables are module-level dicts).  Their
-global generators are no exception to the rule that code must draw only through the randomness
-it is given: a sampler that draws from ``np.random`` is not enumerable, summarised or not.  A refusal is never
-unsound: it only means that call is walked, as the code runs.
+instructions of the call without being called by it.  Trusted without scanning: the standard library
+(but for the three methods above) and dpverify's own engine (the enumerating source, ``RandomCompat``,
+the patched ``random``), which keep no state a sampler reads.  Code in C (builtins, numpy's ufuncs)
+cannot be scanned and is taken to keep no hidden state, the assumption every enumeration of such code
+already makes; so is the Python layer of numpy and scipy, which wraps that C code (its lookup tables are
+module-level dicts).  Their global generators are no exception to the rule that code must draw only
+through the randomness it is given: a sampler that draws from ``np.random`` is not enumerable,
+summarised or not.  A refusal is never unsound: it only means that call is walked, as the code runs.
 """
 
 from __future__ import annotations
@@ -308,7 +308,8 @@ def _asynchronous_codes() -> frozenset[types.CodeType]:
     import gc
     import signal
 
-    handlers = list(gc.callbacks)
+    # gc callbacks and signal handlers (or the SIG_DFL / SIG_IGN ints, or None) alike
+    handlers: list[object] = list(gc.callbacks)
     for number in signal.valid_signals():
         try:
             handlers.append(signal.getsignal(number))

@@ -60,7 +60,7 @@ class RandomCompat(random.SystemRandom):
         self.source = source
         self.float_bits = float_bits
 
-    def _randbelow(self, n: int) -> int:  # type: ignore[override]
+    def _randbelow(self, n: int) -> int:
         # The enumerating source answers with a draw it branches on lazily (same law, fewer paths).
         lazy = getattr(self.source, "lazy_randbelow", None)
         return self.source.randbelow(n) if lazy is None else lazy(n)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from fractions import Fraction
 from typing import Any
 
@@ -31,7 +31,7 @@ from dpverify.specs._pmf import exact_text
 TOLERANCE_DIGITS = 3
 
 
-class Verdict(str, Enum):
+class Verdict(StrEnum):
     PROVED = "proved"
     VIOLATED = "violated"
     INCONCLUSIVE = "inconclusive"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import sys
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from fractions import Fraction
 
 import mpmath
@@ -163,7 +163,8 @@ def check_empirical(
     """
     if not isinstance(spec, MechanismSpec):
         raise InvalidArgument(
-            f"spec must be a MechanismSpec (e.g. dpverify.specs.GtmSpec.create(...)); got spec={shown(spec)} ({type(spec).__name__})."
+            "spec must be a MechanismSpec (e.g. dpverify.specs.GtmSpec.create(...)); "
+            f"got spec={shown(spec)} ({type(spec).__name__})."
         )
     N = as_int("samples", samples, low=1)
     beta = as_open_unit_interval("false_positive_rate", false_positive_rate)
@@ -172,9 +173,9 @@ def check_empirical(
     # the spec's own value, e.g. 2 for Fraction(2), for the replay line
     q = need_member("q", q, inputs, f"one of the spec's inputs ({_describe(inputs)})")
     pmf = spec.pmf(q)
-    weights = dict(zip(pmf.outputs, pmf.weights))
+    weights = dict(zip(pmf.outputs, pmf.weights, strict=True))
     try:
-        order = sorted(weights)
+        order = sorted(weights)  # type: ignore[type-var]  # outputs are only Hashable: unordered ones raise below
     except TypeError:
         raise InvalidArgument(
             f"spec={spec.name} must have totally ordered outputs for a CDF test; got outputs "
@@ -270,11 +271,8 @@ def _dkw_evidence(
 
 def _describe(inputs: tuple[Hashable, ...]) -> str:
     """``"0..n"`` for a contiguous run of ints, else the first few inputs."""
-    if (
-        inputs
-        and all(isinstance(i, int) for i in inputs)
-        and inputs == tuple(range(inputs[0], inputs[0] + len(inputs)))
-    ):
+    ints = [i for i in inputs if isinstance(i, int)]
+    if ints and len(ints) == len(inputs) and inputs == tuple(range(ints[0], ints[0] + len(ints))):
         return f"{inputs[0]} <= q <= {inputs[-1]}"
     shown = ", ".join(repr(i) for i in inputs[:5])
     return f"one of {shown}{', ...' if len(inputs) > 5 else ''}"
@@ -304,12 +302,16 @@ def _replay(spec: MechanismSpec, q: Hashable, samples: int, seed: int, beta: Fra
 def _mpf_fraction(value: mpmath.mpf) -> Fraction:
     """The exact rational value of a finite mpf (``man * 2**exp``)."""
     sign, man, exp, _ = value._mpf_
-    magnitude = Fraction(man) * (Fraction(2) ** exp)
+    magnitude: Fraction = Fraction(man) * (Fraction(2) ** exp)  # exp is an int: mpmath is untyped
     return -magnitude if sign else magnitude
 
 
 def enclosure_gap(
-    counts: Counter[Hashable], samples: int, outputs: list[Hashable], lows: list[Fraction], highs: list[Fraction]
+    counts: Counter[Hashable],
+    samples: int,
+    outputs: Sequence[Hashable],
+    lows: Sequence[Fraction],
+    highs: Sequence[Fraction],
 ) -> tuple[Fraction, Hashable]:
     """``(gap, output)``: the largest distance of the empirical CDF ``F_N(o_k)`` (``counts`` of
     ``samples`` draws) outside the CDF enclosure at the ordered ``outputs`` ``o_1 < ... < o_m``
@@ -319,10 +321,13 @@ def enclosure_gap(
 
     (the last term bounds the mass left of ``o_1``), exactly, and the output where it is largest."""
     outside = max(Fraction(0), 1 - sum(lows))
-    count_le = sum(c for o, c in counts.items() if o < outputs[0])  # type: ignore[operator]
+    # the outputs are ordered (sorted by the caller), and so are the counted ones it admitted; a list,
+    # not a generator, so that the one ignored comparison does not also derail sum's overloads
+    below = [c for o, c in counts.items() if o < outputs[0]]  # type: ignore[operator]  # Hashable outputs
+    count_le = sum(below)
     low_le, high_le = Fraction(0), outside
     worst, worst_at = Fraction(-1), outputs[0]
-    for output, low, high in zip(outputs, lows, highs):
+    for output, low, high in zip(outputs, lows, highs, strict=True):
         count_le += counts.get(output, 0)
         low_le += low
         high_le += high
@@ -369,7 +374,8 @@ def check_empirical_ideal(
     N = as_int("samples", samples, low=1)
     beta = as_open_unit_interval("false_positive_rate", false_positive_rate)
     seed_ = need_seed(seed)
-    outputs = sorted(spec.outputs_for_check())
+    # a noise spec's outputs are numbers (or tuples of them): ordered, though typed only Hashable
+    outputs = sorted(spec.outputs_for_check())  # type: ignore[type-var]  # ordered at run time, see above
     enclosures = [spec.ideal_probability(o, dps) for o in outputs]
     lows = [_mpf_fraction(mpmath.mpf(low)) for low, _ in enclosures]
     highs = [_mpf_fraction(mpmath.mpf(high)) for _, high in enclosures]
@@ -387,7 +393,8 @@ def check_empirical_ideal(
     listed = set(outputs)
     for output in counts:
         try:
-            output in listed or output < outputs[0] or output > outputs[-1]
+            # probes at run time that the output can be ordered with the spec's (TypeError if not)
+            output in listed or output < outputs[0] or output > outputs[-1]  # type: ignore[operator]  # the probe
         except TypeError:
             evidence |= {"output": json_value(output), "count": counts[output]}
             return CheckResult(

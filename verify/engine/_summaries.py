@@ -237,7 +237,7 @@ class Summaries:
         def run(_source: object) -> Hashable:
             sys.settrace(watch)
             try:
-                output = original(*args, **kwargs)
+                output: Hashable = original(*args, **kwargs)  # the sampled code returns an output
             finally:
                 removed = sys.gettrace() is not watch
                 sys.settrace(watch.previous)

@@ -60,7 +60,7 @@ def shown_value(value: object, limit: int = 60) -> str:
     >>> shown_value((Fraction(1, 3), Fraction(-2), "a"))
     "(1/3, -2, 'a')"
     """
-    if type(value) not in (tuple, list) or len(value) > 64:
+    if not (type(value) is tuple or type(value) is list) or len(value) > 64:
         return shown(value, limit)
     inner = ", ".join(shown_value(v, limit) for v in value)
     text = f"[{inner}]" if type(value) is list else f"({inner},)" if len(value) == 1 else f"({inner})"

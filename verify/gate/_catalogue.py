@@ -192,9 +192,12 @@ BERNOULLI = Spec(
 )
 
 
-def _noise_spec(cls: type, key: str) -> Any:
+def _noise_spec(cls: type[DiscreteLaplaceSpec] | type[DiscreteGaussianSpec], key: str) -> Any:
     """The ideal-PMF enclosures and output range of a spec class built from ``p[key]``."""
-    build = lambda p: cls.create(p[key], p.get("sensitivity", 1))  # noqa: E731
+
+    def build(p: Params) -> DiscreteLaplaceSpec | DiscreteGaussianSpec:
+        return cls.create(p[key], p.get("sensitivity", 1))
+
     return {
         "ideal": lambda p, output, dps: build(p).ideal_probability(output, dps),
         "outputs": lambda p: build(p).outputs_for_check(),

@@ -98,7 +98,7 @@ def run_gate(
         stop=(lambda result: not result.met) if fail_fast else None,
     )
     outcomes = []
-    for (item, _, case), result in zip(cases, ran):
+    for (item, _, case), result in zip(cases, ran, strict=False):  # a fail-fast sweep stops early
         outcome = result.outcome_of(item.spec, case, item.origin)
         if report is not None:
             report(outcome)

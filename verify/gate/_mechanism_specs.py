@@ -31,8 +31,8 @@ import itertools
 from collections.abc import Callable, Hashable
 from dataclasses import replace
 from fractions import Fraction
-from functools import lru_cache
-from typing import Any
+from functools import lru_cache, partial
+from typing import Any, cast
 
 from dpverify.samplers import as_int, mechanisms
 from dpverify.samplers._rational import shown
@@ -41,6 +41,7 @@ from dpverify.specs import (
     ApproxDp,
     Bounded,
     Case,
+    ExactPmf,
     GtmSpec,
     Input,
     Integer,
@@ -122,7 +123,7 @@ def _noise_ideal(p: Params, output: Hashable, dps: int) -> tuple[Fraction, Fract
     if not (isinstance(output, tuple) and len(output) == 3):
         return Fraction(0), Fraction(0)
     low, high = Fraction(1), Fraction(1)
-    for spec, part in zip(_noise_specs(p), output):
+    for spec, part in zip(_noise_specs(p), output, strict=True):
         part_low, part_high = spec.ideal_probability((p["step"],), part, dps)
         low, high = low * part_low, high * part_high
     return low, high
@@ -139,7 +140,8 @@ def _noise_claims(p: Params) -> tuple[tuple[Claim, ...], ...]:
     ``epsilon^2/2``-zCDP; the classic Gaussian ``(epsilon, delta)`` and ``s^2/(2 sigma2)``; the discrete
     Gaussian ``s^2/(2 sigma2)``; the composition (delta 1: vacuous) the sum of the rhos."""
     laplace, classic, given = _noise_specs(p)
-    rhos = (laplace.zcdp_claim().rho, classic.rho(), given.rho())
+    # Zcdp turns rho into a Fraction when built; its field is typed with what the constructor accepts
+    rhos = (cast(Fraction, laplace.zcdp_claim().rho), classic.rho(), given.rho())
     return (
         (laplace.claim(), laplace.zcdp_claim()),
         (ApproxDp(p["epsilon"], p["delta"]), classic.zcdp_claim()),
@@ -186,9 +188,11 @@ def _guarantee_domain(p: Params) -> CheckResult:
     from dpverify.verify.privacy._mechanisms import check_domain
 
     s, eps = p["sensitivity"], p["epsilon"]
+    # Guarantee's fields are typed as the Fractions it parses its arguments into; the calls below
+    # pass ints and text as a user may, and wrong types that must be refused.
     accepted = [
-        ("Guarantee(epsilon=0, alpha=1, delta=0, rho=0)", lambda: Guarantee(0, 1, 0, 0)),
-        ("Guarantee(delta=1)", lambda: Guarantee(delta=1)),
+        ("Guarantee(epsilon=0, alpha=1, delta=0, rho=0)", lambda: Guarantee(0, 1, 0, 0)),  # type: ignore[arg-type]  # Guarantee parses ints and text
+        ("Guarantee(delta=1)", lambda: Guarantee(delta=1)),  # type: ignore[arg-type]  # Guarantee parses ints and text
         ("Guarantee.pure(0)", lambda: Guarantee.pure(0)),
         (f"laplace(dims={MAX_DIMS})", lambda: mechanisms.laplace(s, eps, dims=MAX_DIMS)),
     ]
@@ -196,7 +200,7 @@ def _guarantee_domain(p: Params) -> CheckResult:
         (
             "Guarantee parses its fields",
             lambda: _expect(
-                Guarantee("1/2", "1/3", "1/10", "1/8")
+                Guarantee("1/2", "1/3", "1/10", "1/8")  # type: ignore[arg-type]  # Guarantee parses ints and text
                 == Guarantee(Fraction(1, 2), Fraction(1, 3), Fraction(1, 10), Fraction(1, 8))
             ),
         ),
@@ -210,12 +214,12 @@ def _guarantee_domain(p: Params) -> CheckResult:
     ]
     release = lambda value, rng: value  # noqa: E731
     refused = [
-        ("Guarantee(epsilon=-1)", lambda: Guarantee(epsilon=-1), "epsilon"),
+        ("Guarantee(epsilon=-1)", lambda: Guarantee(epsilon=-1), "epsilon"),  # type: ignore[arg-type]  # Guarantee parses ints and text
         ("Guarantee.compose()", lambda: Guarantee.compose(), "guarantees"),
-        ("Guarantee.compose(3)", lambda: Guarantee.compose(3), "guarantees"),
+        ("Guarantee.compose(3)", lambda: Guarantee.compose(3), "guarantees"),  # type: ignore[arg-type]  # the wrong type on purpose: it must be refused
         ("Mechanism('', ...)", lambda: Mechanism("", Guarantee(), release), "name"),
-        ("Mechanism(parts=(3,))", lambda: Mechanism("m", Guarantee(), release, (3,)), "parts"),
-        ("Mechanism(parts=[m])", lambda: Mechanism("m", Guarantee(), release, [mechanisms.laplace(s, eps)]), "parts"),
+        ("Mechanism(parts=(3,))", lambda: Mechanism("m", Guarantee(), release, (3,)), "parts"),  # type: ignore[arg-type]  # the wrong type on purpose: it must be refused
+        ("Mechanism(parts=[m])", lambda: Mechanism("m", Guarantee(), release, [mechanisms.laplace(s, eps)]), "parts"),  # type: ignore[arg-type]  # the wrong type on purpose: it must be refused
         (
             "gaussian(dims=1) on 2 values",
             lambda: mechanisms.gaussian(s, eps, p["delta"], dims=1).sample((0, 0)),
@@ -226,11 +230,11 @@ def _guarantee_domain(p: Params) -> CheckResult:
             lambda: mechanisms.discrete_gaussian(s, p["sigma2"], dims=1).sample((0, 0)),
             "values",
         ),
-        ("Guarantee(alpha=0)", lambda: Guarantee(alpha=0), "alpha"),
-        ("Guarantee(alpha=2)", lambda: Guarantee(alpha=2), "alpha"),
-        ("Guarantee(delta=-1)", lambda: Guarantee(delta=-1), "delta"),
-        ("Guarantee(delta=2)", lambda: Guarantee(delta=2), "delta"),
-        ("Guarantee(rho=-1)", lambda: Guarantee(rho=-1), "rho"),
+        ("Guarantee(alpha=0)", lambda: Guarantee(alpha=0), "alpha"),  # type: ignore[arg-type]  # Guarantee parses ints and text
+        ("Guarantee(alpha=2)", lambda: Guarantee(alpha=2), "alpha"),  # type: ignore[arg-type]  # Guarantee parses ints and text
+        ("Guarantee(delta=-1)", lambda: Guarantee(delta=-1), "delta"),  # type: ignore[arg-type]  # Guarantee parses ints and text
+        ("Guarantee(delta=2)", lambda: Guarantee(delta=2), "delta"),  # type: ignore[arg-type]  # Guarantee parses ints and text
+        ("Guarantee(rho=-1)", lambda: Guarantee(rho=-1), "rho"),  # type: ignore[arg-type]  # Guarantee parses ints and text
         ("laplace(dims=0)", lambda: mechanisms.laplace(s, eps, dims=0), "dims"),
         (f"laplace(dims={MAX_DIMS + 1})", lambda: mechanisms.laplace(s, eps, dims=MAX_DIMS + 1), "dims"),
     ]
@@ -349,7 +353,8 @@ def _gtm_spec(p: Params) -> GtmSpec:
 def _gtm_bound(p: Params) -> Fraction:
     """The GTM's ratio bound as the paper gives it: ``alpha`` when ``alpha = 1/D`` and ``T`` is a
     multiple of ``(D+1) D^n`` (Theorem 7.1: ``T * CDF`` is then an integer), else Theorem 6.2's ``alpha'``."""
-    alpha, n, T = p["alpha"], p["n"], p["T"]
+    alpha: Fraction = p["alpha"]
+    n, T = p["n"], p["T"]
     D = alpha.denominator
     if alpha.numerator == 1 and T % ((D + 1) * D**n) == 0:
         return alpha
@@ -423,7 +428,7 @@ def _gtm_bank(p: Params) -> CheckResult:
         bound = _gtm_bound(q)
         if bound <= 0:
             try:
-                mechanisms.gtm(alpha, n, T)
+                mechanisms.gtm(alpha, n, T)  # type: ignore[arg-type]  # T as the bank writes it: gtm parses text
             except DpverifyError as error:
                 if "T=" in str(error):
                     continue
@@ -437,7 +442,7 @@ def _gtm_bank(p: Params) -> CheckResult:
             )
         result = check_guarantee(
             f"gtm(alpha={alpha}, n={n}, T={T})",
-            lambda a=alpha, m=n, t=T: mechanisms.gtm(a, m, t),
+            partial(mechanisms.gtm, alpha, n, T),  # type: ignore[arg-type]  # gtm parses text T
             (PureDp(alpha=bound),),
             _gtm_name(q),
         )
@@ -456,7 +461,9 @@ def _repeat_limit(p: Params) -> CheckResult:
     allows a value passed in, which a guarantee's own composed Fractions are exempt from."""
     from dpverify.verify.privacy._mechanisms import check_domain
 
-    g = lambda: _gtm("1/1000", 1, 1001 * 1000)  # noqa: E731
+    def g() -> Mechanism:
+        return _gtm("1/1000", 1, 1001 * 1000)
+
     result = check_domain(
         [(f"repeat(g, {MAX_REPEAT})", lambda: mechanisms.repeat(g(), MAX_REPEAT).name)],
         [
@@ -472,11 +479,11 @@ def _post_processing(p: Params) -> CheckResult:
 
     inputs = range(p["n"] + 1)
     pairs = tuple((q, q + 1) for q in range(p["n"]))
-    product = {q: product_pmf(*(_gtm_spec(p).pmf(q),) * p["runs"]) for q in inputs}
+    product: dict[Hashable, ExactPmf] = {q: product_pmf(*(_gtm_spec(p).pmf(q),) * p["runs"]) for q in inputs}
     return check_post_processing({q: _summed_pmf(p, q) for q in inputs}, product, pairs)
 
 
-_GTM_PARAMETERS = {
+_GTM_PARAMETERS: dict[str, Rational | Integer] = {
     "alpha": Rational(0, 1, low_open=True, high_open=True),
     "n": Integer(1, 3),
     "T": Integer(1, search=(1, 200)),

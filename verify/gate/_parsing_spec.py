@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import partial
 from numbers import Rational
 from typing import Any
 
@@ -119,6 +120,9 @@ def cases() -> list[Row]:
     def unit(text: Any, expected: Any) -> None:
         rows.append(Row(f"as_open_unit_interval(a={_short(text)})", as_open_unit_interval, ("a", text), {}, expected))
 
+    # The table's inputs and values are of every type, valid and invalid alike.
+    text: Any
+    value: Any
     # text: the forms the README documents
     for text, value in (
         ("1/3", Fraction(1, 3)),
@@ -286,7 +290,7 @@ def check_parsing(p: Params) -> CheckResult:
     for row in rows:
         label, expected, name = row.label, row.expected, row.named or row.args[0]
         try:
-            got = once(lambda row=row: row.function(*row.args, **row.keywords), ROW_SECONDS)
+            got = once(partial(row.function, *row.args, **row.keywords), ROW_SECONDS)
         except NoOutput:
             problems.append(
                 f"{label} was neither parsed nor refused within {ROW_SECONDS} s (a value past the limits "

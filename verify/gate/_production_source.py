@@ -10,10 +10,11 @@ from, and that code is checked here, in the process that runs the gate:
   ``k = 64`` bits, never rejected), so :data:`WORDS` draws read the words as production does,
   across refills of the pool (an ``array('Q')``, whose items cannot be wider).  The
   free-threaded supply is read raw, on every build.  Each must give ints on ``[0, 2**64)`` in
-  which every one of the 64 bit positions takes both values, with no word seen twice.  On POSIX the process then forks with words left in the pool,
-  and the child's next word must differ from the parent's (a child that reused its parent's
-  pool would replay its parent's noise).  :func:`~dpverify.samplers.fresh_seed`, which picks the
-  seed a run prints, must give such words too.
+  which every one of the 64 bit positions takes both values, with no word seen twice.  On POSIX
+  the process then forks with words left in the pool, and the child's next word must differ
+  from the parent's (a child that reused its parent's pool would replay its parent's noise).
+  :func:`~dpverify.samplers.fresh_seed`, which picks the seed a run prints, must give such
+  words too.
 - **SHA-256 blocks** (``production_blocks``): :class:`~dpverify.samplers.SeededRandomSource`
   must produce the blocks its docstring documents, ``SHA-256(seed bytes || counter as 16 bytes)``
   with the seed's bytes big-endian and at least one, counter 0, 1, ...  Its
@@ -35,7 +36,8 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sized
+from typing import cast
 
 from dpverify.samplers import SeededRandomSource, SystemRandomSource, _random_source, fresh_seed
 from dpverify.verify.engine._results import CheckResult, Verdict
@@ -94,7 +96,9 @@ def _fork_problem() -> str | None:
     differ.  Raises OSError where fork fails."""
     source = SystemRandomSource()
     source.randbelow(1 << _WIDTH)
-    if _random_source._POOLED and not len(_random_source._WORDS):  # the last word went: refill first
+    # _POOLED: _WORDS is the pool, which has a length (only the unpooled stand-in has none)
+    pool = cast(Sized, _random_source._WORDS)
+    if _random_source._POOLED and not len(pool):  # the last word went: refill first
         source.randbelow(1 << _WIDTH)
     read, write = os.pipe()
     pid = os.fork()
@@ -150,8 +154,8 @@ def check_production_words() -> CheckResult:
         "production_words",
         Verdict.PROVED,
         f"{WORDS} words from the pool (across refills), {WORDS} from the unpooled supply and {SEEDS} "
-        f"fresh seeds: ints on [0, 2^64), every bit position both ways, none twice; {forked} (false-positive probability "
-        "below 2^-44)",
+        f"fresh seeds: ints on [0, 2^64), every bit position both ways, none twice; {forked} "
+        "(false-positive probability below 2^-44)",
     )
 
 
@@ -166,13 +170,17 @@ def check_production_blocks() -> CheckResult:
     """SeededRandomSource's blocks against the documented construction; see the module docstring."""
     problems = []
     for seed in (-1, True, 1.0, "1"):
-        problem = refusal_problem(f"SeededRandomSource({seed!r})", lambda: SeededRandomSource(seed))  # noqa: B023
+        problem = refusal_problem(f"SeededRandomSource({seed!r})", lambda: SeededRandomSource(seed))  # type: ignore[arg-type]  # noqa: B023 - invalid seeds on purpose, each called at once
         if problem:
             problems.append(problem)
     for seed in BLOCK_SEEDS:
         source = SeededRandomSource(seed)
+
+        def blocks(source: SeededRandomSource = source) -> list[int]:
+            return [source.randbelow(1 << 256) for _ in range(BLOCKS)]
+
         try:
-            got = once(lambda source=source: [source.randbelow(1 << 256) for _ in range(BLOCKS)], DRAW_SECONDS)
+            got = once(blocks, DRAW_SECONDS)
         except NoOutput:
             problems.append(
                 f"seed {seed}: {BLOCKS} blocks not drawn after {DRAW_SECONDS} s (they take milliseconds): "
@@ -181,7 +189,7 @@ def check_production_blocks() -> CheckResult:
             break
         expected = [documented_block(seed, counter) for counter in range(BLOCKS)]
         if got != expected:
-            first = next(i for i, (g, e) in enumerate(zip(got, expected)) if g != e)
+            first = next(i for i, (g, e) in enumerate(zip(got, expected, strict=True)) if g != e)
             problems.append(f"seed {seed}: block {first} is {got[first]:#x}, documented {expected[first]:#x}")
     if problems:
         return CheckResult(

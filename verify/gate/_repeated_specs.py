@@ -63,7 +63,7 @@ def _repeated_instances(with_epsilon: bool) -> Any:
     return st.builds(build, st.integers(2, 6), st.integers(1, 6), st.integers(1, 60), st.integers(2, 12))
 
 
-_REPEATED_PARAMETERS = {
+_REPEATED_PARAMETERS: dict[str, Rational | Integer] = {
     "alpha": Rational(0, 1, low_open=True, high_open=True),
     "n": Integer(1, 12, search=(1, 6)),
     "T": Integer(1, search=(1, 10**6)),

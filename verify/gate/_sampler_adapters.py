@@ -5,6 +5,8 @@ own module: the checks hand these adapters to the engine, which calls the code t
 from __future__ import annotations
 
 from collections.abc import Hashable
+from contextlib import suppress
+from fractions import Fraction
 from typing import Any
 
 from dpverify.samplers import RandomSource
@@ -39,10 +41,11 @@ class _Mechanism(MechanismSpec):
         return self.pmf(q)
 
     def run(self, q: Hashable, rng: RandomSource) -> Hashable:
-        return self.instance.run(None if self.instance.inputs is None else q, rng)
+        output: Hashable = self.instance.run(None if self.instance.inputs is None else q, rng)
+        return output
 
     def claim(self) -> PureDpClaim:
-        return PureDpClaim(1)
+        return PureDpClaim(Fraction(1))
 
     def parameters(self) -> dict[str, str]:
         return {k: str(v) for k, v in self.instance.p.items()}
@@ -51,10 +54,8 @@ class _Mechanism(MechanismSpec):
         if not isinstance(self.instance.enumeration, Bisection):
             return None
         probe = _FirstDraw()
-        try:
+        with suppress(_FirstDraw.Seen):
             self.run(self.inputs()[0], probe)
-        except _FirstDraw.Seen:
-            pass
         return probe.size
 
 
@@ -84,7 +85,8 @@ class _Noise(NoiseSpec):
         self.name = instance.spec.name
 
     def run(self, rng: RandomSource) -> Hashable:
-        return self.instance.run(None, rng)
+        output: Hashable = self.instance.run(None, rng)
+        return output
 
     def ideal_pmf_expr(self) -> Any:
         raise NotImplementedError("a declared spec gives enclosures, not a SymPy expression")

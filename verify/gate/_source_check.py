@@ -102,6 +102,7 @@ code), and the walk over every word stream with its findings :mod:`~dpverify.ver
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Sequence
 from fractions import Fraction
@@ -198,8 +199,13 @@ def default_sequences(width: int) -> tuple[tuple[Call, ...], ...]:
     or three draws whose bits cross a word boundary (exact: powers of two and ``p = 1/2``), and
     two with rejections (``randbelow(3)``, ``randbelow(7)``, ``bernoulli(1, 3)``)."""
     width = _need_width(width)
-    r = lambda n: Call("randbelow", (n,))  # noqa: E731
-    b = lambda num, den: Call("bernoulli", (num, den))  # noqa: E731
+
+    def r(n: int) -> Call:
+        return Call("randbelow", (n,))
+
+    def b(num: int, den: int) -> Call:
+        return Call("bernoulli", (num, den))
+
     return (
         (r(2), r(2), r(2)),
         (r(2 ** (width + 1)), r(4)),
@@ -287,7 +293,7 @@ def _run_all(
     findings = []
     for call in calls:
         try:
-            findings.append((call, *once(lambda call=call: one(call), WALK_SECONDS)))
+            findings.append((call, *once(functools.partial(one, call), WALK_SECONDS)))
         except NoOutput:
             reason = (
                 f"the walk of {_call_text(call)} had not ended after {WALK_SECONDS} s (each of the unmodified "
@@ -453,7 +459,7 @@ def check_refuses(source: WordSource, width: int) -> CheckResult:
 
     class BoolDraw(RandomSource):
         def randbelow(self, n: int) -> int:
-            return True  # type: ignore[return-value]
+            return True  # typed as an int, yet the guard must refuse a bool
 
     class Raises(RandomSource):
         def randbelow(self, n: int) -> int:
@@ -464,7 +470,7 @@ def check_refuses(source: WordSource, width: int) -> CheckResult:
             return 0
 
         def bernoulli(self, num: int, den: int) -> bool:
-            return 1  # type: ignore[return-value]
+            return 1  # type: ignore[return-value]  # the wrong type on purpose: the guard must refuse it
 
     class Negative(RandomSource):
         def randbelow(self, n: int) -> int:
@@ -507,13 +513,13 @@ def check_refuses(source: WordSource, width: int) -> CheckResult:
         )
     for bad_width in (0, True, 2.0):
         try:
-            source.build(lambda: 0, bad_width)  # type: ignore[arg-type]
+            source.build(lambda: 0, bad_width)  # type: ignore[arg-type]  # invalid widths on purpose: they must be refused
         except InvalidArgument:
             pass
         else:
             problems.append(f"{source.constructor}(words, width={bad_width!r}) was accepted")
     try:
-        source.build(0, width)  # type: ignore[arg-type]
+        source.build(0, width)  # type: ignore[arg-type]  # a supply that is not callable on purpose: it must be refused
     except InvalidArgument:
         pass
     else:

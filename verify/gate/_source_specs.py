@@ -41,7 +41,8 @@ def _check(source: str, method: str) -> Callable[[Params], CheckResult]:
         from dpverify.verify.gate import _source_check, _word_sources
 
         try:
-            return getattr(_source_check, method)(getattr(_word_sources, source), p["width"])
+            run: Callable[..., CheckResult] = getattr(_source_check, method)
+            return run(getattr(_word_sources, source), p["width"])
         except Exception as error:  # noqa: BLE001 - the source's code raised while being verified: a finding
             return CheckResult(
                 method.removeprefix("check_"),
@@ -62,7 +63,8 @@ def _production(method: str) -> Callable[[Params], CheckResult]:
         from dpverify.verify.gate import _production_source
 
         try:
-            return getattr(_production_source, method)()  # type: ignore[no-any-return]
+            run: Callable[[], CheckResult] = getattr(_production_source, method)
+            return run()
         except Exception as error:  # noqa: BLE001 - the supply's code raised while being checked: a finding
             return CheckResult(
                 method.removeprefix("check_"),

@@ -47,7 +47,8 @@ class _Walk:
         self.witness: dict[tuple[Hashable, int], tuple[int, ...]] = {}
 
     def sampler(self, rng: RandomSource) -> Hashable:
-        size, drawn, refilling = 2**self.width, [], [False]
+        size, refilling = 2**self.width, [False]
+        drawn: list[int] = []
 
         def words() -> int:
             if self.source.refills and len(drawn) % 3 == 2 and not refilling[0]:
@@ -286,11 +287,10 @@ def _sequence(source: WordSource, width: int, calls: tuple[Call, ...], depth: in
     found = _enumerate(walk, depth, what)
     if isinstance(found, _Finding):
         return Fraction(1), found
-    ideal: dict[Hashable, Fraction] = {(): Fraction(1)}
+    joint: dict[tuple[Hashable, ...], Fraction] = {(): Fraction(1)}
     for call in calls:
-        ideal = {(*o, x): m * p for o, m in ideal.items() for x, p in call.ideal().items()}
-    if len(calls) == 1:
-        ideal = {o[0]: m for o, m in ideal.items()}
+        joint = {(*o, x): m * p for o, m in joint.items() for x, p in call.ideal().items()}
+    ideal: dict[Hashable, Fraction] = {o[0]: m for o, m in joint.items()} if len(calls) == 1 else dict(joint.items())
     finding = _law_violation(walk, found, ideal, what) or _stopped(found, what)
     if finding is None and found.unexplored > MAX_SEQUENCE_REMAINDER:
         reason = (

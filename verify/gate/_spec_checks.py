@@ -10,7 +10,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import replace
 from fractions import Fraction
 from math import isqrt
-from typing import Any
+from typing import Any, cast
 
 from dpverify.samplers import DpverifyError, RandomSource, SamplerContractError, SeededRandomSource
 from dpverify.samplers._rational import shown
@@ -84,10 +84,14 @@ class _Instance(_BoundSpec):
         inputs = (self.inputs or (None,))[:SMOKE_INPUTS]
         rng = SeededRandomSource(seed)
         for done, q in enumerate(inputs):
-            at = "" if q is None else f" at {self.spec.input.name}={q!r}"  # type: ignore[union-attr]
+            at = "" if q is None else f" at {self.input_name}={q!r}"
             before = (rng._counter, rng._pool_bits)  # every random bit the run takes changes these
+
+            def run_once(q: Hashable | None = q) -> Any:
+                return self.run(q, rng)
+
             try:
-                output = once(lambda q=q: self.run(q, rng), seconds, done)
+                output = once(run_once, seconds, done)
                 hash(output)
             except NoOutput as hung:
                 drew = (rng._counter, rng._pool_bits) != before
@@ -178,11 +182,19 @@ class _Instance(_BoundSpec):
         results = []
         for q in self.inputs or (None,):
             ideal, outputs = self._enclosure(q)
+            sampler: Callable[[RandomSource], Any]
             if isinstance(enumeration, Attempt):
                 attempt = enumeration.attempt
-                sampler = lambda rng, q=q, attempt=attempt: self.run(q, rng, attempt)  # noqa: E731
+
+                def sampler(
+                    rng: RandomSource, q: Hashable | None = q, attempt: Callable[..., Hashable | None] = attempt
+                ) -> Any:
+                    return self.run(q, rng, attempt)
             else:
-                sampler = lambda rng, q=q: self.run(q, rng)  # noqa: E731
+
+                def sampler(rng: RandomSource, q: Hashable | None = q) -> Any:
+                    return self.run(q, rng)
+
             results.append(
                 check_intervals(
                     sampler,
@@ -190,7 +202,7 @@ class _Instance(_BoundSpec):
                     outputs,
                     min_mass=enumeration.min_mass,
                     max_paths=enumeration.max_paths,
-                    max_unexplored=enumeration.max_unexplored,
+                    max_unexplored=_max_unexplored(enumeration),
                     attempt=isinstance(enumeration, Attempt),
                     renew_states=isinstance(enumeration, Bounded) and enumeration.renewal,
                     procedures=isinstance(enumeration, Bounded) and enumeration.renewal and enumeration.procedures,
@@ -231,7 +243,7 @@ class _Instance(_BoundSpec):
             function, kwargs, shown_call = self._edge_call(overrides, q)
             tried.append(shown_call)
             try:  # an invalid set is accepted once the sampler goes on to draw: stop it there
-                output = function(**kwargs, rng=_FirstDraw() if must_refuse else SeededRandomSource(seed))  # type: ignore[misc]
+                output = function(**kwargs, rng=_FirstDraw() if must_refuse else SeededRandomSource(seed))
             except _FirstDraw.Seen:
                 problems.append(f"{shown_call} was accepted (the sampler went on to draw)")
                 continue
@@ -259,7 +271,7 @@ class _Instance(_BoundSpec):
             return [
                 CheckResult("refuses", Verdict.VIOLATED, "; ".join(problems), evidence={"tried": tried, "seed": seed})
             ]
-        refused = [t for t, (_, must) in zip(tried, calls) if must]
+        refused = [t for t, (_, must) in zip(tried, calls, strict=True) if must]
         empty = " and gives an empty batch at k=0" if self.spec.batch is not None else ""
         return [
             CheckResult(
@@ -274,6 +286,8 @@ class _Instance(_BoundSpec):
         """The entry point, its arguments and how to show them for one ``refuses``/``accepts``
         dict laid over the case's parameters."""
         function = self.spec.batch if "k" in overrides else self.spec.sampler
+        # Spec validation refuses k without a batch form, and the callers return early without a sampler.
+        assert function is not None
         names = _names(function)
         kwargs = {k: v for k, v in {**self.arguments, **overrides}.items() if names is None or k in names}
         if self.input_name is not None and self.input_name not in overrides:
@@ -291,8 +305,12 @@ class _Instance(_BoundSpec):
         for overrides in self.spec.accepts:
             function, kwargs, shown_call = self._edge_call(dict(overrides), q)
             tried.append(shown_call)
+
+            def to_first_draw(function: Callable[..., Any] = function, kwargs: dict[str, Any] = kwargs) -> Any:
+                return function(**kwargs, rng=_FirstDraw())
+
             try:
-                once(lambda function=function, kwargs=kwargs: function(**kwargs, rng=_FirstDraw()), seconds)
+                once(to_first_draw, seconds)
             except _FirstDraw.Seen:
                 pass
             except NoOutput:  # e.g. code that no longer draws from the source it is given
@@ -363,9 +381,9 @@ class _Instance(_BoundSpec):
         enumeration = self.enumeration
         reason = None
         if isinstance(enumeration, (Bounded, Attempt)):
-            min_mass, max_paths = enumeration.min_mass, enumeration.max_paths
+            min_mass, max_paths = _min_mass(enumeration), enumeration.max_paths
             # k draws leave about k times one draw's tail unexplored.
-            tolerance = enumeration.max_unexplored
+            tolerance = _max_unexplored(enumeration)
             max_unexplored = None if tolerance is None else BATCH_DRAWS * tolerance
             reason = enumeration.tolerance_reason
         else:
@@ -423,14 +441,20 @@ class _Instance(_BoundSpec):
         if self.spec.pmf is not None:
             chosen = case.sample_inputs if case.sample_inputs is not None else (self.inputs or (0,))[:1]
             mechanism = _SampledMechanism(self)
-            run = lambda q, index: check_empirical(
-                mechanism, q, samples=samples, seed=seed + index, rng=rng, sampling=sampling
-            )
-            work = [(q, index) for index, q in enumerate(chosen[:1] if production else chosen)]
+
+            def run(q: Hashable, index: int) -> CheckResult:
+                return check_empirical(mechanism, q, samples=samples, seed=seed + index, rng=rng, sampling=sampling)
+
+            work: list[tuple[Hashable, int]] = [
+                (q, index) for index, q in enumerate(chosen[:1] if production else chosen)
+            ]
         elif self.spec.ideal is not None and self.inputs is None and case.sample_inputs != ():
-            run = lambda q, index: check_empirical_ideal(
-                _SampledNoise(self), samples=samples, seed=seed, rng=rng, sampling=sampling
-            )
+
+            def run(q: Hashable, index: int) -> CheckResult:
+                return check_empirical_ideal(
+                    _SampledNoise(self), samples=samples, seed=seed, rng=rng, sampling=sampling
+                )
+
             work = [(None, 0)]
         else:
             return []
@@ -495,7 +519,7 @@ class _Instance(_BoundSpec):
             return []
         table, neighbours = self._claim_table(table)
         if isinstance(claim, PureDp) and claim.alpha is not None:
-            ratio = PureDpClaim(claim.alpha)  # type: ignore[arg-type]
+            ratio = PureDpClaim(cast(Fraction, claim.alpha))  # PureDp turns alpha into a Fraction when built
             return [
                 check_pure_dp(tightest_alpha(table, neighbours), ratio),
                 check_ratio_bound_z3(table, neighbours, ratio),
@@ -515,3 +539,15 @@ class _Instance(_BoundSpec):
         if self.spec.outputs is not None:
             outputs = tuple(_declared(self.where, "outputs(p)", self.spec.outputs, self.p))
         return [check_timing(lambda rng: self.run(q, rng), min_mass=TIMING_MIN_MASS, outputs=outputs)]
+
+
+# Bounded and Attempt turn their budgets into Fractions when built (specs._api._fractions); their
+# fields are typed with what the constructor accepts.
+
+
+def _min_mass(enumeration: Bounded | Attempt) -> Fraction:
+    return cast(Fraction, enumeration.min_mass)
+
+
+def _max_unexplored(enumeration: Bounded | Attempt) -> Fraction | None:
+    return cast("Fraction | None", enumeration.max_unexplored)

@@ -135,8 +135,8 @@ class _BoundSpec:
     def _claim_table(
         self, table: dict[Hashable, ExactPmf]
     ) -> tuple[dict[Hashable, ExactPmf], tuple[tuple[Hashable, Hashable], ...]]:
-        if self.inputs is not None:
-            pairs = _declared(self.where, "the neighbour relation", self.spec.input.pairs, self.p, self.inputs)  # type: ignore[union-attr]
+        if self.inputs is not None and self.spec.input is not None:  # __init__ sets inputs exactly when input is
+            pairs = _declared(self.where, "the neighbour relation", self.spec.input.pairs, self.p, self.inputs)
             unknown = [q for pair in pairs for q in pair if q not in table]
             if unknown:
                 raise SpecError(
@@ -146,16 +146,17 @@ class _BoundSpec:
         # q + noise over integers with |q - q'| <= sensitivity: by shift invariance the rows
         # q = 0..sensitivity and every pair of them cover every neighbouring pair.
         noise, shift = table[0], self.spec.sensitivity_for(self.p)
+        shifts = range(shift + 1)
         try:
-            rows = {
-                q: ExactPmf(tuple(o + q for o in noise.outputs), noise.weights, noise.denominator)  # type: ignore[operator]
-                for q in range(shift + 1)
+            rows: dict[Hashable, ExactPmf] = {
+                q: ExactPmf(tuple(o + q for o in noise.outputs), noise.weights, noise.denominator)  # type: ignore[operator]  # a non-number raises TypeError, caught below
+                for q in shifts
             }
         except TypeError:
             raise SpecError(
                 f"{self.where}: a noise sampler's outputs must be numbers, to add them to the input."
             ) from None
-        return rows, tuple((a, b) for a in rows for b in rows if a < b)
+        return rows, tuple((a, b) for a in shifts for b in shifts if a < b)
 
 
 @functools.lru_cache(maxsize=64)
@@ -175,7 +176,7 @@ def _names(function: Callable[..., Any]) -> frozenset[str] | None:
 
 
 def _probability(value: Any) -> Fraction:
-    if isinstance(value, float) or isinstance(value, bool):
+    if isinstance(value, (float, bool)):
         raise TypeError(f'got the {type(value).__name__} {shown(value)}; give it as a Fraction, int or "num/den"')
     return Fraction(value)
 

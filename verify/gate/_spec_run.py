@@ -83,7 +83,8 @@ from __future__ import annotations
 import functools
 import time
 from dataclasses import dataclass, replace
-from typing import Any
+from fractions import Fraction
+from typing import Any, cast
 
 from dpverify import _channel
 from dpverify.samplers import DpverifyError, InvalidArgument, as_int
@@ -343,7 +344,7 @@ def _run(
         _at_precision(spec, (*soundness, *claims, *findings)),
         tuple(problems),
         claim.describe(),
-        None if alpha is None else fraction_text(alpha),  # type: ignore[arg-type]
+        None if alpha is None else fraction_text(cast(Fraction, alpha)),  # PureDp turns alpha into a Fraction
     )
 
 
@@ -450,7 +451,7 @@ def _exact_checks(
     """The soundness checks that enumerate the code or stop it at its first draw: none of them
     runs it on real randomness, so none can hang on a loop the enumeration sees through.  With
     ``stop_at_violation``, none starts after one is violated."""
-    results = []
+    results: list[CheckResult] = []
     for stage, check, run in (
         ("exact enumeration", "exactness", instance.exactness),
         ("interval enumeration", "intervals", instance.intervals),
@@ -473,7 +474,10 @@ def _not_a_proof(exact: list[CheckResult]) -> str:
     """Why a run on real randomness that gives no output is inconclusive when no exact check is
     violated: a run that has not returned yet proves nothing (a correct rejection sampler's run is
     unbounded with positive probability, a loaded machine stalls), whatever the exact checks say."""
-    wait = "inconclusive, not violated: a run that has not returned yet proves nothing (a larger --time-limit waits longer)"
+    wait = (
+        "inconclusive, not violated: a run that has not returned yet proves nothing "
+        "(a larger --time-limit waits longer)"
+    )
     if exact and all(c.verdict is Verdict.PROVED for c in exact):
         return (
             f"the exact checks prove the code's law, so the code behaves differently on this source than on the "

@@ -72,7 +72,7 @@ def need_scheduler(address: object, name: str = "scheduler") -> str:
     tcp, tls, ws, wss; PORT in 1..65535) and dask.distributed can be imported here; else one
     :class:`~dpverify.samplers.DpverifyError` line (the address, or the extra to install)."""
     match = _ADDRESS.fullmatch(address) if isinstance(address, str) else None
-    if match is None or not 1 <= int(match["port"]) <= 65535:
+    if not isinstance(address, str) or match is None or not 1 <= int(match["port"]) <= 65535:
         raise InvalidArgument(
             f"{name} must be a Dask scheduler address [PROTOCOL://]HOST:PORT (PROTOCOL tcp, tls, "
             f"ws or wss; PORT 1..65535), such as tcp://10.0.0.5:8786; got {name}={shown(address)}."
@@ -83,7 +83,7 @@ def need_scheduler(address: object, name: str = "scheduler") -> str:
         raise DpverifyError(
             f"{name} needs dask.distributed, which is not installed here: pip install '{DASK_EXTRA}'."
         ) from None
-    return address  # type: ignore[return-value]
+    return address
 
 
 def sweep(
@@ -194,7 +194,7 @@ def _on_cluster(
     from distributed import wait as wait_cluster
 
     try:
-        client = Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
+        client = Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)  # type: ignore[no-untyped-call]  # distributed leaves Client.__init__ unannotated
     except (OSError, TimeoutError) as error:
         raise DpverifyError(
             f"cannot connect to the Dask scheduler at scheduler={shown(address)} within "
@@ -203,10 +203,14 @@ def _on_cluster(
 
     def wait_any(running: set[Any]) -> set[Any]:
         with client.as_current():  # wait() asks for the current client; this one is no process default
-            return wait_cluster(list(running), return_when="FIRST_COMPLETED").done
+            done: set[Any] = wait_cluster(list(running), return_when="FIRST_COMPLETED").done  # type: ignore[no-untyped-call]  # distributed leaves wait unannotated
+            return done
 
     with client:
-        window = jobs if jobs is not None else min(MAX_JOBS, max(1, sum(client.nthreads().values())))
+        window = jobs
+        if window is None:
+            threads: dict[str, int] = client.nthreads()  # type: ignore[no-untyped-call]  # distributed leaves nthreads unannotated
+            window = min(MAX_JOBS, max(1, sum(threads.values())))
         # pure=False: two equal calls are two tasks, never one shared result
         yield from _windowed(lambda a: client.submit(function, *a, pure=False), wait_any, arguments, window, stop)
 

@@ -22,7 +22,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
 import dpverify
 import dpverify.samplers
@@ -142,10 +142,13 @@ def user_code_stopped(error: BaseException) -> str:
         return str(error)
     frames = traceback.extract_tb(error.__traceback__)
     outside = [f for f in frames if not os.path.abspath(f.filename).startswith(_PACKAGE_ROOTS)]
-    frame = (outside or frames or [None])[-1]
+    frame = outside[-1] if outside else frames[-1] if frames else None
     at = f" at {frame.filename}:{frame.lineno}" if frame is not None else ""
     if isinstance(error, SystemExit):
-        return f"the sampler exited the process with status {_short(error.code or 0)} (SystemExit){at}: it was stopped there"
+        return (
+            f"the sampler exited the process with status {_short(error.code or 0)} (SystemExit){at}: "
+            "it was stopped there"
+        )
     text = _short(error)
     return f"the sampler raised {type(error).__name__}{f'({text})' if text else ''}{at}: it was stopped there"
 
@@ -269,10 +272,14 @@ def _thread_bound(seconds: float, expired: Callable[[], BaseException]) -> Itera
         yield
         return
     send, clear = _SET_ASYNC_EXC
-    kind = expired if isinstance(expired, type) else type(expired())
+    kind: type[BaseException] = expired if isinstance(expired, type) else type(expired())
     # The interpreter raises a class, built with no arguments, and it may surface just outside
     # the block: a subclass of the expected class is caught where that one would be.
-    time_up = type(kind.__name__, (kind,), {"__init__": lambda self, *args: BaseException.__init__(self, *args)})
+    # type() is typed to return a plain type; with kind as its base this one is a BaseException class.
+    time_up = cast(
+        "type[BaseException]",
+        type(kind.__name__, (kind,), {"__init__": lambda self, *args: BaseException.__init__(self, *args)}),
+    )
     target = threading.get_ident()
     lock = threading.Lock()
     state = {"armed": True, "sent": False}

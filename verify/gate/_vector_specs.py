@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 from dpverify.samplers import vector_gaussian, vector_laplace
@@ -35,8 +36,10 @@ TOLERANCE = Fraction(1, 10**6)
 _BOUNDED = Bounded(min_mass=Fraction(1, 2 * 10**9), max_unexplored=TOLERANCE)
 
 
-def _positive(low: object = 0, search: tuple[object, object] = (Fraction(1, 2), 2)) -> Rational:
-    return Rational(low, low_open=True, search=search)  # type: ignore[arg-type]
+def _positive(
+    low: Fraction | int | str = 0, search: tuple[Fraction | int | str, Fraction | int | str] = (Fraction(1, 2), 2)
+) -> Rational:
+    return Rational(low, low_open=True, search=search)
 
 
 def _centre(p: Params) -> tuple[Fraction, ...]:
@@ -69,7 +72,7 @@ def _defaults(
     def check(p: Params) -> CheckResult:
         from dpverify.verify.privacy._mechanisms import check_defaults
 
-        return check_defaults((label, lambda rng, f=f: f(p, rng), lambda rng, g=g: g(p, rng)) for label, f, g in calls)
+        return check_defaults((label, partial(f, p), partial(g, p)) for label, f, g in calls)
 
     check.__name__ = "defaults"
     return check

@@ -84,7 +84,8 @@ class Call:
         return {o: m for o, m in ((True, Fraction(num, den)), (False, Fraction(den - num, den))) if m}
 
     def run(self, source: RandomSource) -> Hashable:
-        return getattr(source, self.method)(*self.arguments)
+        draw: Callable[..., Hashable] = getattr(source, self.method)
+        return draw(*self.arguments)
 
 
 def _need_width(width: object) -> int:

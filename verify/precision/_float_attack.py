@@ -239,7 +239,7 @@ def check_float_laplace(q: float, q_prime: float, b: float, k: int) -> CheckResu
         float_pmf(lambda j: mechanism_unsafe(q2, b_, j, k_), draws),
     )
     ideal = abs(q_ - q2) / b_
-    output = float(loss.output)  # type: ignore[arg-type]
+    output = float(loss.output)  # type: ignore[arg-type]  # outputs of this mechanism are floats
     evidence = {
         "bits": k_,
         "epsilon": json_number(loss.epsilon),

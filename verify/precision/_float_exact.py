@@ -102,7 +102,7 @@ def float_privacy(first: FloatPmf, second: FloatPmf) -> FloatPrivacy:
             (Fraction(c1 * second.draws, c2 * first.draws), "q", first.first_draw[y]),
             (Fraction(c2 * first.draws, c1 * second.draws), "q_prime", second.first_draw[y]),
         ):
-            if best is None or ratio > best.ratio:  # type: ignore[operator]
+            if best is None or (best.ratio is not None and ratio > best.ratio):  # best.ratio: a Fraction here
                 best = FloatPrivacy(ratio, y, name, draw, (c1, c2))
     assert best is not None, "a PMF has at least one output"
     return best

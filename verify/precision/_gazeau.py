@@ -109,6 +109,7 @@ the proof is about the rounded ``K`` and ``S in S'`` (eq. (4)), which is what is
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -266,7 +267,7 @@ def computation_error(config: GazeauConfig) -> ComputationError:
     k, b = config.bits, config.scale
     half = 1 << (k - 1)
     noise = [noise_unsafe(j, k, b) for j in range(1, 1 << k)]  # noise[j - 1]
-    monotone = all(x <= y for x, y in zip(noise, noise[1:]))
+    monotone = all(x <= y for x, y in zip(noise, noise[1:], strict=False))  # consecutive pairs
     # u = 1/2 (j = 2^(k-1)): sgn = 0, and the code returns a signed zero, exactly n(1/2).
     assert noise[half - 1] == 0.0, "the textbook noise at u = 1/2 is zero"
     worst = libmp.fzero
@@ -348,7 +349,7 @@ def _exact_loss(loss: FloatPrivacy) -> tuple[mpmath.mpf, mpmath.mpf] | None:
     return enclose(lambda: iv.log(iv_rational(ratio)), DIGITS)
 
 
-def _output_json(output: float) -> float | str:
+def _output_json(output: Hashable) -> Hashable:
     return "exception" if output == EXCEPTION else output
 
 

@@ -58,8 +58,9 @@ def _obligation(spec: GridLaplaceSpec, epsilon: Fraction) -> z3.Solver:
 def _bound(spec: object, epsilon: object) -> Fraction:
     """The checked epsilon: the spec's claim, or a given rational ``> 0``."""
     need_instance("spec", spec, GridLaplaceSpec, 'a GridLaplaceSpec, e.g. GridLaplaceSpec.create(0, 1, "1/2")')
+    assert isinstance(spec, GridLaplaceSpec)  # need_instance raised otherwise
     if epsilon is None:
-        return spec.claim_epsilon()  # type: ignore[attr-defined]
+        return spec.claim_epsilon()
     bound = as_fraction("epsilon", epsilon)
     if bound <= 0:
         raise InvalidArgument(f'epsilon must be a rational > 0; got epsilon={shown(bound)}. Pass it as "num/den".')
@@ -105,4 +106,5 @@ def grid_claim_smtlib(spec: GridLaplaceSpec, epsilon: Fraction | None = None) ->
         "x = q/L.\n"
         "; unsat: the claim holds for all real inputs.\n"
     )
-    return header + _obligation(spec, bound).to_smt2()
+    script: str = _obligation(spec, bound).to_smt2()
+    return header + script

@@ -32,10 +32,10 @@ Write ``N = 2^(k-1)``, ``h = 2^-(k-1)`` and ``m(j) = min(j, 2^k - j)``.
    within one ulp of ``ln x``: ``|LOG(x) - ln x| <= ulp(ln x)``, with
    ``ulp(v) = 2^(floor(log2|v|) - 52)``, and ``LOG(1) = 0``.  This is faithful rounding,
    weaker than correct rounding; glibc >= 2.28 (the Arm optimized-routines ``log``) states a
-   worst case of about 0.52 ulp (0.507 ulp is the largest seen here, glibc 2.36).  It is a property of the platform, not of Python, so it is
-   *assumed*, stated here, checked against mpmath on thousands of grid points near every
-   boundary by ``tests/test_mironov.py``, and its consequence (3) is re-checked at run time
-   around every preimage this module reports.
+   worst case of about 0.52 ulp (0.507 ulp is the largest seen here, glibc 2.36).  It is a property of
+   the platform, not of Python, so it is *assumed*, stated here, checked against mpmath on
+   thousands of grid points near every boundary by ``tests/test_mironov.py``, and its consequence
+   (3) is re-checked at run time around every preimage this module reports.
 3. **Lemma: under A, LOG is strictly increasing on the grid.**  For ``1 <= m < N``,
    ``ln((m+1)h) - ln(mh) = ln(1 + 1/m) >= 1/(m+1)``, and, since ``ulp(v) <= 2^-52 |v|``, both
    ``ulp(ln((m+1)h)) <= ulp(ln(mh)) <= 2^-52 ln(N/m)``.  Now ``(m+1) ln(N/m) <= N/e + ln N
@@ -74,7 +74,6 @@ from typing import Any
 
 from dpverify.samplers._errors import InvalidArgument, SamplerContractError
 from dpverify.samplers._random_source import RandomSource, SeededRandomSource
-from dpverify.samplers._rational import shown
 from dpverify.samplers.laplace_float_unsafe import mechanism_unsafe, sample_unsafe
 from dpverify.verify.engine._arguments import need_count, need_seed, shown
 from dpverify.verify.engine._results import fraction_text, json_value
@@ -248,10 +247,8 @@ def reachable(y: float, q: float, b: float, k: int = 53, *, guard: int = DEFAULT
     if math.isnan(y):
         return ReachResult(y, q_, b_, k_, False, None, 0, (0, 1 << k_), 0, (1, 0))
     lo = _first_at_least(f, y, 1, last)
-    if lo <= last and f(lo) == y:
-        hi = _last_at_most(f, y, lo, last)
-    else:
-        hi = lo - 1  # empty preimage: lo - 1 is the last draw below y
+    # an empty preimage: lo - 1 is the last draw below y
+    hi = _last_at_most(f, y, lo, last) if lo <= last and f(lo) == y else lo - 1
     window = _check_edges(f, y, lo, hi, last, guard)
     count = hi - lo + 1
     return ReachResult(

@@ -293,8 +293,8 @@ def planar_report(
         extra = {
             "reference": float_privacy(table(ref_a.__getitem__), table(ref_b.__getitem__)),
             "differing_draws": (
-                sum(c != r for c, r in zip(cells_a, ref_a)),
-                sum(c != r for c, r in zip(cells_b, ref_b)),
+                sum(c != r for c, r in zip(cells_a, ref_a, strict=True)),
+                sum(c != r for c, r in zip(cells_b, ref_b, strict=True)),
             ),
             "ambiguous_draws": amb_a + amb_b,
         }

@@ -130,7 +130,7 @@ def _hull(a: iv.mpf, b: iv.mpf) -> iv.mpf:
 
 def _small(bound: iv.mpf, value: iv.mpf, bits: int) -> bool:
     """``upper(bound) <= lower(value) * 2**-bits`` (a stopping rule, not part of any bound)."""
-    return _upper(bound) <= _lower(value) * mpmath.mpf(2) ** (-bits)
+    return bool(_upper(bound) <= _lower(value) * mpmath.mpf(2) ** (-bits))
 
 
 # --- the Gaussian tail integral ---------------------------------------------------------------------
@@ -505,7 +505,8 @@ def decimal_enclosure(low: mpmath.mpf, high: mpmath.mpf, digits: int) -> tuple[s
 def dgauss_privacy(sigma2: RationalLike, epsilon: RationalLike, sensitivity: object = 1) -> dict[str, Any]:
     """What ``dpverify privacy dgauss --sigma2 S --epsilon E --sensitivity D --json`` prints.
 
-    Keys: ``schema`` (:data:`PRIVACY_DGAUSS_SCHEMA`), ``mechanism`` (``"discrete_gaussian"``), ``parameters`` (exact strings), ``rho``
+    Keys: ``schema`` (:data:`PRIVACY_DGAUSS_SCHEMA`), ``mechanism`` (``"discrete_gaussian"``),
+    ``parameters`` (exact strings), ``rho``
     (``"num/den"``, CKS20 Theorem 4), ``delta`` (CKS20 Theorem 7's delta as a decimal string
     ``"d.ddd...eE"`` rounded to ``delta_digits >= 15`` significant digits and certified by the
     enclosure: ``|delta - true delta| <= 1/2`` unit in its last digit), ``delta_digits``,

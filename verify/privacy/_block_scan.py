@@ -72,7 +72,8 @@ def _as_array(weights: Sequence[int]) -> np.ndarray | None:
     """``weights`` as uint64 (None when one is past ``2^64 - 1``); the last one is kept, so the
     upper and the lower side (the same weights) convert once."""
     if _KEPT and _KEPT[0] is weights:
-        return _KEPT[1]
+        kept: np.ndarray = _KEPT[1]  # _KEPT is [weights, their array]
+        return kept
     if max(weights) >> 64:
         return None
     array = np.fromiter(weights, dtype=np.uint64, count=len(weights))

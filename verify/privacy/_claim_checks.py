@@ -23,6 +23,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from fractions import Fraction
+from functools import partial
+from typing import Any
 
 from mpmath import iv
 
@@ -35,7 +37,7 @@ from dpverify.verify.engine._arguments import need_instance, need_neighbours, ne
 from dpverify.verify.engine._intervals import enclosure_bound
 from dpverify.verify.engine._results import CheckResult, RatioWitness, Verdict, fraction_text
 from dpverify.verify.engine._text import short_rational
-from dpverify.verify.privacy._ratio import tightest_alpha
+from dpverify.verify.privacy._ratio import PmfTable, tightest_alpha
 
 __all__ = ["MAX_BITS", "MAX_ORDER", "check_approx_dp", "check_pure_epsilon", "check_zcdp"]
 
@@ -63,7 +65,7 @@ def _table_and_pairs(table: object, neighbours: object) -> tuple[Mapping[Hashabl
     return checked, need_neighbours("neighbours", neighbours, checked)
 
 
-def check_pure_epsilon(table: Mapping[Hashable, ExactPmf], neighbours: Pairs, claim: PureDp) -> CheckResult:
+def check_pure_epsilon(table: PmfTable, neighbours: Pairs, claim: PureDp) -> CheckResult:
     """Proved when the tightest ``alpha`` is ``>= e^-epsilon``; violated at the witness if below."""
     table, neighbours = _table_and_pairs(table, neighbours)
     need_instance("claim", claim, PureDp, "a PureDp claim in its epsilon form, e.g. PureDp(epsilon=1)")
@@ -107,7 +109,7 @@ def check_pure_epsilon(table: Mapping[Hashable, ExactPmf], neighbours: Pairs, cl
     return CheckResult("privacy", Verdict.VIOLATED, f"{what} at {_where(w)}", evidence=evidence)
 
 
-def check_approx_dp(table: Mapping[Hashable, ExactPmf], neighbours: Pairs, claim: ApproxDp) -> CheckResult:
+def check_approx_dp(table: PmfTable, neighbours: Pairs, claim: ApproxDp) -> CheckResult:
     """Proved when every ordered pair's hockey-stick divergence is ``<= delta``."""
     table, neighbours = _table_and_pairs(table, neighbours)
     need_instance("claim", claim, ApproxDp, 'an ApproxDp claim, e.g. ApproxDp(epsilon=1, delta="1/10^6")')
@@ -132,7 +134,7 @@ def check_approx_dp(table: Mapping[Hashable, ExactPmf], neighbours: Pairs, claim
                     exact_low = enclosure_bound(divergence(), upper=False)
                 # rounded down to 20 decimals, so it stays a lower bound and stays readable
                 low = Fraction(math.floor(exact_low * 10**20), 10**20)
-                evidence = {
+                evidence: dict[str, Any] = {
                     "claim_epsilon": fraction_text(epsilon),
                     "claim_delta": fraction_text(delta),
                     "delta_lower_bound": fraction_text(low),
@@ -164,12 +166,12 @@ def check_approx_dp(table: Mapping[Hashable, ExactPmf], neighbours: Pairs, claim
     )
 
 
-def _positive_part(value: object) -> object:
-    low, high = value.a, value.b  # type: ignore[attr-defined]
+def _positive_part(value: iv.mpf) -> iv.mpf:
+    low, high = value.a, value.b
     return iv.mpf([max(low, 0), max(high, 0)])
 
 
-def check_zcdp(table: Mapping[Hashable, ExactPmf], neighbours: Pairs, claim: Zcdp) -> CheckResult:
+def check_zcdp(table: PmfTable, neighbours: Pairs, claim: Zcdp) -> CheckResult:
     """Violated when some integer order ``a`` has ``D_a > rho * a``; else inconclusive (see the
     module docstring: integer orders do not cover every ``a > 1``)."""
     table, neighbours = _table_and_pairs(table, neighbours)
@@ -191,7 +193,8 @@ def check_zcdp(table: Mapping[Hashable, ExactPmf], neighbours: Pairs, claim: Zcd
                 # D_a = ln(S) / (a - 1) with S = sum P^a / Q^(a-1), exact; D_a > rho*a iff S > e^(rho*a*(a-1))
                 s = sum((px**order / p2[x] ** (order - 1) for x, px in p.items() if px), Fraction(0))
                 exponent = rho * order * (order - 1)
-                if _decide(lambda: iv_rational(s), lambda: iv.exp(iv_rational(exponent))) is False:
+                # partial binds this iteration's values (_decide calls both before returning anyway)
+                if _decide(partial(iv_rational, s), partial(_exp_interval, exponent)) is False:
                     return CheckResult(
                         "privacy",
                         Verdict.VIOLATED,
@@ -212,6 +215,10 @@ def check_zcdp(table: Mapping[Hashable, ExactPmf], neighbours: Pairs, claim: Zcd
     return CheckResult(
         "privacy", Verdict.INCONCLUSIVE, reason, reason=reason, evidence={"claim_rho": fraction_text(rho)}
     )
+
+
+def _exp_interval(x: Fraction) -> object:
+    return iv.exp(iv_rational(x))
 
 
 def _where(w: RatioWitness) -> str:

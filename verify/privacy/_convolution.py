@@ -26,7 +26,7 @@ except ImportError:  # pragma: no cover - depends on the installation
 try:  # optional: splits the product into slots in C instead of one int.from_bytes per slot
     import numpy as _np
 except ImportError:  # pragma: no cover - depends on the installation
-    _np = None
+    _np = None  # type: ignore[assignment]  # an optional import: None marks numpy absent, checked before use
 
 __all__ = ["SCHOOLBOOK_LENGTH", "backend", "convolve", "set_backend", "slot_bits"]
 
@@ -63,7 +63,8 @@ def slot_bits(a: Sequence[int], b: Sequence[int]) -> int:
 
 def _pack(values: Sequence[int], width: int) -> int:
     if _state["backend"] == "gmpy2":
-        return _gmpy2.pack(list(values), 8 * width)  # the same integer, packed in C
+        packed: int = _gmpy2.pack(list(values), 8 * width)  # the same integer (an mpz), packed in C
+        return packed
     return int.from_bytes(b"".join(v.to_bytes(width, "little") for v in values), "little")
 
 

@@ -9,7 +9,8 @@ points ``s = 0..n-1`` (exact integers ``w_s``), ``f = x^(*k)`` its exact k-fold 
    ``M(r) = sum_s x_s r^s`` (Chernoff: ``1[S > h] <= r^(S-h-1)``); the same on the mirrored
    weights bounds ``f(S < l)``.  ``r = 1 + c/2^40`` is chosen in floats (which ``r`` is chosen
    does not matter for soundness), ``M(r)`` is bounded above by a Horner scheme over the
-   non-zero points in integers rounded up (``r^gap`` by squaring, each product rounded up), and the smallest ``h`` with the bound at most ``TAIL`` is found with
+   non-zero points in integers rounded up (``r^gap`` by squaring, each product rounded up), and
+   the smallest ``h`` with the bound at most ``TAIL`` is found with
    outward-rounded ``mpmath.iv`` logarithms.  The window ``[l, h]`` has ``W`` points and the
    transforms length ``L = 2N``, the power of two ``>= W``; ``tails`` is the (rigorous) mass of
    ``f`` outside it.
@@ -221,7 +222,7 @@ def _direct_spectrum(points: np.ndarray, values: np.ndarray, length: int) -> np.
     imag = np.zeros(len(q))
     index = np.empty_like(q)
     terms = np.empty(len(q), dtype=np.complex128)
-    for s, value in zip(points.tolist(), values.tolist()):
+    for s, value in zip(points.tolist(), values.tolist(), strict=True):
         if s == 0:  # T[0] = 1: the same sums, value * 1 and + value * 0 being exact
             real += value
             continue
@@ -237,7 +238,8 @@ def _direct_spectrum(points: np.ndarray, values: np.ndarray, length: int) -> np.
 
 @lru_cache(maxsize=4)
 def _conj_half(length: int) -> np.ndarray:
-    return np.conj(_table(length)[: length // 2])
+    half: np.ndarray = np.conj(_table(length)[: length // 2])
+    return half
 
 
 def _split(v: np.ndarray, sign: float, weights: np.ndarray) -> np.ndarray:
@@ -245,7 +247,7 @@ def _split(v: np.ndarray, sign: float, weights: np.ndarray) -> np.ndarray:
     ``weights`` (``v`` has ``N + 1`` entries)."""
     count = len(weights)
     mirrored = np.conj(v[::-1])
-    total = v[:count] + mirrored[:count]
+    total: np.ndarray = v[:count] + mirrored[:count]
     diff = np.subtract(v[:count], mirrored[:count], out=mirrored[:count])
     total *= 0.5  # exact: (0.5 a - 0 b) + i (0.5 b + 0 a)
     diff *= 0.5j * sign  # exact: a part times 0.5, the other times 0, swapped
@@ -411,8 +413,8 @@ def _power_sums(spectrum: np.ndarray, entry: Fraction, k: int) -> tuple[Fraction
     count, p = len(a), 2 * k
     with interval_precision(96):
         factor = (1 - iv_rational(_U)) ** (-(p * 9 // 2 + count + 2))
-        out = tuple(_fraction_up(iv_rational(Fraction(float(np.sum(v)))) * factor) for v in (low, high))
-    return out  # type: ignore[return-value]
+        lower, upper = (_fraction_up(iv_rational(Fraction(float(np.sum(v)))) * factor) for v in (low, high))
+    return lower, upper
 
 
 def _float_power(base: np.ndarray, p: int) -> np.ndarray:
@@ -481,7 +483,8 @@ def _error_bound(
 
 def _fraction_up(value: iv.mpf) -> Fraction:
     man, exp = libmp.to_man_exp(value._mpi_[1])
-    return Fraction(man) * Fraction(2) ** exp
+    scale: Fraction = Fraction(2) ** exp  # exp is an int; mpmath is untyped
+    return Fraction(man) * scale
 
 
 class FftPower:

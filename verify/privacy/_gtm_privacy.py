@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from dpverify.samplers._rational import RationalLike
+from dpverify.samplers._rational import RationalLike, as_fraction
 from dpverify.specs import ExactPmf, GtmSpec, PureDpClaim
 from dpverify.verify.engine._arguments import need_instance
 from dpverify.verify.engine._results import fraction_text, json_number
@@ -41,7 +41,8 @@ def gtm_privacy(
     is that table's, scanned entry by entry: the closed form never stands in for a table given.
     """
     need_instance("spec", spec, GtmSpec, 'a GtmSpec, e.g. GtmSpec.create("1/3", 5, 1000)')
-    claim = PureDpClaim(spec.alpha if claim_alpha is None else claim_alpha)
+    # as_fraction: what PureDpClaim does with it, and the Fraction its field is typed as
+    claim = PureDpClaim(as_fraction("claim alpha", spec.alpha if claim_alpha is None else claim_alpha))
     loss: PrivacyLoss
     if table is None:
         loss, every_output_possible = gtm_tightest_alpha(spec), gtm_every_output_possible(spec)

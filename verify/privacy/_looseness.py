@@ -149,7 +149,7 @@ def check_accountants_sound(rows: Sequence[LoosenessRow], *, eps_bar: Fraction |
                 },
             )
     worst = {
-        name: min((r.ratio(name) for r in rows if r.ratio(name) is not None), default=None)
+        name: min((x for x in (r.ratio(name) for r in rows) if x is not None), default=None)
         for name in (rows[0].bounds if rows else ())
     }
     summary = (

@@ -234,6 +234,7 @@ def check_classic_sigma2(
     checked = 0
     for s, epsilon, delta in (*cases, *CLASSIC_SIGMA2_BANK):
         expected = certified_classic_sigma2(s, epsilon, delta)
+        got: Fraction | Exception
         try:
             got = classic_sigma2(s, epsilon, delta)
         except Exception as error:  # noqa: BLE001 - the code under test: any failure is a finding

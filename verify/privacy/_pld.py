@@ -51,7 +51,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from fractions import Fraction
 from math import lcm
-from typing import Any, Union
+from typing import Any, cast
 
 from mpmath import iv
 
@@ -119,8 +119,8 @@ AUTO_POINTS = {"gmpy2": 1 << 16, "python": 1 << 14}
 _MIN_GRID = Fraction(1, 10**9)
 _MIN_BITS, _MAX_BITS = 16, 1024
 
-Pmf = Union[Mapping[Hashable, Any], ExactPmf]
-State = Union[_ExactState, _CertifiedState]
+Pmf = Mapping[Hashable, Any] | ExactPmf
+State = _ExactState | _CertifiedState
 
 
 # --- the public object --------------------------------------------------------------------------
@@ -217,7 +217,7 @@ class PrivacyLossDistribution:
             (_ExactState, _CertifiedState),
             "a PLD state; build a PrivacyLossDistribution with PrivacyLossDistribution.from_pmfs(P, Q)",
         )
-        self._state: State = state  # type: ignore[assignment]
+        self._state = cast(State, state)  # need_instance checked it is one
         self._grid = _need_grid(grid)
         self._bits = _need_bits(bits)
         self._compositions = need_count("compositions", compositions, low=1)
@@ -255,7 +255,7 @@ class PrivacyLossDistribution:
         base, exponents = found
         denominator = lcm(*(m.denominator for m in atoms.values())) if atoms else 1
         masses: dict[int, int] = {}
-        for j, m in zip(exponents, atoms.values()):
+        for j, m in zip(exponents, atoms.values(), strict=True):
             masses[j] = masses.get(j, 0) + m.numerator * (denominator // m.denominator)
         return cls(_ExactState(base, _Lattice.of(masses, denominator), inf), grid_, bits_)
 
@@ -364,11 +364,14 @@ class PrivacyLossDistribution:
             _need_points(k_ * (self.points - 1) + 1, f"the {k_}-fold composition")
 
         def multiply(x: State, y: State) -> State:
+            # a self-composition: x and y are states of the same kind
             if isinstance(x, _ExactState):
-                composed = _exact_compose(x, y)  # type: ignore[arg-type]
+                assert isinstance(y, _ExactState)
+                composed = _exact_compose(x, y)
                 assert composed is not None  # same base
                 return composed
-            return _certified_compose(x, y)  # type: ignore[arg-type]
+            assert isinstance(y, _CertifiedState)
+            return _certified_compose(x, y)
 
         if isinstance(state, _CertifiedState):
             fast = _fft_self_compose(state, k_)
@@ -421,9 +424,7 @@ class PrivacyLossDistribution:
         elif eps.rational == 0:
             j = 0
         else:
-            j = _floor_of(
-                lambda: iv_rational(eps.rational) / iv.log(iv_rational(base)), 64 + eps.bits() + _height(base)
-            )
+            j = _floor_of(lambda: iv_rational(eps.exact()) / iv.log(iv_rational(base)), 64 + eps.bits() + _height(base))
         if j >= lattice.top:
             return _exact_value(p)
         scanner, stop = self._exact_scan(state)
@@ -441,7 +442,8 @@ class PrivacyLossDistribution:
         if "exact" not in self._cache:
             stop = max(0, state.lattice.offset - 1)
             self._cache["exact"] = (_exact_scanner(state, stop), stop)
-        return self._cache["exact"]
+        cached: tuple[_Scanner, int] = self._cache["exact"]
+        return cached
 
     def _side_scan(self, side: _Side, state: _CertifiedState) -> tuple[_Scanner, int, int]:
         key = "upper" if side.upper else "lower"
@@ -449,7 +451,8 @@ class PrivacyLossDistribution:
             stop = max(0, side.lattice.offset - 1)
             scanner, precision = _side_scanner(side, state.grid, state.bits, stop)
             self._cache[key] = (scanner, precision, stop)
-        return self._cache[key]
+        cached: tuple[_Scanner, int, int] = self._cache[key]
+        return cached
 
     def _side_delta(self, side: _Side, state: _CertifiedState, eps: _Eps) -> Fraction:
         """An upper (upper side) or lower (lower side) bound on ``delta(eps)``."""
@@ -458,7 +461,7 @@ class PrivacyLossDistribution:
         if not lattice.weights or lattice.top <= 0:
             return constant
         if eps.log_of is None:
-            j = int(eps.rational // grid)
+            j = int(eps.exact() // grid)
         elif eps.log_of == 1:
             j = 0
         else:

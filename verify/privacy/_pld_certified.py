@@ -77,7 +77,7 @@ from dpverify.verify.privacy._pld_lattice import _height, _Lattice, _need_packed
 try:  # optional (the extra "numpy"): the FFT power and the block scans; without it, exact GMP products and scans
     from dpverify.verify.privacy import _block_scan, _fft_power
 except ImportError:  # pragma: no cover - depends on the installation
-    _block_scan = _fft_power = None  # type: ignore[assignment]
+    _block_scan = _fft_power = None  # type: ignore[assignment]  # optional modules: None marks them absent
 
 __all__: list[str] = []
 
@@ -274,6 +274,10 @@ def _exact_to_certified(state: _ExactState, grid: Fraction, bits: int) -> _Certi
     lattice, base = state.lattice, state.base
     atoms: list[tuple[Callable[[], iv.mpf] | None, int, Fraction]] = []
     size = grid.numerator.bit_length() + grid.denominator.bit_length()
+
+    def point(j: int, base: Fraction) -> Callable[[], iv.mpf]:
+        return lambda: j * iv.log(iv_rational(base)) / iv_rational(grid)
+
     for i, w in enumerate(lattice.weights):
         j = lattice.offset + i
         mass = Fraction(w, lattice.scale)
@@ -282,7 +286,7 @@ def _exact_to_certified(state: _ExactState, grid: Fraction, bits: int) -> _Certi
         else:
             atoms.append(
                 (
-                    (lambda j=j: j * iv.log(iv_rational(base)) / iv_rational(grid)),
+                    point(j, base),
                     size + abs(j).bit_length() + _height(base),
                     mass,
                 )

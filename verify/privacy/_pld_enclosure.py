@@ -31,7 +31,7 @@ _MAX_DECIDE_BITS = 1 << 14
 # --- enclosures ---------------------------------------------------------------------------------
 
 
-def _fraction_of(raw: tuple) -> Fraction:
+def _fraction_of(raw: tuple[Any, ...]) -> Fraction:
     numerator, denominator = libmp.to_rational(raw)
     return Fraction(int(numerator), int(denominator))
 
@@ -173,8 +173,14 @@ class _Eps:
     rational: Fraction | None = None
     log_of: Fraction | None = None
 
+    def exact(self) -> Fraction:
+        """``rational``: read only when ``log_of`` is None, and then it is set (one of the two is)."""
+        if self.rational is None:
+            raise AssertionError("an epsilon is given as a rational or as ln(log_of)")
+        return self.rational
+
     def interval(self) -> iv.mpf:
-        return iv_rational(self.rational) if self.log_of is None else iv.log(iv_rational(self.log_of))
+        return iv_rational(self.exact()) if self.log_of is None else iv.log(iv_rational(self.log_of))
 
     def exp_exact(self) -> Fraction | None:
         if self.log_of is not None:
@@ -183,29 +189,29 @@ class _Eps:
 
     def exp_interval(self) -> iv.mpf:
         exact = self.exp_exact()
-        return iv_rational(exact) if exact is not None else iv.exp(iv_rational(self.rational))
+        return iv_rational(exact) if exact is not None else iv.exp(iv_rational(self.exact()))
 
     def bits(self) -> int:
-        value = self.rational if self.log_of is None else self.log_of
+        value = self.exact() if self.log_of is None else self.log_of
         return value.numerator.bit_length() + value.denominator.bit_length()
 
     def describe(self) -> str:
         return (
-            f"epsilon={short_rational(self.rational)}"
+            f"epsilon={short_rational(self.exact())}"
             if self.log_of is None
             else f"epsilon=ln({short_rational(self.log_of)})"
         )
 
     def to_json(self) -> dict[str, str]:
         if self.log_of is None:
-            return {"epsilon": fraction_text(self.rational)}
+            return {"epsilon": fraction_text(self.exact())}
         return {"epsilon_ln_of": fraction_text(self.log_of)}
 
 
 def _at_least(eps: _Eps, value: Fraction) -> bool:
     """``eps >= value`` for a rational ``value`` (False when undecided, the safe answer here)."""
     if eps.log_of is None:
-        return eps.rational >= value
+        return eps.exact() >= value
     if value <= 0:
         return True
     return _decide(lambda: iv_rational(value), eps.interval) is True

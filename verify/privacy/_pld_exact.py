@@ -31,7 +31,7 @@ def _exact_compose(a: _ExactState, b: _ExactState) -> _ExactState | None:
     """The exact convolution, or None when the two bases have no common base."""
     if a.base is None or b.base is None or a.base == b.base:
         base = a.base if b.base is None else b.base
-        steps = (1, 1)
+        steps: tuple[int | None, int | None] = (1, 1)
     else:
         base = _pair_base(a.base, b.base)
         if base is None:

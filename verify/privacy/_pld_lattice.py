@@ -65,7 +65,7 @@ def _ilog(r: Fraction, b: Fraction, cap: int) -> int | None:
             return None
         if low is not None and low == high:
             return low
-        if high is not None and high == low + 1 and _may_equal(r, b, high) and b**high == r:  # type: ignore[operator]
+        if low is not None and high is not None and high == low + 1 and _may_equal(r, b, high) and b**high == r:
             return high if high <= cap else None
         if bits > most:
             raise DpverifyError(
@@ -142,9 +142,10 @@ def _common_base(values: Sequence[Fraction]) -> tuple[Fraction | None, tuple[int
             return None
     if base is None:
         return None, tuple(0 for _ in values)
-    exponents = tuple(_power_of(v, base) for v in values)
-    assert all(j is not None for j in exponents), "the Euclid base must divide every ratio"
-    return base, exponents  # type: ignore[return-value]
+    found = [_power_of(v, base) for v in values]
+    exponents = tuple(j for j in found if j is not None)
+    assert len(exponents) == len(found), "the Euclid base must divide every ratio"
+    return base, exponents
 
 
 def _finite_iterable(name: str, value: object) -> list[Any]:

@@ -109,15 +109,18 @@ def _maximum(
     pair, top = max(results, key=lambda r: _key(r[1].high))
     if any(e.infinite for _, e in results):
         return next((p, e) for p, e in results if e.infinite)
-    low = max(e.low for _, e in results)  # type: ignore[type-var]
-    high = None if any(e.high is None for _, e in results) else max(e.high for _, e in results)  # type: ignore[type-var]
+    low = max(e.low for _, e in results if e.low is not None)  # all of them: none is infinite
+    highs = [e.high for _, e in results if e.high is not None]
+    high = max(highs) if len(highs) == len(results) else None
     # the maximum is known exactly when one pair surely attains it, or the contenders are equal
     contenders = [e for _, e in results if high is None or e.high is None or e.high >= low]
     if top.exact and all(
         (e.value, e.log_argument, e.affine) == (top.value, top.log_argument, top.affine) for e in contenders
     ):
         return pair, top
-    if top.exact and all(e is top or (e.high is not None and e.high <= top.low) for e in contenders):  # type: ignore[operator]
+    top_low = top.low
+    assert top_low is not None  # top is not infinite: none is
+    if top.exact and all(e is top or (e.high is not None and e.high <= top_low) for e in contenders):
         return pair, top
     return pair, Enclosure(low, high)
 
@@ -300,6 +303,7 @@ def check_composed_claim(
     need_instance("claim", claim, (ApproxDp, PureDp), 'an ApproxDp or PureDp claim, e.g. ApproxDp(1, "1/10^6")')
     if isinstance(claim, PureDp):
         return _check_pure(table, neighbours, k, claim)
+    assert isinstance(claim, ApproxDp)  # need_instance admits only the two
     eps, target = Fraction(claim.epsilon), Fraction(claim.delta)
     dps_ = need_dps(dps)
     answers, grid_ = _each_pair(
@@ -323,6 +327,7 @@ def check_composed_claim(
     violated = [r for r in results if r[1].low is not None and r[1].low > target]
     if violated:
         pair, e, at_delta = max(violated, key=lambda r: _key(r[1].low))
+        assert e.low is not None  # violated holds only finite lows
         evidence.update(
             {
                 "q": str(pair[0]),
@@ -340,10 +345,11 @@ def check_composed_claim(
     pair, worst, _ = max(results, key=lambda r: _key(r[1].high))
     evidence.update({"q": str(pair[0]), "q_prime": str(pair[1]), "delta": worst.to_json()})
     if all(e.high is not None and e.high <= target for _, e, _ in results):
+        assert worst.high is not None  # every high is finite here
         return CheckResult(
             "composition",
             Verdict.PROVED,
-            f"{where}: every ordered pair's delta <= {decimal_text(worst.high, 8)} <= claimed "  # type: ignore[arg-type]
+            f"{where}: every ordered pair's delta <= {decimal_text(worst.high, 8)} <= claimed "
             f"{short_rational(target)} ({method})",
             evidence=evidence,
         )
@@ -362,10 +368,13 @@ def _check_pure(table: object, neighbours: object, k: object, claim: PureDp) -> 
     pairs = _ordered_pairs(neighbours, rounds)
     k_ = need_count("k", k, low=1, high=MAX_COMPOSITIONS)
     evidence: dict[str, Any] = {"k": k_, "method": "exact largest ratio"}
-    worst: tuple[Fraction | None, tuple[Hashable, Hashable], list[Hashable]] | None = None
+    # (product of the rounds' largest ratios, pair, their argmax outputs), or
+    # (None, pair, [round table, output]) at an infinite loss
+    worst: tuple[Fraction | None, tuple[Hashable, Hashable], list[Any]] | None = None
     for q, q2 in pairs:
-        product: Fraction | None = Fraction(1)
-        outputs = []
+        product: Fraction | None
+        running = Fraction(1)
+        outputs: list[Any] = []
         for t in rounds:
             P, Q = t[q], t[q2]
             infinite = [y for y, p in P.items() if p and not Q.get(y)]
@@ -373,8 +382,10 @@ def _check_pure(table: object, neighbours: object, k: object, claim: PureDp) -> 
                 product, outputs = None, [t, infinite[0]]
                 break
             y = max((y for y, p in P.items() if p), key=lambda y: P[y] / Q[y])
-            product *= P[y] / Q[y]
+            running *= P[y] / Q[y]
             outputs.append(y)
+        else:
+            product = running
         if worst is None or product is None or (worst[0] is not None and product > worst[0]):
             worst = (product, (q, q2), outputs)
         if product is None:
@@ -394,10 +405,12 @@ def _check_pure(table: object, neighbours: object, k: object, claim: PureDp) -> 
     composed = ratio**k_
     evidence["largest_ratio"] = short_rational(composed)
     if claim.alpha is not None:
-        holds: bool | None = composed * claim.alpha <= 1
-        bound_text = f"1/alpha={short_rational(1 / claim.alpha)}"
+        alpha = Fraction(claim.alpha)  # already one: PureDp stores alpha as a Fraction
+        holds: bool | None = composed * alpha <= 1
+        bound_text = f"1/alpha={short_rational(1 / alpha)}"
     else:
-        epsilon = Fraction(claim.epsilon)  # type: ignore[arg-type]
+        assert claim.epsilon is not None  # PureDp holds exactly one of alpha and epsilon
+        epsilon = Fraction(claim.epsilon)
         holds = (
             True if composed == 1 else _decide(lambda: k_ * iv.log(iv_rational(ratio)), lambda: iv_rational(epsilon))
         )
@@ -410,7 +423,7 @@ def _check_pure(table: object, neighbours: object, k: object, claim: PureDp) -> 
         return CheckResult("composition", Verdict.PROVED, f"{where} <= {bound_text}", evidence=evidence)
     output = tuple(outputs) * k_
     p = q_ = Fraction(1)
-    for t, y in zip(rounds * k_, output):
+    for t, y in zip(rounds * k_, output, strict=True):
         p, q_ = p * t[q][y], q_ * t[q2][y]
     evidence["witness"] = RatioWitness(q, q2, output, p, q_).to_json()
     return CheckResult(

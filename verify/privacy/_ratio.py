@@ -11,12 +11,18 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from dpverify.specs import ExactPmf, PureDpClaim
 from dpverify.specs._fields import check_fields
 from dpverify.verify.engine._arguments import need_instance, need_neighbours, need_table
 from dpverify.verify.engine._results import CheckResult, RatioWitness, Verdict, epsilon_of, fraction_text
 from dpverify.verify.engine._text import short_rational
+
+#: A table ``{q: spec.pmf(q)}`` as the entry points take it.  The key is Any because a Mapping is
+#: invariant in its key: ``Mapping[Hashable, ExactPmf]`` would refuse a ``dict[int, ExactPmf]``.
+#: The entry points check the table and its keys at run time (``need_table``, ``need_neighbours``).
+PmfTable = Mapping[Any, ExactPmf]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +47,7 @@ class PrivacyLoss:
 def _aligned_weights(pmf: ExactPmf, outputs: tuple[Hashable, ...]) -> tuple[int, ...]:
     if pmf.outputs == outputs:
         return pmf.weights
-    lookup = dict(zip(pmf.outputs, pmf.weights))
+    lookup = dict(zip(pmf.outputs, pmf.weights, strict=True))
     return tuple(lookup.get(o, 0) for o in outputs)
 
 
@@ -66,8 +72,8 @@ def distinct_weight_pairs(
             else tuple(dict.fromkeys((*first.outputs, *second.outputs)))
         )
         seen = distinct.setdefault((first.denominator, second.denominator), {})
-        pairs = zip(_aligned_weights(first, outputs), _aligned_weights(second, outputs))
-        for output, pair in zip(outputs, pairs):
+        pairs = zip(_aligned_weights(first, outputs), _aligned_weights(second, outputs), strict=True)
+        for output, pair in zip(outputs, pairs, strict=True):
             if pair not in seen:
                 seen[pair] = (q, q2, output)
     return distinct
@@ -81,7 +87,7 @@ def _lower_ratio(w: int, d: int, w2: int, d2: int) -> tuple[int, int]:
     return (a, b) if a <= b else (b, a)
 
 
-def tightest_alpha(table: Mapping[Hashable, ExactPmf], neighbours: Iterable[tuple[Hashable, Hashable]]) -> PrivacyLoss:
+def tightest_alpha(table: PmfTable, neighbours: Iterable[tuple[Hashable, Hashable]]) -> PrivacyLoss:
     """Exact tightest ``alpha`` over the neighbours, in both orders, and every output."""
     table = need_table("table", table)
     neighbours = need_neighbours("neighbours", neighbours, table)
@@ -130,6 +136,7 @@ def check_pure_dp(loss: PrivacyLoss, claim: PureDpClaim) -> CheckResult:
     return CheckResult(
         "privacy",
         Verdict.VIOLATED,
-        f"{what} at q={w.q}, q'={w.q_prime}, output={w.output}: P={short_rational(w.p)} vs P'={short_rational(w.p_prime)}",
+        f"{what} at q={w.q}, q'={w.q_prime}, output={w.output}: "
+        f"P={short_rational(w.p)} vs P'={short_rational(w.p_prime)}",
         evidence=evidence,
     )

@@ -199,7 +199,7 @@ class TimingChannel:
         return Verdict.INCONCLUSIVE
 
     def _bits(self, value: mpmath.mpf) -> str:
-        return mpmath.nstr(value, 12)
+        return str(mpmath.nstr(value, 12))
 
     def summary(self) -> str:
         low, high = self.information_explored
@@ -267,7 +267,7 @@ class TimingChannel:
         )
 
 
-def _mass(name: str, value: object) -> Fraction:
+def _mass(name: str, value: object) -> int | Fraction:
     if isinstance(value, bool) or not isinstance(value, (int, Fraction)) or not 0 <= value <= 1:
         raise InvalidArgument(f"{name} must be a Fraction in [0, 1]; got {name}={shown(value)}.")
     return value

@@ -112,8 +112,8 @@ def _plus(q: Hashable, value: Hashable, sign: int = 1) -> Hashable:
     if not _numeric(q):
         return value
     if _is_vector(value) and value:
-        return (value[0] + sign * q, *value[1:])  # type: ignore[index, operator]
-    return value + sign * q if _numeric(value) else value  # type: ignore[operator]
+        return (value[0] + sign * q, *value[1:])
+    return value + sign * q if _numeric(value) else value
 
 
 def _shifted(q: Hashable, noise: object) -> Hashable:
@@ -141,7 +141,7 @@ def _law(spec: Spec, p: dict[str, Any], q: Hashable) -> tuple[Law, list[Hashable
     if spec.pmf is not None:
         value = spec.pmf(p, q) if spec.input is not None else spec.pmf(p)
         table = (
-            {o: Fraction(w, value.denominator) for o, w in zip(value.outputs, value.weights)}
+            {o: Fraction(w, value.denominator) for o, w in zip(value.outputs, value.weights, strict=True)}
             if isinstance(value, ExactPmf)
             else {o: Fraction(w) for o, w in dict(value).items()}
         )
@@ -232,11 +232,7 @@ def _shape_violation(outputs: Sequence[Hashable], listed: Sequence[Hashable], wh
     law_vectors = vectors.pop()
     for count, output in enumerate(outputs):
         if (_is_vector(output) and not law_vectors) or (_numeric(output) and law_vectors):
-            what = (
-                f"a vector of length {len(output)}"
-                if _is_vector(output)  # type: ignore[arg-type]
-                else f"the number {output!r}"
-            )
+            what = f"a vector of length {len(output)}" if _is_vector(output) else f"the number {output!r}"
             law = "vectors" if law_vectors else "numbers"
             n = sum(1 for o in outputs if _is_vector(o) != law_vectors and (_is_vector(o) or _numeric(o)))
             return CheckResult(
@@ -283,7 +279,7 @@ def audit_case(
         result = CheckResult("blackbox", Verdict.INCONCLUSIVE, reason, reason=reason, evidence={"seed": seed})
         return CaseResult(case, Verdict.INCONCLUSIVE.value, (result,), time.monotonic() - started)
     if not all(d.complete for d in draws):
-        done = ", ".join(f"{len(d.outputs)} at q={q!r}" for d, q in zip(draws, inputs))
+        done = ", ".join(f"{len(d.outputs)} at q={q!r}" for d, q in zip(draws, inputs, strict=True))
         crashed = [d.exit_code for d in draws if not d.complete and not d.timed_out]
         reason = (
             f"the sampler's process died (exit code {crashed[0]}) after {done} draws: a crash in native code"
@@ -351,8 +347,9 @@ def audit_case(
 
 def resolve_black_box(reference: str, modules: Sequence[str] = ()) -> tuple[Spec, str]:
     """The spec ``reference`` names, and where it came from: ``module:attribute`` (a
-    :class:`~dpverify.specs.Spec`), a built-in black box (:data:`~dpverify.verify.published._blackbox_specs.BLACK_BOXES`),
-    or a spec that ``--spec-module`` or the installed entry points declare."""
+    :class:`~dpverify.specs.Spec`), a built-in black box
+    (:data:`~dpverify.verify.published._blackbox_specs.BLACK_BOXES`), or a spec that ``--spec-module``
+    or the installed entry points declare."""
     if ":" in reference:
         module_name, _, attribute = reference.partition(":")
         try:

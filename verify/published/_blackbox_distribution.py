@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 from dpverify.samplers import as_open_unit_interval
 from dpverify.samplers._rational import RationalLike, shown
@@ -37,7 +37,7 @@ Law = Callable[[Hashable], tuple[Fraction, Fraction]]
 def check_black_box_distribution(
     outputs: Sequence[Hashable],
     law: Law,
-    listed: Sequence[int],
+    listed: Sequence[Hashable],
     *,
     exact: bool,
     integer: bool = True,
@@ -89,7 +89,8 @@ def check_black_box_distribution(
             )
     half_rate = b / 2
     # DKW over every draw, against the CDF enclosure at the listed outputs
-    order = sorted(listed)
+    # the outputs a law lists are ordered among themselves (numbers, or tuples of them): a CDF's points
+    order = sorted(cast("Sequence[Any]", listed))
     bounds = [law(o) for o in order]
     outside = max(Fraction(0), 1 - sum(low for low, _ in bounds))
     t_squared, t = dkw_threshold(n, half_rate)

@@ -16,7 +16,9 @@ import time
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from typing import Any, TypeGuard
 
 __all__ = [
     "Draws",
@@ -87,9 +89,9 @@ def normalise(value: object) -> Hashable:
     if isinstance(value, (tuple, list)):
         return _vector(value, value)
     if type(value).__module__.startswith("numpy") and getattr(value, "ndim", 0) >= 1:
-        return _vector(value.ravel().tolist(), value)  # type: ignore[attr-defined]
+        return _vector(value.ravel().tolist(), value)  # type: ignore[attr-defined]  # a numpy array: numpy is optional
     if hasattr(value, "__index__") and type(value).__module__.startswith("numpy"):
-        return normalise(operator.index(value))  # type: ignore[arg-type]
+        return normalise(operator.index(value))
     item = getattr(value, "item", None)
     if callable(item) and type(value).__module__.startswith("numpy"):
         try:
@@ -119,11 +121,11 @@ def _scalar(item: object) -> Hashable:
     return None if isinstance(item, (tuple, list)) else normalise(item)
 
 
-def _numeric(output: Hashable) -> bool:
+def _numeric(output: Hashable) -> TypeGuard[int | float | Fraction]:
     return isinstance(output, (int, float, Fraction)) and not isinstance(output, bool)
 
 
-def _is_vector(output: Hashable) -> bool:
+def _is_vector(output: Hashable) -> TypeGuard[tuple[int | float | Fraction, ...]]:
     """A vector output (:func:`normalise` makes every vector a tuple of numbers, and nothing else a tuple)."""
     return isinstance(output, tuple)
 
@@ -170,7 +172,7 @@ def draw(calls: Sequence[Callable[[], object]], samples: int, *, seed: int, time
     context = multiprocessing.get_context("fork")
     started = time.monotonic()
     deadline = started + time_limit
-    running = []
+    running: list[tuple[BaseProcess, Connection, list[Hashable], int]] = []
     try:
         for index, call in enumerate(calls):
             receive, send = context.Pipe(duplex=False)
@@ -187,11 +189,11 @@ def draw(calls: Sequence[Callable[[], object]], samples: int, *, seed: int, time
             for process, receive, outputs, worker_seed in running
         ]
     finally:
-        for process, receive, _, _ in running:  # on an interrupt, nothing is left drawing
-            if process.is_alive():
-                process.kill()
-                process.join(5)
-            receive.close()
+        for worker, pipe, _, _ in running:  # on an interrupt, nothing is left drawing
+            if worker.is_alive():
+                worker.kill()
+                worker.join(5)
+            pipe.close()
 
 
 def _collect(

@@ -71,10 +71,10 @@ def _binary_renyi_lower(low: Fraction, high: Fraction, order: Fraction) -> Fract
     ``ln(low^a high^(1-a) + (1-low)^a (1-high)^(1-a)) / (a - 1)``."""
     with interval_precision(128):
         a = iv_rational(order)
-        l, h = iv_rational(low), iv_rational(high)
-        total = iv.exp(a * iv.log(l) + (1 - a) * iv.log(h))
+        lo, hi = iv_rational(low), iv_rational(high)
+        total = iv.exp(a * iv.log(lo) + (1 - a) * iv.log(hi))
         if low < 1:
-            total += iv.exp(a * iv.log(1 - l) + (1 - a) * iv.log(1 - h))
+            total += iv.exp(a * iv.log(1 - lo) + (1 - a) * iv.log(1 - hi))
         return _log_lower(iv.log(total) / (a - 1))
 
 
@@ -133,7 +133,7 @@ def _validated(
             f"draws and inputs must be sequences with one entry per input; got {got} draw lists "
             f"for inputs={shown(inputs)}."
         )
-    for outputs, q in zip(draws, inputs):
+    for outputs, q in zip(draws, inputs, strict=True):
         if len(outputs) < 4:
             raise InvalidArgument(f"the privacy test needs at least 4 draws per input; got {len(outputs)} at q={q!r}.")
     checked = []
@@ -186,8 +186,8 @@ def check_black_box_privacy_search(
     a = as_open_unit_interval("alpha", alpha)
     pairs = _validated(draws, inputs, pairs)
     halves = [len(outputs) // 2 for outputs in draws]
-    selections = [outputs[:h] for outputs, h in zip(draws, halves)]
-    held_out = [outputs[h:] for outputs, h in zip(draws, halves)]
+    selections = [outputs[:h] for outputs, h in zip(draws, halves, strict=True)]
+    held_out = [outputs[h:] for outputs, h in zip(draws, halves, strict=True)]
     started = time.monotonic()
     found = search(selections, inputs, pairs, a, float_structure=float_structure)
     chosen = found.choice.pair if found.choice is not None else pairs[0]
@@ -302,6 +302,7 @@ def _against_claim(
         if claim.alpha is not None:  # e^-eps = alpha exactly: low * alpha > high is exact
             violated = low * Fraction(claim.alpha) > high
             return f"alpha = e^-epsilon = {claim.alpha}", eps_text, violated
+        assert claim.epsilon is not None  # PureDp holds exactly one of alpha and epsilon
         epsilon = Fraction(claim.epsilon)
         return f"epsilon = {epsilon}", eps_text, eps is not None and eps > epsilon
     if isinstance(claim, ApproxDp):

@@ -128,7 +128,7 @@ class View:
             return output
         if not _is_vector(output):
             return None
-        vector: tuple[Number, ...] = output  # type: ignore[assignment]
+        vector: tuple[Number, ...] = output
         if self.kind == "coordinate":
             return vector[self.index] if self.index < len(vector) else None
         return _sum(vector) if self.kind == "sum" else _norm(vector)
@@ -137,7 +137,7 @@ class View:
 def views_for(outputs: Sequence[Hashable]) -> tuple[list[View], int]:
     """The views searched on ``outputs``, and how many coordinates were left to the sum and norm."""
     views = [View("o")]
-    width = max((len(o) for o in outputs if _is_vector(o)), default=0)  # type: ignore[arg-type]
+    width = max((len(o) for o in outputs if _is_vector(o)), default=0)
     views += [View("coordinate", i) for i in range(min(width, MAX_COORDINATES))]
     if width >= 2:
         views += [View("sum"), View("norm")]
@@ -165,13 +165,13 @@ class Event:
             return value == self.atom
         if not _numeric(value):
             return False
-        if self.low is not None and value < self.low:  # type: ignore[operator]
+        if self.low is not None and value < self.low:
             return False
-        if self.high is not None and value >= self.high:  # type: ignore[operator]
+        if self.high is not None and value >= self.high:
             return False
         if self.bit is None:
             return True
-        return (_lowest_bit(value) < self.bit) == self.fine  # type: ignore[arg-type]
+        return (_lowest_bit(value) < self.bit) == self.fine
 
     @property
     def family(self) -> str:
@@ -248,12 +248,16 @@ def _points(view: View, inputs: tuple[Hashable, Hashable]) -> list[Fraction]:
     """The inputs' own boundary points on ``view``: they and the midpoints around them."""
     if view.kind == "norm":
         return []
-    vectors = all(_is_vector(q) and len(q) > view.index for q in inputs)  # type: ignore[arg-type]
-    if view.kind == "coordinate" and vectors:
-        inputs = (inputs[0][view.index], inputs[1][view.index])  # type: ignore[index]
-    if not all(_numeric(q) for q in inputs):
+    first, second = inputs
+    if (
+        view.kind == "coordinate"
+        and (_is_vector(first) and len(first) > view.index)
+        and (_is_vector(second) and len(second) > view.index)
+    ):
+        first, second = first[view.index], second[view.index]
+    if not (_numeric(first) and _numeric(second)):
         return []
-    a, b = (Fraction(q) for q in inputs)  # type: ignore[arg-type]
+    a, b = Fraction(first), Fraction(second)
     half = (b - a) / 2
     return [a, b, a + half, a - half, b + half]
 
@@ -263,8 +267,8 @@ def _boundaries(values: Sequence[Hashable], points: Sequence[Fraction]) -> list[
     found = set(points)
     if numbers:
         for i in range(1, QUANTILES):
-            found.add(Fraction(numbers[(i * len(numbers)) // QUANTILES]))  # type: ignore[arg-type]
-    return sorted((_as_point(p) for p in found), key=Fraction)
+            found.add(Fraction(numbers[(i * len(numbers)) // QUANTILES]))
+    return sorted((_as_point(p) for p in found), key=lambda p: Fraction(p))
 
 
 class _Table:
@@ -276,7 +280,7 @@ class _Table:
         cells, where = self.cells, bisect.bisect_right
         for value in values:  # the hot loop of the search: _numeric inlined
             if isinstance(value, (int, float, Fraction)) and not isinstance(value, bool):
-                cells[(where(boundaries, value), _lowest_bit(value) if bits else 0)] += 1  # type: ignore[arg-type]
+                cells[(where(boundaries, value), _lowest_bit(value) if bits else 0)] += 1
 
     def prefix(self, intervals: int, bits: Sequence[int]) -> list[list[int]]:
         """``P[i][t]``: values in intervals ``< i`` whose lowest bit is ``< bits[t]``; the last
@@ -291,7 +295,7 @@ class _Table:
             row[len(bits)] += count
         prefix = [[0] * columns]
         for row in per_interval:
-            prefix.append([a + b for a, b in zip(prefix[-1], row)])
+            prefix.append([a + b for a, b in zip(prefix[-1], row, strict=True)])
         return prefix
 
 
@@ -310,9 +314,9 @@ def _atoms(counts: tuple[Counter[Hashable], Counter[Hashable]]) -> list[Hashable
     # no summed Counter: for continuous outputs nearly every value is seen once, and there are millions
     repeated = [(c + second.get(v, 0), v) for v, c in first.items() if c >= 2 or v in second]
     repeated += [(c, v) for v, c in second.items() if c >= 2 and v not in first]
-    repeated = [(c, i, v) for i, (c, v) in enumerate(repeated) if c >= 2]
-    odd = [v for _, _, v in repeated if isinstance(v, (Raised, Garbage))]
-    ordinary = heapq.nlargest(ATOMS, ((c, -i, v) for c, i, v in repeated if not isinstance(v, (Raised, Garbage))))
+    indexed = [(c, i, v) for i, (c, v) in enumerate(repeated) if c >= 2]
+    odd = [v for _, _, v in indexed if isinstance(v, (Raised, Garbage))]
+    ordinary = heapq.nlargest(ATOMS, ((c, -i, v) for c, i, v in indexed if not isinstance(v, (Raised, Garbage))))
     return odd + [v for _, _, v in ordinary]
 
 

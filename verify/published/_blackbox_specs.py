@@ -13,8 +13,8 @@ The laws are dpverify's own certified enclosures (:mod:`dpverify.specs.noise`), 
   own ``map(1)``).
 - ``opendp-dgauss``: ``dp.m.make_gaussian`` on the same domain, ``x + N_Z(0, scale^2)``, claiming
   ``rho = 1/(2 scale^2)``-zCDP (``map(1)``; Canonne, Kamath, Steinke 2020, Theorem 4).
-- ``opendp-dgauss-i32``: the same on ``T="i32"`` (OpenDP 0.16 reads ``T=int`` as ``i32`` too).  OpenDP adds the noise in big integers and
-  *saturates* the result to the type's range, so when ``scale`` approaches ``2**31`` a large
+- ``opendp-dgauss-i32``: the same on ``T="i32"`` (OpenDP 0.16 reads ``T=int`` as ``i32`` too).  OpenDP adds the
+  noise in big integers and *saturates* the result to the type's range, so when ``scale`` approaches ``2**31`` a large
   share of the draws sits on ``2**31 - 1`` and ``-2**31``: the sampler no longer samples the
   discrete Gaussian its privacy analysis assumes (saturation itself is post-processing, so the
   privacy test does not see it; the distribution test's atom part does).
@@ -25,6 +25,7 @@ The laws are dpverify's own certified enclosures (:mod:`dpverify.specs.noise`), 
 from __future__ import annotations
 
 import functools
+from collections.abc import Hashable, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -70,11 +71,11 @@ def numpy_laplace(x: int, epsilon: Fraction) -> object:
     return x + np.random.laplace(0.0, 1.0 / float(epsilon))
 
 
-def _dlaplace_ideal(p: dict[str, Any], output: object, dps: int) -> Any:
+def _dlaplace_ideal(p: Mapping[str, Any], output: Hashable, dps: int) -> tuple[Any, Any]:
     return DiscreteLaplaceSpec.create(p["scale"]).ideal_probability(output, dps)
 
 
-def _dgauss_ideal(p: dict[str, Any], output: object, dps: int) -> Any:
+def _dgauss_ideal(p: Mapping[str, Any], output: Hashable, dps: int) -> tuple[Any, Any]:
     return DiscreteGaussianSpec.create(p["scale"] ** 2).ideal_probability(output, dps)
 
 

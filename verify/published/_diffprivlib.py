@@ -153,7 +153,7 @@ def _claim(p: Params) -> PureDp:
     return PureDp(epsilon=Fraction(float(p["epsilon"])))
 
 
-_COMMON = {
+_COMMON: dict[str, Integer | Rational] = {
     "q": Integer(-1000, 1000, search=(-3, 3)),
     "q_prime": Integer(-1000, 1000, search=(-3, 3)),
     "epsilon": Rational(0, 20, low_open=True, search=(Fraction(1, 4), 2)),

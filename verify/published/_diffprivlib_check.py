@@ -108,12 +108,10 @@ def check_diffprivlib(
     witness = evidence.get("witness")
     if witness is not None and isinstance(witness.get("output"), float):
         witness["output_hex"] = float(witness["output"]).hex()
-    reason = f"{where}: {result.reason}" if result.reason else None
+    why = f"{where}: {result.reason}" if result.reason else None
     excess = evidence["epsilon_excess"]
     margin = f" (exact epsilon minus claimed: {excess:.3g})" if isinstance(excess, float) else ""
-    return CheckResult(
-        "privacy", result.verdict, f"{where}: {result.summary}{margin}", reason=reason, evidence=evidence
-    )
+    return CheckResult("privacy", result.verdict, f"{where}: {result.summary}{margin}", reason=why, evidence=evidence)
 
 
 def _excess(alpha: Fraction, claimed: Fraction) -> float:
@@ -166,7 +164,12 @@ def _check_task(name: str, parameters: tuple[Any, ...], q: object, q_prime: obje
 
 
 def sweep_diffprivlib(
-    mechanism: DiffprivlibMechanism, q: object, q_prime: object, bits: Sequence[int], *, jobs: int | None = 1
+    mechanism: DiffprivlibMechanism,
+    q: int | float | Fraction | str,
+    q_prime: int | float | Fraction | str,
+    bits: Sequence[int],
+    *,
+    jobs: int | None = 1,
 ) -> list[CheckResult]:
     """:func:`check_diffprivlib` at each precision in ``bits`` (in worker processes with ``jobs``)."""
     from dpverify.verify.gate._sweep import sweep

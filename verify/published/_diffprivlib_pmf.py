@@ -10,7 +10,7 @@ import math
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, SupportsFloat
 
 from dpverify.samplers import DpverifyError, InvalidArgument, RandomSource, SamplerContractError, as_fraction, as_int
 from dpverify.samplers._rational import shown
@@ -117,7 +117,7 @@ class DiffprivlibMechanism:
             _exact_double(name, q)
             return q
         q = Fraction(_integer(name, value))
-        if self.lower is not None and not self.lower <= q <= self.upper:  # type: ignore[operator]
+        if self.lower is not None and self.upper is not None and not self.lower <= q <= self.upper:
             raise InvalidArgument(
                 f"{name} must be an integer in [lower, upper] = [{self.lower}, {self.upper}]; "
                 f"got {name}={shown(value)}."
@@ -218,9 +218,9 @@ def _bits(mechanism: DiffprivlibMechanism, bits: object, method: object = None) 
     return bits, method or "enumerate"
 
 
-def _output(value: object) -> Hashable:
+def _output(value: SupportsFloat) -> Hashable:
     # numpy scalars hash and compare like Python numbers; plain ones keep the evidence readable.
-    return value if isinstance(value, int) else float(value)  # type: ignore[arg-type]
+    return value if isinstance(value, int) else float(value)
 
 
 def _runner(mechanism: DiffprivlibMechanism, q: Fraction | int, bits: int) -> Callable[[RandomSource], Hashable]:
@@ -279,6 +279,9 @@ def _bisected(mechanism: DiffprivlibMechanism, q: Fraction, bits: int) -> Enumer
         draw.value, draw.draws = j, 0
         return run(draw)
 
+    def shifted(offset: int, size: int) -> Callable[[RandomSource], Hashable]:
+        return lambda source: at(offset + source.randbelow(size))
+
     masses: dict[Hashable, Fraction] = {}
     executions = 1
     middle = at(h)
@@ -286,7 +289,7 @@ def _bisected(mechanism: DiffprivlibMechanism, q: Fraction, bits: int) -> Enumer
     for offset, size in ((0, h), (h + 1, h - 1)):
         if size == 0:
             continue
-        found = bisect_outputs(lambda source, offset=offset, size=size: at(offset + source.randbelow(size)), size)
+        found = bisect_outputs(shifted(offset, size), size)
         executions += found.executions
         start = offset
         for y, mass in found.masses.items():  # in the order of their runs along the draws

@@ -198,7 +198,10 @@ def _enumeration_text(spec: Spec) -> str:
     if isinstance(enumeration, Bisection):
         return "bisection of the one uniform draw (every draw enumerated up to 4096)"
     if isinstance(enumeration, Bounded):
-        text = f"bounded: branches lighter than {fraction_text(Fraction(enumeration.min_mass))} left unexplored, loops summarised"
+        text = (
+            f"bounded: branches lighter than {fraction_text(Fraction(enumeration.min_mass))} left unexplored, "
+            "loops summarised"
+        )
     else:
         text = (
             f"attempt: one attempt enumerated to {fraction_text(Fraction(enumeration.min_mass))}, the loop by renewal"

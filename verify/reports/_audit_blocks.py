@@ -369,7 +369,10 @@ def _exact_matrix(section: dict[str, Any]) -> Table:
     if not known:
         what = "the spec's closed form P(x|q); the code's own exact PMF is not known (see above)"
     elif differs:
-        what = f"the code's exact P(x|q); {differs} entr{'y differs' if differs == 1 else 'ies differ'} from the spec (marked)"
+        what = (
+            f"the code's exact P(x|q); {differs} entr{'y differs' if differs == 1 else 'ies differ'} "
+            "from the spec (marked)"
+        )
     else:
         what = "the code's exact P(x|q), equal to the spec's closed form at every entry"
     hidden = [f"q={t['input']}: {_r(t['mass_not_shown'])}" for t in tables if t["outputs_shown"] < t["outputs_total"]]

@@ -5,13 +5,14 @@ series its plots draw; the per-spec sections and the whole document are the call
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 from dpverify.specs import ExactPmf
 from dpverify.specs._api import Attempt, Bounded, Case
@@ -128,15 +129,12 @@ class _CaseWork:
         inputs = [0] if noise else list(spec_table)
         shown_inputs = list(dict.fromkeys([*(pair if pair and not noise else ()), *inputs]))[:MAX_INPUTS_SHOWN]
         shown_inputs = [q for q in inputs if q in shown_inputs]
-        tables = []
+        tables: list[dict[str, Any]] = []
         for q in shown_inputs:
             spec_pmf = spec_table[q].as_dict()
             code_pmf = None if code_table is None else code_table[q].as_dict()
             outputs = list(dict.fromkeys([*spec_pmf, *(code_pmf or {})]))
-            kept = _most_likely(
-                outputs,
-                lambda o, spec_pmf=spec_pmf, code_pmf=code_pmf: max(spec_pmf.get(o, 0), (code_pmf or {}).get(o, 0)),
-            )
+            kept = _most_likely(outputs, functools.partial(_larger_mass, spec_pmf, code_pmf))
             rows = [
                 {
                     "output": json_value(o),
@@ -193,7 +191,8 @@ class _CaseWork:
             xs: list[Any] = list(range(len(outputs)))
         else:
             outputs.sort()  # type: ignore[call-arg]
-            labels, xs = None, [float(o) for o in outputs]
+            # every output is an int or a Fraction (checked above)
+            labels, xs = None, [float(cast("int | Fraction", o)) for o in outputs]
         self.series["impl"] = {
             "input": None if noise else str(q),
             "x": xs,
@@ -212,12 +211,14 @@ class _CaseWork:
         numeric = all(isinstance(o, (int, Fraction)) and not isinstance(o, bool) for o in outputs)
         if numeric:
             outputs.sort()  # type: ignore[call-arg]
-        xs = [float(o) for o in outputs] if numeric else list(range(len(outputs)))
+        # numeric: every output is an int or a Fraction
+        xs = [float(cast("int | Fraction", o)) for o in outputs] if numeric else list(range(len(outputs)))
         labels = None if numeric else [str(o) for o in outputs]
         pa = [a.get(o, Fraction(0)) for o in outputs]
         pb = [b.get(o, Fraction(0)) for o in outputs]
         losses = [
-            (_ln(x) - _ln(y)) if x and y else (math.inf if x else (-math.inf if y else None)) for x, y in zip(pa, pb)
+            (_ln(x) - _ln(y)) if x and y else (math.inf if x else (-math.inf if y else None))
+            for x, y in zip(pa, pb, strict=True)
         ]
         self.series["pair"] = {
             "q": str(q),
@@ -253,8 +254,9 @@ class _CaseWork:
         if not checks:
             return _na("the interval enumeration did not run (the case stopped before it)")
         per_input: dict[Any, dict[Hashable, tuple[Fraction, Fraction]]] = {}
-        tables = []
-        for q, check in zip(inputs, checks):
+        tables: list[dict[str, Any]] = []
+        # a case stopped in this stage has one check for all its inputs: the inputs it has no check for are left out
+        for q, check in zip(inputs, checks, strict=False):
             rows = check.evidence.get("intervals") or []
             ideal, listed = self.instance._enclosure(q)
             # the evidence holds outputs as JSON (a Fraction as "num/den"): map each back to the output itself
@@ -282,7 +284,7 @@ class _CaseWork:
                 )
             per_input[q] = code
             ordered = _sorted_outputs(list(code))
-            kept = _most_likely(ordered, lambda o, code=code: code[o][0])
+            kept = _most_likely(ordered, functools.partial(_low_end, code))
             tables.append(
                 {
                     "input": None if q is None else json_value(q),
@@ -293,7 +295,7 @@ class _CaseWork:
                     "mass_not_shown": None,
                     "rows": [
                         row
-                        for output, row in sorted(zip(code, table_rows), key=lambda p: ordered.index(p[0]))
+                        for output, row in sorted(zip(code, table_rows, strict=True), key=lambda p: ordered.index(p[0]))
                         if output in kept
                     ],
                 }
@@ -304,7 +306,7 @@ class _CaseWork:
         truncated = []
         if any(t["outputs_shown"] < t["outputs_total"] for t in tables):
             truncated.append(f"at most {MAX_OUTPUTS_SHOWN} outputs per input shown, the most likely ones")
-        listed = [c.evidence.get("intervals_listed") for c in checks]
+        outputs_listed = [c.evidence.get("intervals_listed") for c in checks]
         return {
             "applicable": True,
             "reason": None,
@@ -313,7 +315,7 @@ class _CaseWork:
             "enumeration, around the spec's certified enclosures of the ideal PMF",
             "closed_form": "the spec's ideal(p, output, dps) enclosures (mpmath intervals, outward rounding)",
             "inputs_total": len(inputs),
-            "outputs_listed": listed,
+            "outputs_listed": outputs_listed,
             "truncated": "; ".join(truncated) or None,
             "tables": tables,
             "_intervals": per_input,
@@ -329,7 +331,8 @@ class _CaseWork:
         numeric = all(isinstance(o, int) and not isinstance(o, bool) for o in outputs)
         self.series["impl"] = {
             "input": None if q is None else str(q),
-            "x": [float(o) for o in outputs] if numeric else list(range(len(outputs))),
+            # numeric: every output is an int
+            "x": [float(cast(int, o)) for o in outputs] if numeric else list(range(len(outputs))),
             "labels": None if numeric else [str(o) for o in outputs],
             "kind": "intervals",
             "spec": [float((ideal[o][0] + ideal[o][1]) / 2) for o in outputs],
@@ -382,6 +385,7 @@ class _CaseWork:
                 claim=claim,
                 declared_checks=self._declared(),
             )
+        pairs: list[tuple[Hashable, Hashable]]
         if self.instance.inputs is None:  # a noise sampler: q + noise, neighbours |q - q'| <= sensitivity
             shift = self.spec.sensitivity_for(self.p)
             rows = {d: {_shifted(o, d): v for o, v in code[None].items()} for d in range(shift + 1)}
@@ -427,8 +431,11 @@ class _CaseWork:
         outputs = _sorted_outputs([o for o in a if o in b])
         if not outputs or not all(isinstance(o, int) and not isinstance(o, bool) for o in outputs):
             return
-        mid = lambda v: float((v[0] + v[1]) / 2)  # noqa: E731
-        xs = [float(o) for o in outputs]
+
+        def mid(v: tuple[Fraction, Fraction]) -> float:
+            return float((v[0] + v[1]) / 2)
+
+        xs = [float(cast(int, o)) for o in outputs]  # every output is an int (checked above)
         low, high = [], []
         for o in outputs:
             bounds = _loss_bounds(a[o], b[o])
@@ -448,7 +455,7 @@ class _CaseWork:
             "q_prime": str(q2),
             "x": xs,
             "labels": None,
-            "loss": [(lo + hi) / 2 for lo, hi in zip(low, high)],
+            "loss": [(lo + hi) / 2 for lo, hi in zip(low, high, strict=True)],
             "low": low,
             "high": high,
             "bound": _claim_epsilon(self.claim),
@@ -609,6 +616,16 @@ def _sorted_outputs(outputs: list[Hashable]) -> list[Hashable]:
         return sorted(outputs)  # type: ignore[type-var]
     except TypeError:
         return sorted(outputs, key=repr)
+
+
+def _larger_mass(
+    spec_pmf: Mapping[Hashable, Fraction], code_pmf: Mapping[Hashable, Fraction] | None, o: Hashable
+) -> Fraction | int:
+    return max(spec_pmf.get(o, 0), (code_pmf or {}).get(o, 0))
+
+
+def _low_end(code: Mapping[Hashable, tuple[Fraction, Fraction]], o: Hashable) -> Fraction:
+    return code[o][0]
 
 
 def _most_likely(outputs: list[Hashable], mass: Callable[[Hashable], Any]) -> list[Hashable]:

@@ -166,7 +166,8 @@ def _mutation_section(document: dict[str, Any] | None, path: str | None, modules
             "file": path,
             "modules": [],
             "mutants": [],
-            "reason": f"the mutation run covers {', '.join(str(r.get('module')) for r in document['modules']) or 'no module'}, "
+            "reason": "the mutation run covers "
+            f"{', '.join(str(r.get('module')) for r in document['modules']) or 'no module'}, "
             f"none of the modules this spec's code runs in ({', '.join(modules) or 'none'})",
         }
     score = []
@@ -238,7 +239,7 @@ def _traced(
             sys.setprofile(previous)
             current["sampler"] = False
 
-    for case, budget in zip(cases, budgets):
+    for case, budget in zip(cases, budgets, strict=True):
         try:
             p = spec.bind(case)
             instance = _Instance(spec, p, spec.name, seed=seed, samples=1)

@@ -130,11 +130,14 @@ def _loss(data: dict[str, Any]) -> tuple[Any, str, str]:
     if data.get("low") is not None:
         lows = [max(lo, -top) for lo in data["low"]]
         highs = [min(hi, top) for hi in data["high"]]
-        centres = [(lo + hi) / 2 for lo, hi in zip(lows, highs)]
+        centres = [(lo + hi) / 2 for lo, hi in zip(lows, highs, strict=True)]
         axes.errorbar(
             xs,
             centres,
-            yerr=[[c - lo for c, lo in zip(centres, lows)], [hi - c for c, hi in zip(centres, highs)]],
+            yerr=[
+                [c - lo for c, lo in zip(centres, lows, strict=True)],
+                [hi - c for c, hi in zip(centres, highs, strict=True)],
+            ],
             fmt="o",
             color=BLUE,
             markersize=3.5,
@@ -142,7 +145,7 @@ def _loss(data: dict[str, Any]) -> tuple[Any, str, str]:
             label="ln P(x|q)/P(x|q') (certified bounds)",
         )
     else:
-        points = [(x, v) for x, v in zip(xs, losses) if v is not None and math.isfinite(v)]
+        points = [(x, v) for x, v in zip(xs, losses, strict=True) if v is not None and math.isfinite(v)]
         axes.plot(
             [x for x, _ in points],
             [v for _, v in points],
@@ -164,7 +167,7 @@ def _loss(data: dict[str, Any]) -> tuple[Any, str, str]:
                     fillstyle="none",
                     label="beyond the claimed bound",
                 )
-        for x, v in zip(xs, losses):
+        for x, v in zip(xs, losses, strict=True):
             if v is not None and math.isinf(v):
                 y = top * 0.92 * (1 if v > 0 else -1)
                 axes.plot([x], [y], "^" if v > 0 else "v", color=RED, markersize=8)
@@ -202,7 +205,7 @@ def _impl(data: dict[str, Any]) -> tuple[Any, str, str]:
         code = data["code"]
         if code is not None:
             top.plot(xs, code, "o", color=BLUE, markersize=4, label="code's exact PMF")
-            bottom.bar(xs, [c - s for c, s in zip(code, data["spec"])], color=BLUE, width=0.6)
+            bottom.bar(xs, [c - s for c, s in zip(code, data["spec"], strict=True)], color=BLUE, width=0.6)
         else:
             bottom.text(0.5, 0.5, "the code's exact PMF is not known", transform=bottom.transAxes, ha="center")
         bottom.set_ylabel("code − spec")
@@ -216,7 +219,7 @@ def _impl(data: dict[str, Any]) -> tuple[Any, str, str]:
         top.errorbar(
             xs,
             low,
-            yerr=[[0] * len(low), [max(0.0, h - lo) for h, lo in zip(high, low)]],
+            yerr=[[0] * len(low), [max(0.0, h - lo) for h, lo in zip(high, low, strict=True)]],
             fmt="o",
             color=BLUE,
             markersize=3.5,
@@ -227,7 +230,10 @@ def _impl(data: dict[str, Any]) -> tuple[Any, str, str]:
         bottom.errorbar(
             xs,
             [0] * len(xs),
-            yerr=[[max(0.0, i - lo) for i, lo in zip(ideal, low)], [max(0.0, h - i) for h, i in zip(high, ideal)]],
+            yerr=[
+                [max(0.0, i - lo) for i, lo in zip(ideal, low, strict=True)],
+                [max(0.0, h - i) for h, i in zip(high, ideal, strict=True)],
+            ],
             fmt="_",
             color=BLUE,
             capsize=2,

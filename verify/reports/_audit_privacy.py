@@ -70,13 +70,19 @@ def _claim_json(claim: Claim | None) -> dict[str, Any]:
     if isinstance(claim, PureDp):
         epsilon = None if claim.epsilon is None else Fraction(claim.epsilon)
         alpha = None if claim.alpha is None else Fraction(claim.alpha)
+        if epsilon is not None:
+            epsilon_decimal = float(epsilon)
+        elif alpha is not None:
+            epsilon_decimal = round(epsilon_of(alpha), 12)
+        else:  # PureDp refuses to be made without one of them
+            raise AssertionError(f"a PureDp claim with neither alpha nor epsilon: {claim!r}")
         return {
             "kind": "pure",
             "text": claim.describe(),
             "alpha": None if alpha is None else fraction_text(alpha),
             "epsilon": fraction_text(epsilon) if epsilon is not None else None,
-            "epsilon_decimal": float(epsilon) if epsilon is not None else round(epsilon_of(alpha), 12),
-        }  # type: ignore[arg-type]
+            "epsilon_decimal": epsilon_decimal,
+        }
     if isinstance(claim, ApproxDp):
         return {
             "kind": "approx",
@@ -161,8 +167,8 @@ def _interval_loss(
             "at": None
             if at is None
             else {"q": json_value(at[0]), "q_prime": json_value(at[1]), "output": json_value(at[2])},
-            "over": "the outputs listed by the interval check; the rest of the mass (the tails and the unexplored U) is "
-            "bounded by implied.delta_upper",
+            "over": "the outputs listed by the interval check; the rest of the mass (the tails and the unexplored U) "
+            "is bounded by implied.delta_upper",
             "implied": implied,
         },
     }
@@ -179,8 +185,8 @@ def _delta_series(
         factor = math.exp(eps)
         values.append(
             max(
-                sum(max(0.0, a - factor * b) for a, b in zip(p, p2)),
-                sum(max(0.0, b - factor * a) for a, b in zip(p, p2)),
+                sum(max(0.0, a - factor * b) for a, b in zip(p, p2, strict=True)),
+                sum(max(0.0, b - factor * a) for a, b in zip(p, p2, strict=True)),
             )
         )
     claimed = _claim_json(claim)

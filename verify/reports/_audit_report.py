@@ -63,14 +63,16 @@ th, td { text-align: left; vertical-align: top; padding: 6px 10px; border-bottom
 th { background: var(--band); font-weight: 600; color: #334155; white-space: nowrap; }
 tbody tr:nth-child(even) td { background: #fbfcfd; }
 th.num { text-align: right; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; font-family: ui-monospace, "SFMono-Regular", Menlo, monospace; font-size: 12.5px; }
+td.num { text-align: right; font-variant-numeric: tabular-nums;
+         font-family: ui-monospace, "SFMono-Regular", Menlo, monospace; font-size: 12.5px; }
 caption { caption-side: bottom; text-align: left; color: var(--muted); font-size: 12.5px; padding-top: 6px; }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 999px; font-size: 12px; font-weight: 600;
          background: #e5e7eb; color: #374151; white-space: nowrap; }
 .badge.good { background: #dcfce7; color: var(--good); }
 .badge.bad { background: #fee2e2; color: var(--bad); }
 .badge.warn { background: #fef3c7; color: var(--warn); }
-.na { color: var(--muted); font-style: italic; background: var(--band); border-left: 3px solid var(--line); padding: 6px 12px; }
+.na { color: var(--muted); font-style: italic; background: var(--band); border-left: 3px solid var(--line);
+      padding: 6px 12px; }
 .note { color: var(--muted); font-size: 13px; }
 figure { margin: 14px 0 20px; padding: 10px; border: 1px solid var(--line); border-radius: 8px; background: #fff; }
 figure svg { width: 100%; max-width: 800px; height: auto; display: block; margin: 0 auto; }

@@ -351,10 +351,14 @@ def mutate_results(document: Mapping[str, Any], locator: Locator) -> list[dict[s
     ]
     entries += [(entry["id"], f"is listed as equivalent but {entry['status']}") for entry in equivalents["refuted"]]
     for what, problem in entries:
-        where = _entry_region(equivalents["file"], what)
+        entry_region = _entry_region(equivalents["file"], what)
         results.append(
             _result(
-                "equivalents-entry", f"reviewed entry {what} {problem}: remove or update it", locator, where, key=what
+                "equivalents-entry",
+                f"reviewed entry {what} {problem}: remove or update it",
+                locator,
+                entry_region,
+                key=what,
             )
         )
     return results

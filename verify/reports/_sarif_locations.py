@@ -161,7 +161,7 @@ def definition_region(file: str, qualname: str) -> SourceRegion | None:
         )
         if node is None:
             return None
-        body = node.body  # type: ignore[attr-defined]
+        body = node.body
     if node is None:
         return None
     decorators = getattr(node, "decorator_list", ())

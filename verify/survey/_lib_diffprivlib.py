@@ -14,7 +14,8 @@ LIBRARY = Library(
     module="diffprivlib",
     # diffprivlib 0.6.6 imports sklearn.tree._tree.DOUBLE, which scikit-learn 1.9 removed
     requirements=("diffprivlib==0.6.6", "scikit-learn>=1.4,<1.9"),
-    about="IBM's DP library for scikit-learn users; its mechanisms take a secrets.SystemRandom, which dpverify supplies",
+    about="IBM's DP library for scikit-learn users; its mechanisms take a secrets.SystemRandom, "
+    "which dpverify supplies",
 )
 
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import os
 import random
+from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -80,7 +81,7 @@ def opacus_noisy_gradient(
     return noisy.item() if length == 0 else tuple(noisy.tolist())
 
 
-def _inputs(p: dict[str, Any]) -> tuple[int, int] | tuple[tuple[int, ...], tuple[int, ...]]:
+def _inputs(p: Mapping[str, Any]) -> tuple[int, int] | tuple[tuple[int, ...], tuple[int, ...]]:
     """``0`` and ``1``, or the zero vector and the first unit vector (L2 distance 1)."""
     length = p["length"]
     if length == 0:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 from dpverify.specs import Rational
 from dpverify.specs._api import Case, Input, Spec
@@ -66,12 +66,12 @@ def _additive(kind: str, epsilon: Fraction, delta: Fraction | None) -> Any:
 
 def laplace_count(x: int, epsilon: Fraction) -> float:
     """The Laplace ``AdditiveMechanism`` of a count (l0 = linf = 1) applied to ``x``."""
-    return _additive("laplace", epsilon, None).add_noise(x)
+    return cast(float, _additive("laplace", epsilon, None).add_noise(x))  # pipeline_dp is untyped
 
 
 def gaussian_count(x: int, epsilon: Fraction, delta: Fraction) -> float:
     """The Gaussian ``AdditiveMechanism`` of a count (l0 = linf = 1) applied to ``x``."""
-    return _additive("gaussian", epsilon, delta).add_noise(x)
+    return cast(float, _additive("gaussian", epsilon, delta).add_noise(x))  # pipeline_dp is untyped
 
 
 @functools.lru_cache(maxsize=8)
@@ -93,7 +93,8 @@ def truncated_geometric_keep(x: int, epsilon: Fraction, delta: Fraction) -> int:
 
 def gaussian_thresholding(x: int, epsilon: Fraction, delta: Fraction) -> float | None:
     """The Gaussian thresholding's release for ``x`` privacy units: the noisy count, or None."""
-    return _selection("gaussian", epsilon, delta).noised_value_if_should_keep(x)
+    # pipeline_dp is untyped
+    return cast("float | None", _selection("gaussian", epsilon, delta).noised_value_if_should_keep(x))
 
 
 def exponential(x: int, epsilon: Fraction) -> int:
@@ -101,11 +102,11 @@ def exponential(x: int, epsilon: Fraction) -> int:
     (sensitivity 1, not monotonic, so the weights are ``exp(epsilon * score / 2)``)."""
     from pipeline_dp.dp_computations import ExponentialMechanism
 
-    class Distance(ExponentialMechanism.ScoringFunction):
+    class Distance(ExponentialMechanism.ScoringFunction):  # type: ignore[misc]  # pipeline_dp is untyped
         global_sensitivity = 1.0
         is_monotonic = False
 
-        def score(self, k: Any) -> float:
+        def score(self, k: int) -> float:
             return -abs(k - x)
 
     return int(ExponentialMechanism(Distance()).apply(float(epsilon), list(_CANDIDATES)))
@@ -168,7 +169,8 @@ PIPELINEDP_SPECS: dict[str, Spec] = {
             "pipelinedp-gaussian-thresholding",
             gaussian_thresholding,
             lambda p: ApproxDp(p["epsilon"], p["delta"]),
-            "create_partition_selection_strategy(GAUSSIAN_THRESHOLDING, epsilon, delta, 1).noised_value_if_should_keep(x)",
+            "create_partition_selection_strategy(GAUSSIAN_THRESHOLDING, epsilon, delta, 1)"
+            ".noised_value_if_should_keep(x)",
             Case(_GAUSS, "proved", "a noisy count released only above the threshold"),
             parameters=_EPSILON_DELTA,
             input_=_AT_THRESHOLD,

@@ -40,7 +40,7 @@ from __future__ import annotations
 import functools
 import math
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 from mpmath import iv
 
@@ -79,7 +79,7 @@ def _mechanism(kind: str, *parameters: Fraction) -> Any:
 
 def laplace_double(x: int, epsilon: Fraction) -> float:
     """``LaplaceMechanism(epsilon, 1).add_noise(float(x))``."""
-    return _mechanism("laplace", epsilon, Fraction(1)).add_noise(float(x))
+    return cast(float, _mechanism("laplace", epsilon, Fraction(1)).add_noise(float(x)))  # pydp is untyped
 
 
 def laplace_above_threshold(x: int, epsilon: Fraction) -> int:
@@ -89,37 +89,35 @@ def laplace_above_threshold(x: int, epsilon: Fraction) -> int:
 
 def gaussian_double(x: int, epsilon: Fraction, delta: Fraction) -> float:
     """``GaussianMechanism(epsilon, delta, 1).add_noise(float(x))``."""
-    return _mechanism("gaussian", epsilon, delta, Fraction(1)).add_noise(float(x))
+    return cast(float, _mechanism("gaussian", epsilon, delta, Fraction(1)).add_noise(float(x)))  # pydp is untyped
 
 
 def gaussian_int(x: int, epsilon: Fraction, delta: Fraction) -> int:
     """``GaussianMechanism(epsilon, delta, 1).add_noise(x)`` on an int (the noise rounded)."""
-    return _mechanism("gaussian", epsilon, delta, Fraction(1)).add_noise(int(x))
+    return cast(int, _mechanism("gaussian", epsilon, delta, Fraction(1)).add_noise(int(x)))  # pydp is untyped
 
 
 def count(x: int, epsilon: Fraction) -> int:
     """``Count(epsilon).quick_result`` of ``x`` records."""
     from pydp.algorithms.laplacian import Count
 
-    return Count(epsilon=float(epsilon), dtype="int").quick_result([1] * x)
+    return cast(int, Count(epsilon=float(epsilon), dtype="int").quick_result([1] * x))  # pydp is untyped
 
 
 def bounded_sum(x: int, epsilon: Fraction) -> float:
     """``BoundedSum(epsilon, bounds [0, 1])`` of two zeros plus ``x`` ones, in doubles."""
     from pydp.algorithms.laplacian import BoundedSum
 
-    return BoundedSum(epsilon=float(epsilon), lower_bound=0.0, upper_bound=1.0, dtype="float").quick_result(
-        [0.0, 0.0] + [1.0] * x
-    )
+    summed = BoundedSum(epsilon=float(epsilon), lower_bound=0.0, upper_bound=1.0, dtype="float")
+    return cast(float, summed.quick_result([0.0, 0.0] + [1.0] * x))  # pydp is untyped
 
 
 def bounded_mean(x: int, epsilon: Fraction) -> float:
     """``BoundedMean(epsilon, bounds [0, 1])`` of two zeros plus ``x`` ones, in doubles."""
     from pydp.algorithms.laplacian import BoundedMean
 
-    return BoundedMean(epsilon=float(epsilon), lower_bound=0.0, upper_bound=1.0, dtype="float").quick_result(
-        [0.0, 0.0] + [1.0] * x
-    )
+    mean = BoundedMean(epsilon=float(epsilon), lower_bound=0.0, upper_bound=1.0, dtype="float")
+    return cast(float, mean.quick_result([0.0, 0.0] + [1.0] * x))  # pydp is untyped
 
 
 @functools.lru_cache(maxsize=4)

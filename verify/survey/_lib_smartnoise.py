@@ -26,7 +26,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 from dpverify.specs import Rational
 from dpverify.specs._api import Case, Input, Spec
@@ -74,19 +74,19 @@ def _mechanism(kind: str, epsilon: Fraction, delta: Fraction) -> Any:
 
 def smartnoise_laplace(x: int, epsilon: Fraction) -> float:
     """One ``Laplace(epsilon, sensitivity=1).release([x])`` of SmartNoise SQL."""
-    return _mechanism("laplace", epsilon, Fraction(0)).release([float(x)])[0]
+    return cast(float, _mechanism("laplace", epsilon, Fraction(0)).release([float(x)])[0])  # snsql is untyped
 
 
 def smartnoise_gaussian(x: int, epsilon: Fraction, delta: Fraction) -> float:
     """One ``Gaussian(epsilon, delta=delta, sensitivity=1).release([x])`` of SmartNoise SQL."""
-    return _mechanism("gaussian", epsilon, delta).release([float(x)])[0]
+    return cast(float, _mechanism("gaussian", epsilon, delta).release([float(x)])[0])  # snsql is untyped
 
 
 def smartnoise_dpsu_laplace(x: int, scale: Fraction) -> float:
     """``x + rand.laplace(0, scale, 1)[0]`` in doubles, as the set union adds it to an item's weight."""
     from snsql.sql._mechanisms import rand
 
-    return float(x) + rand.laplace(0, float(scale), 1)[0]
+    return float(x) + cast(float, rand.laplace(0, float(scale), 1)[0])  # snsql is untyped
 
 
 _EPSILON = Rational(0, low_open=True, search=(Fraction(1, 4), 4))

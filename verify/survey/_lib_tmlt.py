@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 from dpverify.verify.survey._primitive import Budget, Finding, Library, Primitive, black_box_audit
 
@@ -69,7 +69,7 @@ def _exact(name: str, parameter: str, value: Fraction, ideal: Any, min_mass: Fra
 
         def run(source: Any) -> int:
             with patched_generator(_RNG_MODULE, _RNG_ATTRIBUTE, source):
-                return measurement(zero)
+                return cast(int, measurement(zero))  # tmlt is untyped: the noisy integer
 
         result = check_intervals(
             run, ideal.ideal_probability, ideal.outputs_for_check(), min_mass=min_mass, max_paths=MAX_PATHS

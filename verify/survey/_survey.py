@@ -15,7 +15,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from dpverify.verify.survey._environments import EnvironmentFailed, environment
 from dpverify.verify.survey._libraries import EXTRAS, LIBRARIES, SURVEY_SCHEMA, library_module
@@ -50,7 +50,7 @@ def _worker_in(python: Path, name: str, budget: Budget, primitives: int) -> dict
     except subprocess.TimeoutExpired:
         return {"status": "skipped", "reason": f"the audits did not finish within {limit:.0f} s"}
     try:
-        return json.loads(done.stdout)
+        return cast(dict[str, Any], json.loads(done.stdout))  # the worker prints one JSON object
     except json.JSONDecodeError:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         return {"status": "skipped", "reason": f"the worker exited {done.returncode} without a result: {last[:300]}"}

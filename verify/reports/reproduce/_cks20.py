@@ -41,7 +41,7 @@ from __future__ import annotations
 import math
 import platform
 import time
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -549,18 +549,19 @@ def algorithm_row(which: str) -> Part:
     parameters each (both branches of Algorithm 1, an integer and a fractional scale, sigma
     below and above 1)."""
     from dpverify.samplers import bernoulli, discrete_gaussian, discrete_laplace
-    from dpverify.specs import BernoulliExpSpec, DiscreteGaussianSpec, DiscreteLaplaceSpec
+    from dpverify.specs import BernoulliExpSpec, DiscreteGaussianSpec, DiscreteLaplaceSpec, NoiseSpec
+    from dpverify.verify.engine._enumeration import Sampler
     from dpverify.verify.engine._intervals import check_intervals
     from dpverify.verify.gate._catalogue import TOLERANCE
 
-    def algorithm_1(gamma: str) -> tuple[object, object, object]:
+    def algorithm_1(gamma: str) -> tuple[Sampler, NoiseSpec, Sequence[Hashable]]:
         return (lambda rng: bernoulli.bernoulli_exp(gamma, rng)), BernoulliExpSpec.create(gamma), (False, True)
 
-    def algorithm_2(scale: str) -> tuple[object, object, object]:
+    def algorithm_2(scale: str) -> tuple[Sampler, NoiseSpec, Sequence[Hashable]]:
         spec = DiscreteLaplaceSpec.create(scale)
         return (lambda rng: discrete_laplace.sample(scale, rng=rng)), spec, spec.outputs_for_check()
 
-    def algorithm_3(sigma2: str) -> tuple[object, object, object]:
+    def algorithm_3(sigma2: str) -> tuple[Sampler, NoiseSpec, Sequence[Hashable]]:
         spec = DiscreteGaussianSpec.create(sigma2)
         return (lambda rng: discrete_gaussian.sample(sigma2, rng=rng)), spec, spec.outputs_for_check()
 
@@ -597,7 +598,7 @@ def algorithm_row(which: str) -> Part:
         result = check_intervals(
             sampler,
             spec.ideal_probability,
-            outputs,  # type: ignore[attr-defined]
+            outputs,
             min_mass=Fraction(1, 10**9),
             max_unexplored=TOLERANCE,
         )

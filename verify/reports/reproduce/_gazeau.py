@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import random
 from fractions import Fraction
+from typing import cast
 
 import mpmath
 
@@ -54,7 +55,8 @@ def example_1_1_rows() -> Part:
                 "last two bits of the true answers' cells, b = 2^2, d = 6",
                 "Example 1.1",
                 "r1 = 0 ends in 00, r2 = 1 + 2^-5 ends in 10",
-                f"cells r1*2^6 = {fraction_text(cells['r1'])} (bits ..{bits['r1']}), r2*2^6 = {fraction_text(cells['r2'])} = "
+                f"cells r1*2^6 = {fraction_text(cells['r1'])} (bits ..{bits['r1']}), "
+                f"r2*2^6 = {fraction_text(cells['r2'])} = "
                 f"0b{int(cells['r2']):b} (bits ..{bits['r2']})",
                 "yes" if holds else "no",
                 reason=None if holds else "the cells' last bits differ from the paper's",
@@ -125,7 +127,8 @@ def example_4_1_rows() -> Part:
         if x != math.inf and {first.counts.get(x, 0), second.counts.get(x, 0)} == {1, 2}
     )
     x, c1, c2 = doubled[0]
-    low_edge = Fraction(math.floor(x))  # the cell [low_edge, low_edge + 1] whose midpoint is x
+    # the cell [low_edge, low_edge + 1] whose midpoint is x (mechanism_unsafe releases floats)
+    low_edge = math.floor(cast(float, x))
     w = Fraction(3, 4)  # e^(-1/b) in the ideal mechanism
 
     def ideal_mass(q: int) -> Fraction:  # Lap(q, b) mass of the cell [c, c+1], c+1 <= q
@@ -159,12 +162,14 @@ def example_4_1_rows() -> Part:
                 "ratio at a low-probability cell, ideal ratio 4/3",
                 "Example 4.1, Figure 2",
                 "the discretization creates an artificial ratio of 2 instead of 4/3",
-                f"float Laplace (b = 1/ln(4/3)), truncated and rounded to cells of length 1, {bits} bits ({draws} draws): "
+                "float Laplace (b = 1/ln(4/3)), truncated and rounded to cells of length 1, "
+                f"{bits} bits ({draws} draws): "
                 f"cell [{low_edge}, {low_edge + 1}] drawn {c1} vs {c2} times (ideal {float(expected[0]):.2f} vs "
                 f"{float(expected[1]):.2f}): ratio {fraction_text(ratio_found)} where the ideal ratio is 4/3",
                 "yes" if ratio_found == 2 else "no",
                 reason=None if ratio_found == 2 else "no cell with ratio 2 was found",
-                command="python -c 'from dpverify.verify import gazeau_privacy; print(gazeau_privacy(3.4760594967822073, 0, 1, "
+                command="python -c 'from dpverify.verify import gazeau_privacy; "
+                "print(gazeau_privacy(3.4760594967822073, 0, 1, "
                 '6, -30, 31, 1)["witness"])\'',
             ),
         )
@@ -199,8 +204,8 @@ def section_5_symbolic() -> Part:
                 "Lipschitz constant of n on |n(u)| <= diam(M_r)",
                 "§5, 'Closeness of n and n''",
                 "dn_max = (2 Delta_f'/eps) e^(eps diam(M_r)/Delta_f')",
-                f"n'(u) = {sympy.sstr(slope)} for u < 1/2, largest at |n| = diam: {sympy.sstr(sup)} = the paper's value with "
-                "b = Delta_f'/eps",
+                f"n'(u) = {sympy.sstr(slope)} for u < 1/2, largest at |n| = diam: {sympy.sstr(sup)} = the paper's "
+                "value with b = Delta_f'/eps",
                 "yes" if dn_holds else "no",
                 reason=None if dn_holds else "the derivative's supremum differs",
                 kind="symbolic",
@@ -210,11 +215,11 @@ def section_5_symbolic() -> Part:
                 "sign of the exact noise function",
                 "§5, eq. (6)",
                 "n(u) = (Delta_f'/eps) sgn(u - 1/2) ln(1 - 2|u - 1/2|)",
-                "eq. (6) + (the §4.1/§5 text's -b sgn(u-1/2) ln(1-2|u-1/2|)) = 0 (SymPy): opposite signs; the same law, "
-                "the Laplace being symmetric",
+                "eq. (6) + (the §4.1/§5 text's -b sgn(u-1/2) ln(1-2|u-1/2|)) = 0 (SymPy): opposite signs; "
+                "the same law, the Laplace being symmetric",
                 "flagged" if opposite else "no",
-                reason="inconsistent with its own text: Example 4.1 and the line above (6) write -b sgn(...) ln(...), (6) "
-                "drops the minus sign; harmless (the noise is symmetric, so n and -n have the same law)",
+                reason="inconsistent with its own text: Example 4.1 and the line above (6) write -b sgn(...) "
+                "ln(...), (6) drops the minus sign; harmless (the noise is symmetric, so n and -n have the same law)",
                 kind="symbolic",
             ),
             Row(
@@ -225,8 +230,8 @@ def section_5_symbolic() -> Part:
                 f"every u < 1/2 has n(u) = b ln(2u) <= 0 <= M - m, so U_r contains (0, 1/2), where n'(u) = b/u -> "
                 f"{at_zero} as u -> 0",
                 "flagged",
-                reason="false as written: without |n(u)| the set contains u -> 0, where n is not Lipschitz for any k; with "
-                "|n(u)| <= M - m (and the query answer inside M_r, also unstated) it is dn_max-Lipschitz",
+                reason="false as written: without |n(u)| the set contains u -> 0, where n is not Lipschitz for "
+                "any k; with |n(u)| <= M - m (and the query answer inside M_r, also unstated) it is dn_max-Lipschitz",
                 kind="symbolic",
             ),
             Row(
@@ -234,8 +239,8 @@ def section_5_symbolic() -> Part:
                 "robustness ratio (5) for cells of length L",
                 "§4.4 eq. (5), §5 'Rounding the result'",
                 "the value defined in (5) is (L + 2 delta_t)/(L - 2 delta_t)",
-                f"(5) for S = [a, a + L]: lambda(S^+d \\ S^-d)/lambda(S^-d) = {sympy.sstr(sympy.simplify(band))}; §5's value "
-                "is exactly 1 more (it divides the whole S^+d by S^-d)",
+                "(5) for S = [a, a + L]: lambda(S^+d \\ S^-d)/lambda(S^-d) = "
+                f"{sympy.sstr(sympy.simplify(band))}; §5's value is exactly 1 more (it divides the whole S^+d by S^-d)",
                 "flagged" if differ_by_one else "no",
                 reason="inconsistent with its own definition: (5) gives R = 4 delta_t/(L - 2 delta_t), §5 states "
                 "(L + 2 delta_t)/(L - 2 delta_t) = 1 + R, the ratio lambda(S^+)/lambda(S^-) instead of the band's. "
@@ -431,7 +436,8 @@ def section_6_symbolic() -> Part:
                 "global Lipschitz factor of the polar map",
                 "§6, 'Robustness of n'",
                 "k = sqrt(K_C^2 + 2 pi diam(M_r))",
-                f"the angle column of the Jacobian of (u1, u2) -> R e^(2 pi i u2), R = C^-1(u1), has norm {sympy.sstr(norm)}, so "
+                "the angle column of the Jacobian of (u1, u2) -> R e^(2 pi i u2), R = C^-1(u1), "
+                f"has norm {sympy.sstr(norm)}, so "
                 "k = sqrt(K_C^2 + (2 pi diam)^2)",
                 "flagged",
                 reason="inconsistent (dimensionally): K_C^2 is squared, 2 pi diam is not; the Jacobian gives "
@@ -463,6 +469,11 @@ def _planar_command(k: int, box: tuple[float, float, float, float]) -> str:
         f'r = t({k}, box={box}); print(r.delta_t and float(r.delta_t), r.verdict("5"), r.verdict("6"), '
         "r.exact and float(r.exact[1]))'"
     )
+
+
+def _upper_text(bound: tuple[mpmath.mpf, mpmath.mpf] | None) -> str:
+    """An enclosure's upper end to 7 digits; a bound is None where it says nothing (L <= 2 delta_t)."""
+    return "vacuous (L <= 2 delta_t)" if bound is None else str(mpmath.nstr(bound[1], 7))
 
 
 def theorem_4_5_planar(k: int, box: tuple[float, float, float, float]) -> Part:
@@ -504,9 +515,10 @@ def theorem_4_5_planar(k: int, box: tuple[float, float, float, float]) -> Part:
             f"Theorem 4.5 (2-D), {tag}",
             "Theorem 4.5 with §6",
             stated,
-            f"delta_t = {float(result.delta_t):.6g} (quantile coupling {float(result.delta_0):.6g} + float "
-            f"{float(result.delta_n):.2g}); with the cell diameter L sqrt(2) in the exponent eps' = "
-            f"{mpmath.nstr(result.epsilon_prime_6[1], 7)} with §6's R, {mpmath.nstr(result.epsilon_prime_5[1], 7)} "
+            # delta_0 is finite with delta_t = delta_0 + delta_n
+            f"delta_t = {float(result.delta_t):.6g} (quantile coupling {float(cast(Fraction, result.delta_0)):.6g} "
+            f"+ float {float(result.delta_n):.2g}); with the cell diameter L sqrt(2) in the exponent eps' = "
+            f"{_upper_text(result.epsilon_prime_6)} with §6's R, {_upper_text(result.epsilon_prime_5)} "
             f"with (5)'s; {common}: below both",
             "yes" if holds else "no",
             reason=(
@@ -528,8 +540,8 @@ def theorem_4_5_planar(k: int, box: tuple[float, float, float, float]) -> Part:
                 "eps' = eps + ln(1 + ((L+2 delta_t)/(L-2 delta_t))^2 e^(eps (L + delta_t)/Delta_f')), "
                 "L the side of a square cell; Theorem 4.5: L = max diam S",
                 f"a square of side L has diameter L sqrt(2): at {tag} §6's formula gives "
-                f"{mpmath.nstr(as_written[1], 7)}, Theorem 4.5 with the diameter {mpmath.nstr(result.epsilon_prime_6[1], 7)}"
-                f"; the exact loss {exact} is below both here",
+                f"{mpmath.nstr(as_written[1], 7)}, Theorem 4.5 with the diameter "
+                f"{_upper_text(result.epsilon_prime_6)}; the exact loss {exact} is below both here",
                 "flagged" if below_written else "no",
                 reason="inconsistent with Theorem 4.5: its L is the largest diameter of a rounding cell (the "
                 "proof bounds distances by Delta_f' + L + delta_t), L sqrt(2) for squares in the "

@@ -115,7 +115,8 @@ def ideal_ratio_rows() -> Part:
     for alpha_text, n in (("1/3", 5), ("2/5", 6), ("1/2", 1)):
         spec = GtmSpec.create(alpha_text, n, 1)
         loss = tightest_alpha({q: spec.ideal_pmf(q) for q in spec.inputs()}, spec.neighbours())
-        if loss.alpha != spec.alpha:
+        # no witness only where no pair is compared (ratio 1), which differs from every alpha here
+        if loss.alpha != spec.alpha or loss.witness is None:
             return Part(
                 (
                     Row(
@@ -295,7 +296,8 @@ def support_rows(alpha_text: str, n: int) -> Part:
                 f"smallest T with full support, {tag}",
                 "§5",
                 f"T >= {short_rational(bound)} suffices (no necessity stated)",
-                f"{least} = 1/min gtpmf; every T from {least} to {T_bound} has full support: {'yes' if monotone else 'no'}",
+                f"{least} = 1/min gtpmf; every T from {least} to {T_bound} has full support: "
+                f"{'yes' if monotone else 'no'}",
                 "yes",
                 reason=f"the condition is sufficient, not necessary: T = {least} already has full support",
             ),
@@ -418,6 +420,8 @@ def worst_case_prose() -> Part:
             high = (p + inverse_T) / (p_prime - inverse_T)
             formula = low if formula is None else min(formula, low)
             sentence = high if sentence is None else max(sentence, high)
+    if formula is None or sentence is None:
+        raise AssertionError("the instance has no neighbouring pair")
     table = {q: spec.pmf(q) for q in spec.inputs()}
     exact = tightest_alpha(table, spec.neighbours()).alpha
     return Part(

@@ -12,6 +12,7 @@ recomputed by enumeration or with SymPy.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from fractions import Fraction
@@ -217,8 +218,8 @@ def laplace_symbolic_rows() -> Part:
                 "1/(2b) exp(z/b) if x < 0, exp(-z/b) if x >= 0",
                 f"read with z for x it equals (21.5) (SymPy): {'yes' if same else 'NO'}",
                 "flagged",
-                reason="inconsistent with itself: the cases test x while the density is in z (a typo; read as z the two "
-                "forms agree)",
+                reason="inconsistent with itself: the cases test x while the density is in z (a typo; read as z "
+                "the two forms agree)",
                 kind="symbolic",
             ),
             Row(
@@ -307,12 +308,22 @@ def neighbour_plot_rows(label: str, c_text: str) -> Part:
     )
 
 
+def _spread(c: Fraction) -> iv.mpf:
+    """The spread (sd) sqrt(2)/eps at eps = ln c, as an interval."""
+    return iv.sqrt(2) / iv.log(iv_rational(c))
+
+
+def _distance(c: Fraction) -> iv.mpf:
+    """The total variation 1 - c^(-1/2) between the two curves at eps = ln c, as an interval."""
+    return 1 - 1 / iv.sqrt(iv_rational(c))
+
+
 def plot_shape_row() -> Part:
     """What the notes read off the three plots: spread, distance between the curves, concentration."""
     found, spreads, distances, masses = [], [], [], []
     for label, c in BUDGETS:
-        spread = enclose(lambda c=c: iv.sqrt(2) / iv.log(iv_rational(c)), 20)
-        distance = enclose(lambda c=c: 1 - 1 / iv.sqrt(iv_rational(c)), 20)
+        spread = enclose(functools.partial(_spread, c), 20)
+        distance = enclose(functools.partial(_distance, c), 20)
         mass = 1 - 1 / c
         spreads.append(spread)
         distances.append(distance)

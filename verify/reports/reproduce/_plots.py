@@ -18,7 +18,7 @@ def _write_csv(figure: Figure, path: str) -> None:
         writer = csv.writer(handle)
         writer.writerow(["series", figure.xlabel, figure.ylabel])
         for series in figure.series:
-            for x, y in zip(series.x, series.y):
+            for x, y in zip(series.x, series.y, strict=True):
                 writer.writerow([series.label, repr(x), repr(y)])
 
 

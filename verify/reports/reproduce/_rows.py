@@ -179,7 +179,7 @@ class Reproduction:
     """The recomputed tables of the papers asked for."""
 
     results: tuple[PaperResult, ...]
-    jobs: int
+    jobs: int | None  # None: on a Dask cluster with its own worker threads
     seconds: float
     machine: dict[str, Any] = field(default_factory=dict)
 
@@ -227,7 +227,7 @@ def certified_text(low: Any, high: Any, digits: int = 10) -> str:
     with mpmath.workprec(bits + 64):
         middle = (low + high) / 2
         if middle != 0 and abs(high - low) <= abs(middle) * mpmath.mpf(10) ** (-digits - 3):
-            return mpmath.nstr(middle, digits, min_fixed=-5, max_fixed=16)
+            return str(mpmath.nstr(middle, digits, min_fixed=-5, max_fixed=16))  # mpmath is untyped
     if low < 0:
         return f"[{mpmath.nstr(low, digits)}, {mpmath.nstr(high, digits)}]"
     return f"[{mpf_decimal(low, digits, up=False)}, {mpf_decimal(high, digits, up=True)}]"

@@ -40,7 +40,7 @@ from dpverify.samplers import DpverifyError
 from dpverify.samplers._rational import shown
 from dpverify.verify.engine._arguments import need_count
 from dpverify.verify.gate._sweep import MAX_JOBS, default_jobs, need_scheduler, sweep
-from dpverify.verify.reports.reproduce._rows import Options, Paper, PaperResult, Part, Reproduction, Task
+from dpverify.verify.reports.reproduce._rows import Options, Paper, PaperResult, Part, Reproduction, Row, Task
 
 __all__ = ["papers", "reproduce", "reproduction_text", "resolve_papers"]
 
@@ -131,7 +131,7 @@ def reproduce(
     # the task count at which each paper's last task is in (results come back in the order given)
     ends = {
         end: paper
-        for end, paper, plan in zip(itertools.accumulate(len(p.tasks) for p in plans), selected, plans)
+        for end, paper, plan in zip(itertools.accumulate(len(p.tasks) for p in plans), selected, plans, strict=True)
         if plan.tasks
     }
 
@@ -153,10 +153,10 @@ def reproduce(
     say(f"{len(tasks)} computations {'in' if where == 'this process' else 'on'} {where}")
     parts = sweep(_call, tasks, jobs=workers, progress=advance, scheduler=scheduler)
     results, offset = [], 0
-    for paper, plan in zip(selected, plans):
+    for paper, plan in zip(selected, plans, strict=True):
         combined = plan.assemble(parts[offset : offset + len(plan.tasks)])
         offset += len(plan.tasks)
-        measured = ()
+        measured: tuple[Row, ...] = ()
         if plan.measure is not None and options.measure:
             say(f"paper {paper.id}: timing on this machine")
             measured = plan.measure()
@@ -177,11 +177,11 @@ _HEADER = ("#", "match", "where", "quantity", "paper", "recomputed")
 def _cells(values: Sequence[str]) -> list[str]:
     wrapped = [
         textwrap.wrap(v, width, break_long_words=True, break_on_hyphens=False) or [""]
-        for v, width in zip(values, _WIDTHS)
+        for v, width in zip(values, _WIDTHS, strict=True)
     ]
     lines = []
     for i in range(max(len(w) for w in wrapped)):
-        cells = [(w[i] if i < len(w) else "").ljust(width) for w, width in zip(wrapped, _WIDTHS)]
+        cells = [(w[i] if i < len(w) else "").ljust(width) for w, width in zip(wrapped, _WIDTHS, strict=True)]
         lines.append("  " + " ".join(cells).rstrip())
     return lines
 

@@ -72,8 +72,8 @@ def gaussian_rows() -> Part:
                 "gaussian_mechanism(1, 0.1, 0.2, x)",
                 "Gaussian Mechanism, first example",
                 "(Integer @ (0.1, 0.2)) ->* Real: (0.1, 0.2)-DP",
-                f"tight delta at eps = 0.1: continuous Gaussian <= {mpmath.nstr(continuous[1], 6)} (Balle-Wang), discrete "
-                f"Gaussian on the integers <= {mpmath.nstr(discrete[1], 6)} (CKS20 Theorem 7), both <= 0.2",
+                f"tight delta at eps = 0.1: continuous Gaussian <= {mpmath.nstr(continuous[1], 6)} (Balle-Wang), "
+                f"discrete Gaussian on the integers <= {mpmath.nstr(discrete[1], 6)} (CKS20 Theorem 7), both <= 0.2",
                 "yes" if example_holds else "no",
                 reason=(
                     "holds with much room: the classic calibration is loose (delta about "
@@ -150,11 +150,13 @@ def laplacian_rows() -> Part:
                 "Laplacian Mechanism",
                 "f s-sensitive in L2 norm, eps in (0, 1): f(x) + Lap^n(0, s/eps) is (eps, 0)-DP",
                 f"n = 2, s = 1, eps = 1/2, f(x) - f(x') = (3/5, 4/5) (L2 norm^2 {fraction_text(l2_squared)}, L1 norm "
-                f"{fraction_text(l1)}): privacy loss eps ||v||_1/s = {fraction_text(loss)} > eps = {fraction_text(eps)}; with "
-                f"L1 sensitivity the loss is at most eps for every eps (e.g. {large_eps})",
+                f"{fraction_text(l1)}): privacy loss eps ||v||_1/s = {fraction_text(loss)} > "
+                f"eps = {fraction_text(eps)}; with L1 sensitivity the loss is at most eps for every eps "
+                f"(e.g. {large_eps})",
                 "flagged",
-                reason="false as stated: the Laplace mechanism needs L1 sensitivity (the loss is eps ||f(x) - f(x')||_1 / s, "
-                "up to sqrt(n) eps under an L2 bound), and then holds for every eps > 0, not only eps in (0, 1)",
+                reason="false as stated: the Laplace mechanism needs L1 sensitivity (the loss is "
+                "eps ||f(x) - f(x')||_1 / s, up to sqrt(n) eps under an L2 bound), and then holds for every "
+                "eps > 0, not only eps in (0, 1)",
                 kind="exact",
             ),
             Row(
@@ -180,10 +182,13 @@ def composition_rows() -> Part:
     large = account(2, 0, 1000, "1e-6")
     stated_value = large.bound("advanced")
     optimal = large.bound("kov")
+    kov = optimal.epsilon_interval
+    if kov is None:  # KOV applies to every eps and this target < 1: without its enclosure nothing is shown
+        raise AssertionError(f"the optimal (KOV) bound has no value at eps = 2, k = 1000: {optimal.reason}")
     # the formula's value, with or without its justification
     with mpmath.workdps(30):
         formula = 2 * 2 * mpmath.sqrt(2 * 1000 * mpmath.log(10**6))
-    false_here = Fraction(optimal.epsilon_interval[0]) > Fraction(mpmath.nstr(formula, 20))
+    false_here = Fraction(kov[0]) > Fraction(mpmath.nstr(formula, 20))
     # the loop: five (0.1, 0.2) steps, typed (0.2 sqrt(10 (0 - ln s)), 1 + s)
     s_ = sympy.Symbol("s", positive=True)
     typed = sympy.Rational(2, 10) * sympy.sqrt(10 * (0 - sympy.log(s_)))
@@ -212,8 +217,8 @@ def composition_rows() -> Part:
                 "advanced composition at eps = 2, k = 1000, delta' = 10^-6",
                 "Advanced Composition",
                 "(eps', k delta + delta')-DP with eps' = 2 sqrt(2k ln(1/delta')) eps, for any eps",
-                f"the formula gives {mpmath.nstr(formula, 6)}; the optimal composition (KOV, exact for randomized response) "
-                f"needs eps' >= {optimal.epsilon_interval[0][:10]}: the statement is false here",
+                f"the formula gives {mpmath.nstr(formula, 6)}; the optimal composition (KOV, exact for randomized "
+                f"response) needs eps' >= {kov[0][:10]}: the statement is false here",
                 "flagged" if false_here and not stated_value.applies else "no",
                 reason="false without a condition on eps: Dwork-Roth Corollary 3.21 assumes eps' < 1 (it follows from "
                 "Theorem 3.20 only where 2 ln(1/delta')/k >= (e^eps - 1)^2); 1000 steps of 2-DP randomized response "
@@ -229,8 +234,8 @@ def composition_rows() -> Part:
                 f"delta' = 1: eps' = 2 sqrt(2k ln 1) eps = 0 at delta_total = k delta + 1 >= 1 (k = 5, delta = 0.2: "
                 f"{fraction_text(5 * _DELTA + 1)})",
                 "flagged",
-                reason="vacuous at the included endpoint delta' = 1: the target delta_total = k delta + 1 >= 1 says nothing "
-                "(and eps' = 0 there); the interval should be (0, 1)",
+                reason="vacuous at the included endpoint delta' = 1: the target delta_total = k delta + 1 >= 1 "
+                "says nothing (and eps' = 0 there); the interval should be (0, 1)",
                 kind="exact",
             ),
             Row(
@@ -238,7 +243,8 @@ def composition_rows() -> Part:
                 "the loop's privacy type, eps part",
                 "Advanced Composition, example",
                 "0.2 sqrt(10 (0 - ln s10)) for 5 steps of (0.1, 0.2)",
-                f"2 sqrt(2*5 ln(1/s)) * 0.1 - 0.2 sqrt(10 (0 - ln s)) = 0 (SymPy): {'equal' if same_type else 'DIFFERENT'}",
+                "2 sqrt(2*5 ln(1/s)) * 0.1 - 0.2 sqrt(10 (0 - ln s)) = 0 (SymPy): "
+                f"{'equal' if same_type else 'DIFFERENT'}",
                 "yes" if same_type else "no",
                 reason=None if same_type else "the type is not the formula",
                 kind="symbolic",
@@ -249,11 +255,11 @@ def composition_rows() -> Part:
                 "Advanced Composition, example",
                 "1 + s10, s10 in (0, 1]",
                 f"delta_total = 5 * 0.2 + s = 1 + s >= 1 (dpverify account: vacuous = {loop.vacuous}, target "
-                f"{fraction_text(total)} at s = 10^-6; at s = 1/2: {fraction_text(one.delta_total)}); the same five Gaussian "
-                f"steps are {zcdp_text} by zCDP (CKS20 conversion)",
+                f"{fraction_text(total)} at s = 10^-6; at s = 1/2: {fraction_text(one.delta_total)}); the same five "
+                f"Gaussian steps are {zcdp_text} by zCDP (CKS20 conversion)",
                 "flagged" if loop.vacuous else "no",
-                reason="vacuous: delta_total = 1 + s >= 1 for every s, so the type promises nothing; each step's delta = 0.2 "
-                "is already large, and composing the Gaussian steps in zCDP gives a meaningful guarantee",
+                reason="vacuous: delta_total = 1 + s >= 1 for every s, so the type promises nothing; each step's "
+                "delta = 0.2 is already large, and composing the Gaussian steps in zCDP gives a meaningful guarantee",
                 command="dpverify account --mechanism gaussian --epsilon 0.1 --delta 0.2 --k 5 --delta-prime 1e-6",
                 kind="certified",
             ),
