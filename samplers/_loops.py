@@ -47,7 +47,7 @@ def until_accepted(attempt: Callable[..., T | None]) -> Callable[..., T]:
 
     loop.__name__ = loop.__qualname__ = f"until_accepted({attempt.__name__})"
     loop.__doc__ = f"Repeat :func:`{attempt.__name__}` until it accepts."
-    loop.attempt = attempt  # type: ignore[attr-defined]
+    loop.attempt = attempt  # type: ignore[attr-defined]  # a function object takes attributes at run time
     return loop
 
 

@@ -89,7 +89,7 @@ def _guard_randbelow(method: Callable[[Any, int], Any]) -> Callable[[Any, int], 
             raise _broken(self, f"randbelow({shown(n)})", f"returned {shown(value)}", "an int in [0, n)")
         return value
 
-    randbelow.guarded = True  # type: ignore[attr-defined]
+    randbelow.guarded = True  # type: ignore[attr-defined]  # a function object takes attributes at run time
     return randbelow
 
 
@@ -112,7 +112,7 @@ def _guard_bernoulli(method: Callable[[Any, int, int], Any]) -> Callable[[Any, i
             raise _broken(self, f"bernoulli({shown(num)}, {shown(den)})", f"returned {shown(value)}", "a bool")
         return value
 
-    bernoulli.guarded = True  # type: ignore[attr-defined]
+    bernoulli.guarded = True  # type: ignore[attr-defined]  # a function object takes attributes at run time
     return bernoulli
 
 
@@ -361,7 +361,8 @@ class SeededRandomSource(RandomSource, trusted=True):
         """
         source = cls(0)
         source.seed = None
-        source._block = _need_supply("blocks", blocks)  # type: ignore[method-assign]
+        # replaces the method on this one instance, on purpose: its pool then draws from ``blocks``
+        source._block = _need_supply("blocks", blocks)  # type: ignore[method-assign]  # on purpose, see above
         source._block_width = _need_width("width", width)
         return source
 

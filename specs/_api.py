@@ -560,7 +560,7 @@ class Spec:
                 f"spec {shown(self.name)}: claim(p) returned {shown(claim)} ({type(claim).__name__}); it must return "
                 "PureDp, ApproxDp, Zcdp or SamplesPmf."
             )
-        return claim  # type: ignore[return-value]
+        return claim
 
     def _bound(self, p: object) -> Params:
         """``p`` if it is a mapping that names every declared parameter (as :meth:`bind` returns)."""

@@ -55,7 +55,8 @@ class PureDp:
                 f"got alpha={_shown(self.alpha)}, epsilon={_shown(self.epsilon)}."
             )
         if self.alpha is not None:
-            object.__setattr__(self, "alpha", PureDpClaim(self.alpha).alpha)  # type: ignore[arg-type]
+            # PureDpClaim parses an int or str alpha itself (its field is typed as what it holds after)
+            object.__setattr__(self, "alpha", PureDpClaim(self.alpha).alpha)  # type: ignore[arg-type]  # parsed there
         else:
             object.__setattr__(self, "epsilon", _at_least_zero("epsilon", self.epsilon))
 
@@ -128,7 +129,7 @@ class SamplesPmf:
 Claim = PureDp | ApproxDp | Zcdp | SamplesPmf
 
 #: Every claim type a spec may declare.
-CLAIM_TYPES: tuple[type, ...] = (PureDp, ApproxDp, Zcdp, SamplesPmf)
+CLAIM_TYPES: tuple[type[PureDp], type[ApproxDp], type[Zcdp], type[SamplesPmf]] = (PureDp, ApproxDp, Zcdp, SamplesPmf)
 
 
 def _at_least_zero(name: str, value: object) -> Fraction:

@@ -21,7 +21,9 @@ if TYPE_CHECKING:
 __all__ = ["Domain", "Integer", "Rational"]
 
 
-def _bound_text(low: Fraction | None, high: Fraction | None, low_open: bool, high_open: bool) -> str:
+def _bound_text(
+    low: Fraction | int | str | None, high: Fraction | int | str | None, low_open: bool, high_open: bool
+) -> str:
     left = "(" if low is None or low_open else "["
     right = ")" if high is None or high_open else "]"
     return f"{left}{'-inf' if low is None else _shown(low)}, {'inf' if high is None else _shown(high)}{right}"
@@ -75,7 +77,8 @@ class Rational:
                 object.__setattr__(self, name, as_fraction(f"Rational {name}", value))
         _flag("low_open", self.low_open)
         _flag("high_open", self.high_open)
-        if self.low is not None and self.high is not None and self.low > self.high:  # type: ignore[operator]
+        # the loop above made low and high Fractions (the fields also take an int or a str, parsed there)
+        if self.low is not None and self.high is not None and self.low > self.high:  # type: ignore[operator]  # parsed
             raise InvalidArgument(f"Rational domain is empty: low={_shown(self.low)} > high={_shown(self.high)}.")
         if self.search is not None:
             window = tuple(as_fraction("Rational search", v) for v in _window("Rational", self.search))
@@ -89,15 +92,19 @@ class Rational:
         object.__setattr__(self, "max_denominator", as_int("max_denominator", self.max_denominator, low=1))
 
     def describe(self) -> str:
-        return f"a rational in {_bound_text(self.low, self.high, self.low_open, self.high_open)}"  # type: ignore[arg-type]
+        return f"a rational in {_bound_text(self.low, self.high, self.low_open, self.high_open)}"
 
     def contains(self, value: Fraction) -> bool:
         """Whether the rational ``value`` lies in the domain (a value that is no rational is refused)."""
         value = as_fraction("value", value)
         low, high = self.low, self.high
-        if low is not None and (value < low or (self.low_open and value == low)):  # type: ignore[operator]
+        # low and high are Fractions: __post_init__ parsed them (the fields also take an int or a str)
+        if low is not None and (value < low or (self.low_open and value == low)):  # type: ignore[operator]  # parsed
             return False
-        return not (high is not None and (value > high or (self.high_open and value == high)))  # type: ignore[operator]
+        return not (
+            high is not None  # and then a Fraction, as low above
+            and (value > high or (self.high_open and value == high))  # type: ignore[operator]  # parsed
+        )
 
     def validate(self, name: str, value: object) -> Fraction:
         """``value`` as a Fraction in the domain, or InvalidArgument naming ``name``."""

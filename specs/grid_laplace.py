@@ -63,7 +63,7 @@ class GridLaplaceSpec(NoiseSpec):
     ) -> GridLaplaceSpec:
         """Validate like the sampler: ``q`` an exact rational, ``scale`` and ``step`` rationals
         ``> 0`` (floats refused); ``sensitivity`` is a rational ``> 0``."""
-        return cls(q, scale, step, sensitivity)  # type: ignore[arg-type]
+        return cls(q, scale, step, sensitivity)  # type: ignore[arg-type]  # __post_init__ parses them
 
     def index(self) -> int:
         """The grid index ``m = floor(q/L + 1/2)`` the input snaps to: the nearest grid point,

@@ -141,7 +141,8 @@ def pushforward(pmf: ExactPmf | Mapping[Hashable, Fraction], f: Callable[[Any], 
 
 def _exact_enclosure(low: Any, high: Any) -> tuple[Fraction, Fraction]:
     """The mpmath endpoints as the exact rationals they denote (an ``mpf`` is ``man * 2**exp``)."""
-    return tuple(Fraction(*map(int, to_rational(v._mpf_))) for v in (low, high))  # type: ignore[return-value]
+    # tuple() of a generator is typed tuple[Fraction, ...]; this one has exactly two items, one per endpoint
+    return tuple(Fraction(*map(int, to_rational(v._mpf_))) for v in (low, high))  # type: ignore[return-value]  # a pair
 
 
 def _grid(values: object, step: Fraction) -> tuple[int, ...] | None:
@@ -241,7 +242,7 @@ class VectorLaplaceSpec(_VectorNoise):
 
     @classmethod
     def create(cls, sensitivity: RationalLike, epsilon: RationalLike, step: RationalLike = 1) -> VectorLaplaceSpec:
-        return cls(sensitivity, epsilon, step)  # type: ignore[arg-type]
+        return cls(sensitivity, epsilon, step)  # type: ignore[arg-type]  # __post_init__ parses them
 
     def noise(self) -> DiscreteLaplaceSpec:
         """The noise in grid units: ``Lap_Z(b/L)`` with ``b = s/epsilon``."""
@@ -281,7 +282,7 @@ class VectorGaussianSpec(_VectorNoise):
     def create(
         cls, sigma2: RationalLike, step: RationalLike = 1, sensitivity: RationalLike | None = None
     ) -> VectorGaussianSpec:
-        return cls(sigma2, step, sensitivity)  # type: ignore[arg-type]
+        return cls(sigma2, step, sensitivity)  # type: ignore[arg-type]  # __post_init__ parses them
 
     @classmethod
     def classic(

@@ -241,7 +241,7 @@ class BernoulliExpSpec(NoiseSpec):
     @classmethod
     def create(cls, gamma: RationalLike) -> BernoulliExpSpec:
         """Validate like ``dpverify.samplers.bernoulli.bernoulli_exp``: a rational ``gamma >= 0``."""
-        return cls(gamma)  # type: ignore[arg-type]
+        return cls(gamma)  # type: ignore[arg-type]  # __post_init__ parses it
 
     def run(self, rng: RandomSource) -> bool:
         return bernoulli_exp(self.gamma, _rng(rng))

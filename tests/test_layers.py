@@ -191,3 +191,18 @@ def test_no_module_is_over_the_size_limit(assembled: Path) -> None:
         for module, path in _modules(assembled / "dpverify").items()
     }
     assert {m: n for m, n in sizes.items() if n > MAX_MODULE_LINES} == {}
+
+
+def test_the_tools_name_the_files_git_tracks_not_the_links() -> None:
+    """Imported through ``src/dpverify``'s links, a module is still reported at the file git tracks:
+    by ``check --base``'s source layout and by SARIF's locations."""
+    import dpverify.samplers.bernoulli as imported
+    from dpverify.verify.changes._source_layout import SourceLayout
+    from dpverify.verify.reports._sarif_locations import Locator
+
+    if not (ROOT / ".git").exists() or Path(imported.__file__).parts[-4:-1] != ("src", "dpverify", "samplers"):
+        pytest.skip("needs the git checkout, installed in editable mode (imported through the link)")
+    layout = SourceLayout(ROOT)
+    assert str(layout.relative_path("dpverify.samplers.bernoulli")) == "samplers/bernoulli.py"
+    assert str(layout.locate(imported.__file__)) == "samplers/bernoulli.py"
+    assert Locator(ROOT).uri(imported.__file__, "dpverify.samplers.bernoulli") == ("samplers/bernoulli.py", True)

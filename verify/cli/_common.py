@@ -193,7 +193,7 @@ def _side_digits(text: str) -> tuple[int, bool] | None:
     matches = [_POWER_TERM.fullmatch(term) for term in terms]
     if not all(matches):
         return None
-    factors = [(int(m[1]), int(m[2] or 1)) for m in matches]  # type: ignore[index]
+    factors = [(int(m[1]), int(m[2] or 1)) for m in matches]  # type: ignore[index]  # all(matches) above: no None
     if any(base == 0 for base, _ in factors):
         return 1, True
     estimate = sum(power * math.log10(base) for base, power in factors)

@@ -55,7 +55,7 @@ def need_instance(name: str, value: object, kind: type[T] | tuple[type, ...], wh
     """``value`` if it is a ``kind``; else InvalidArgument ``name must be WHAT; got name=... (TYPE)``."""
     if not isinstance(value, kind):
         raise InvalidArgument(f"{name} must be {what}; got {name}={shown(value)} ({_kind(value)}).")
-    return value  # type: ignore[return-value]
+    return value  # type: ignore[return-value]  # a kind (isinstance above); mypy cannot narrow to T
 
 
 def need_callable(name: str, value: object, what: str = "a callable") -> Callable[..., Any]:

@@ -25,6 +25,7 @@ converge for ``n`` in the millions, so the continued fraction is evaluated here 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -100,7 +101,7 @@ def _betainc_mp(a: int, b: int, x: Fraction) -> Fraction:
         return _mpf_fraction(mpmath.mpf(value))
 
 
-def _root(tail, alpha: float, increasing: bool) -> float:  # type: ignore[no-untyped-def]
+def _root(tail: Callable[[float], float], alpha: float, increasing: bool) -> float:
     """Bisection in floats for ``tail(p) = alpha`` over (0, 1)."""
     low, high = 0.0, 1.0
     for _ in range(200):

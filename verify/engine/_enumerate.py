@@ -265,7 +265,7 @@ class _TreeWalker(RandomSource, EnumeratingSource, trusted=True):
 
     def _procedure_choice(self, index: int) -> Hashable:
         """A procedure call as one choice over its summary's outputs (:mod:`dpverify.verify.engine._summaries`)."""
-        summary = self.summaries.summaries[index]  # type: ignore[union-attr]
+        summary = self.summaries.summaries[index]  # type: ignore[union-attr]  # summaries is set: it gave index
         if summary.certain:
             return summary.outputs[0]
         return self._choose(index, self.renewal)
@@ -281,7 +281,7 @@ class _TreeWalker(RandomSource, EnumeratingSource, trusted=True):
             self._checkpoint(("summary", index), up=3)
         if d >= self.max_depth:
             raise _Cut
-        summary = self.summaries.summaries[index]  # type: ignore[union-attr]
+        summary = self.summaries.summaries[index]  # type: ignore[union-attr]  # summaries is set: it gave index
         if not summary.outputs:
             raise _Cut
         mass = self.mass[d] * summary.floats[0]
@@ -386,7 +386,7 @@ class _TreeWalker(RandomSource, EnumeratingSource, trusted=True):
                 continue
             den_or_none = self.second[d]
             if den_or_none == _SUMMARY:  # a summarised call: branch i returns its i-th output
-                summary = self.summaries.summaries[self.first[d]]  # type: ignore[union-attr]
+                summary = self.summaries.summaries[self.first[d]]  # type: ignore[union-attr]  # set: _SUMMARY above
                 mass = self.mass[d] * summary.floats[index]
                 if mass < self.min_mass:  # outputs come heaviest first: the rest are lighter
                     self.cut += 1
@@ -502,7 +502,8 @@ def _enumerate(
     saved = walker.__dict__
     walker.__dict__ = {}
     try:
-        walker.__init__(max_depth, float(threshold), summaries, renewal, None, scale)  # type: ignore[misc]
+        # re-initialise this very walker on purpose (a fresh __dict__, the old one restored below); it is a _TreeWalker
+        walker.__init__(max_depth, float(threshold), summaries, renewal, None, scale)  # type: ignore[misc]  # see above
         return _walk(sampler, max_paths, walker, procedures)
     finally:
         walker.__dict__ = saved

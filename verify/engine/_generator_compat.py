@@ -58,7 +58,7 @@ from dpverify.verify.engine._random_compat import CPYTHON_FLOAT_BITS
 try:
     import numpy as np
 except ImportError:  # the optional extra; GeneratorCompat refuses to start without it
-    np = None  # type: ignore[assignment]
+    np = None  # type: ignore[assignment]  # numpy is optional: None marks it absent
 
 __all__ = ["NOT_REPLICATED", "GeneratorCompat", "patched_generator"]
 
@@ -423,13 +423,13 @@ class _GeneratorStandIn:
         return getattr(_installed[self._key][0] if compat is None else compat, name)
 
 
-def _stand_in(key: tuple[str, str], original: object) -> object:
+def _stand_in(key: tuple[str, str], original: np.random.Generator | Callable[..., Any]) -> object:
     if isinstance(original, np.random.Generator):
         return _GeneratorStandIn(key)
 
     def factory(*args: Any, **kwargs: Any) -> Any:
         compat = _current(key)
-        return original(*args, **kwargs) if compat is None else compat  # type: ignore[operator]
+        return original(*args, **kwargs) if compat is None else compat
 
     factory.__name__ = factory.__qualname__ = key[1]
     factory.__doc__ = getattr(original, "__doc__", None)

@@ -111,19 +111,35 @@ class LazyUniform:
 
     def __lt__(self, other: object) -> bool:
         c = _threshold(other)
-        return self._draw.below(c - self._offset) if c is not None else self.value() < other  # type: ignore[operator]
+        return (
+            self._draw.below(c - self._offset)
+            if c is not None  # else other is no int or Fraction, so it has no threshold
+            else self.value() < other  # type: ignore[operator]  # other of any type: int's own < decides
+        )
 
     def __ge__(self, other: object) -> bool:
         c = _threshold(other)
-        return not self._draw.below(c - self._offset) if c is not None else self.value() >= other  # type: ignore[operator]
+        return (
+            not self._draw.below(c - self._offset)
+            if c is not None  # else other is no int or Fraction, so it has no threshold
+            else self.value() >= other  # type: ignore[operator]  # other of any type: int's own >= decides
+        )
 
     def __le__(self, other: object) -> bool:  # X <= c  <=>  X < floor(c) + 1
         c = _threshold(-other) if isinstance(other, (int, Fraction)) else None
-        return self._draw.below(-c + 1 - self._offset) if c is not None else self.value() <= other  # type: ignore[operator]
+        return (
+            self._draw.below(-c + 1 - self._offset)
+            if c is not None  # else other is no int or Fraction, so it has no threshold
+            else self.value() <= other  # type: ignore[operator]  # other of any type: int's own <= decides
+        )
 
     def __gt__(self, other: object) -> bool:
         c = _threshold(-other) if isinstance(other, (int, Fraction)) else None
-        return not self._draw.below(-c + 1 - self._offset) if c is not None else self.value() > other  # type: ignore[operator]
+        return (
+            not self._draw.below(-c + 1 - self._offset)
+            if c is not None  # else other is no int or Fraction, so it has no threshold
+            else self.value() > other  # type: ignore[operator]  # other of any type: int's own > decides
+        )
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not int and type(other) is not bool:
@@ -148,14 +164,14 @@ class LazyUniform:
     def __add__(self, other: object) -> Any:
         if type(other) is int:
             return LazyUniform(self._draw.source, 0, _draw=self._draw, _offset=self._offset + other)
-        return self.value() + other  # type: ignore[operator]
+        return self.value() + other  # type: ignore[operator]  # other of any type: int's own + decides
 
     __radd__ = __add__
 
     def __sub__(self, other: object) -> Any:
         if type(other) is int:
             return LazyUniform(self._draw.source, 0, _draw=self._draw, _offset=self._offset - other)
-        return self.value() - other  # type: ignore[operator]
+        return self.value() - other  # type: ignore[operator]  # other of any type: int's own - decides
 
     # -- everything else materialises -------------------------------------------------------------
 

@@ -69,17 +69,19 @@ class _Dispatch:
     """The three primitives every other method of ``random.Random`` draws through, sent to the
     thread's RandomCompat (or, on a thread with none, to the class's own)."""
 
+    # A mixin: in the classes below, super() is random.Random (or SystemRandom), which mypy cannot
+    # see from here, where the next class in the MRO is object.
     def random(self) -> float:
         compat = _current()
-        return super().random() if compat is None else compat.random()  # type: ignore[misc]
+        return super().random() if compat is None else compat.random()  # type: ignore[misc]  # mixin, see above
 
     def getrandbits(self, k: int) -> int:
         compat = _current()
-        return super().getrandbits(k) if compat is None else compat.getrandbits(k)  # type: ignore[misc]
+        return super().getrandbits(k) if compat is None else compat.getrandbits(k)  # type: ignore[misc]  # mixin
 
     def _randbelow(self, n: int) -> int:
         compat = _current()
-        return super()._randbelow(n) if compat is None else compat._randbelow(n)  # type: ignore[misc]
+        return super()._randbelow(n) if compat is None else compat._randbelow(n)  # type: ignore[misc]  # mixin
 
 
 class _DispatchingRandom(_Dispatch, random.Random):
@@ -131,17 +133,20 @@ _DISPATCH_FUNCTIONS = {name: _function(name) for name in _ORIGINAL_FUNCTIONS}
 
 def _install() -> None:
     random._inst.__class__ = _DispatchingRandom
-    secrets._sysrand.__class__ = _DispatchingSystemRandom  # type: ignore[attr-defined]
+    secrets._sysrand.__class__ = _DispatchingSystemRandom  # type: ignore[attr-defined]  # private, not in typeshed
     for name, function in _DISPATCH_FUNCTIONS.items():
         setattr(random, name, function)
-    random.SystemRandom = secrets.SystemRandom = _SystemRandomStandIn  # type: ignore[misc, assignment]
+    # the stdlib class is replaced on purpose by a stand-in, not its subclass, whose metaclass answers
+    # isinstance and issubclass as for the original
+    random.SystemRandom = secrets.SystemRandom = _SystemRandomStandIn  # type: ignore[misc, assignment]  # see above
 
 
 def _uninstall() -> None:
-    random.SystemRandom = secrets.SystemRandom = _ORIGINAL_SYSTEM_RANDOM  # type: ignore[misc]
+    # puts the stdlib class back: mypy refuses any assignment to a class name
+    random.SystemRandom = secrets.SystemRandom = _ORIGINAL_SYSTEM_RANDOM  # type: ignore[misc]  # restore, see above
     for name, function in _ORIGINAL_FUNCTIONS.items():
         setattr(random, name, function)
-    secrets._sysrand.__class__ = _ORIGINAL_SYSTEM_RANDOM  # type: ignore[attr-defined]
+    secrets._sysrand.__class__ = _ORIGINAL_SYSTEM_RANDOM  # type: ignore[attr-defined]  # private, not in typeshed
     random._inst.__class__ = random.Random
 
 

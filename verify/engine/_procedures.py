@@ -114,7 +114,7 @@ class Discovery:
                     self._sites[site] = _called_function(frame)
                 found = self.functions.setdefault(code, set())
                 if self._sites[site] is not None:
-                    found.add(self._sites[site])  # type: ignore[arg-type]
+                    found.add(self._sites[site])  # type: ignore[arg-type]  # not None: checked on the line above
             frame = frame.f_back
         self.always = codes if self.always is None else self.always & codes
 

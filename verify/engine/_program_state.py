@@ -105,7 +105,7 @@ def _analyse(code: types.CodeType) -> _CodeInfo | None:
     offsets = tuple(ins.offset for ins in instructions)
     index = {offset: i for i, offset in enumerate(offsets)}
     handlers: list[tuple[int, int, int, int]] = []
-    for entry in dis._parse_exception_table(code):  # type: ignore[attr-defined]
+    for entry in dis._parse_exception_table(code):  # type: ignore[attr-defined]  # private, not in typeshed
         handlers.append((entry.start, entry.end, index[entry.target], entry.depth + entry.lasti + 1))
     successors: list[list[tuple[int, int]]] = []  # (index, stack effect on that edge)
     for i, ins in enumerate(instructions):
@@ -127,7 +127,7 @@ def _analyse(code: types.CodeType) -> _CodeInfo | None:
     while work:
         i = work.pop()
         for j, effect in successors[i]:
-            after = depth[i] + effect  # type: ignore[operator]
+            after = depth[i] + effect  # type: ignore[operator]  # depth[i] is set before i is queued
             if depth[j] is None:
                 depth[j] = after
                 work.append(j)
@@ -232,10 +232,11 @@ def _call_base(info: _CodeInfo, i: int) -> int:
     """The stack depth before the ``CALL`` at ``i`` started loading its callable.  CPython 3.11
     books the arguments off at ``PRECALL``, later versions at ``CALL`` itself."""
     ins = info.instructions
+    # i is a call the frame is running, so its depth is known, and a call instruction always has an arg
     if ins[i].opname == "CALL_FUNCTION_EX":  # f(*args) or f(*args, **kwargs): the tuple and dict
-        return info.depth[i] - 3 - (ins[i].arg & 1)  # type: ignore[operator]
+        return info.depth[i] - 3 - (ins[i].arg & 1)  # type: ignore[operator]  # set, see above
     precall = i > 0 and ins[i - 1].opname == "PRECALL"
-    return info.depth[i] - 2 - (0 if precall else ins[i].arg)  # type: ignore[operator]
+    return info.depth[i] - 2 - (0 if precall else ins[i].arg)  # type: ignore[operator]  # set, see above
 
 
 def _global(frame: types.FrameType, name: str) -> object:

@@ -190,7 +190,7 @@ class _CaseWork:
             labels = [str(o) for o in outputs]
             xs: list[Any] = list(range(len(outputs)))
         else:
-            outputs.sort()  # type: ignore[call-arg]
+            outputs.sort()  # type: ignore[call-arg]  # ints/Fractions (checked above)
             # every output is an int or a Fraction (checked above)
             labels, xs = None, [float(cast("int | Fraction", o)) for o in outputs]
         self.series["impl"] = {
@@ -210,7 +210,7 @@ class _CaseWork:
         outputs = list(dict.fromkeys([*a, *b]))
         numeric = all(isinstance(o, (int, Fraction)) and not isinstance(o, bool) for o in outputs)
         if numeric:
-            outputs.sort()  # type: ignore[call-arg]
+            outputs.sort()  # type: ignore[call-arg]  # numeric: ints/Fractions
         # numeric: every output is an int or a Fraction
         xs = [float(cast("int | Fraction", o)) for o in outputs] if numeric else list(range(len(outputs)))
         labels = None if numeric else [str(o) for o in outputs]
@@ -393,7 +393,8 @@ class _CaseWork:
             pairs = [(a, b) for a in rows for b in rows if a < b]
         else:
             rows, ideal_rows = code, self._ideal
-            pairs = list(self.spec.input.pairs(self.p, self.instance.inputs))  # type: ignore[union-attr]
+            # spec.input is set exactly when instance.inputs is (_BoundSpec.__init__), and inputs is set here
+            pairs = list(self.spec.input.pairs(self.p, self.instance.inputs))  # type: ignore[union-attr]  # see above
         code_loss = _interval_loss(rows, pairs)
         if code_loss["json"]["epsilon_high"] is None:
             return _na(
@@ -608,12 +609,12 @@ def _output_key(value: Any) -> Hashable:
 
 
 def _shifted(output: Hashable, d: int) -> Hashable:
-    return output + d  # type: ignore[operator]
+    return output + d  # type: ignore[operator]  # a noise sampler's outputs are numbers
 
 
 def _sorted_outputs(outputs: list[Hashable]) -> list[Hashable]:
     try:
-        return sorted(outputs)  # type: ignore[type-var]
+        return sorted(outputs)  # type: ignore[type-var]  # unorderable outputs raise TypeError, caught below
     except TypeError:
         return sorted(outputs, key=repr)
 

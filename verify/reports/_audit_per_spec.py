@@ -287,10 +287,24 @@ def _runs(spec: Spec, case: Case, p: Any, instance: _Instance, seed: int) -> lis
     runs: list[tuple[str, Callable[[], Any], bool]] = []
     if spec.sampler is not None:
         runs.append(("the sampler", lambda: instance.run(q, SeededRandomSource(seed)), True))
+    # spec.pmf, spec.ideal and spec.outputs are checked not None just before each lambda is made (a Spec
+    # is frozen, so they stay so); mypy does not carry the narrowing of an attribute into a lambda
     if spec.pmf is not None:
-        runs.append(("the pmf", lambda: spec.pmf(p) if q is None else spec.pmf(p, q), False))  # type: ignore[misc]
+        runs.append(
+            (
+                "the pmf",
+                lambda: spec.pmf(p) if q is None else spec.pmf(p, q),  # type: ignore[misc]  # not None, see above
+                False,
+            )
+        )
     if spec.ideal is not None and spec.outputs is not None:
-        runs.append(("the ideal PMF", lambda: [spec.ideal(p, o, 30) for o in list(spec.outputs(p))[:3]], False))  # type: ignore[misc]
+        runs.append(
+            (
+                "the ideal PMF",
+                lambda: [spec.ideal(p, o, 30) for o in list(spec.outputs(p))[:3]],  # type: ignore[misc]  # see above
+                False,
+            )
+        )
     runs.append(("the claim", lambda: spec.claim_for(p, case), False))
     return runs
 

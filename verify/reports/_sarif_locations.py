@@ -149,7 +149,7 @@ def definition_region(file: str, qualname: str) -> SourceRegion | None:
     except (OSError, SyntaxError, ValueError):
         return None
     body: list[ast.stmt] = tree.body
-    node: ast.AST | None = None
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | None = None
     for name in (part for part in qualname.split(".") if part != "<locals>"):
         node = next(
             (
@@ -165,8 +165,8 @@ def definition_region(file: str, qualname: str) -> SourceRegion | None:
     if node is None:
         return None
     decorators = getattr(node, "decorator_list", ())
-    start = min([node.lineno, *(d.lineno for d in decorators)])  # type: ignore[attr-defined]
-    return SourceRegion(os.path.realpath(file), start, node.end_lineno or start)  # type: ignore[attr-defined]
+    start = min([node.lineno, *(d.lineno for d in decorators)])
+    return SourceRegion(os.path.realpath(file), start, node.end_lineno or start)
 
 
 def module_of(file: str) -> str | None:

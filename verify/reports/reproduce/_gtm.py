@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from types import ModuleType
 
 from dpverify.specs import GtmSpec
 from dpverify.specs._interval_tools import decimal_text
@@ -149,7 +150,7 @@ def ideal_ratio_rows() -> Part:
     )
 
 
-def _proof_module(name: str) -> object:
+def _proof_module(name: str) -> ModuleType:
     # proofs/ builds on verify/; the application reads it lazily, as the CLI does
     from dpverify.proofs import gtm_ideal_ratio, theorem_6_1, theorem_6_2, theorem_7_1
 
@@ -194,7 +195,7 @@ def proof_row(name: str) -> Part:
     """Discharge one proof module again (Z3, every lemma it rests on included)."""
     row_id, quantity, where, stated = _PROOFS[name]
     module = _proof_module(name)
-    result = module.prove()  # type: ignore[attr-defined]
+    result = module.prove()
     obligations = len(getattr(module, "REQUIRES", ())) + len(getattr(module, "THEOREMS", (None,)))
     recomputed = (
         f"{result.verdict.value} by Z3 for all parameters ({obligations} obligations: the theorem and the "

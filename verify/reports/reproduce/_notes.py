@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+from collections.abc import Callable
 from fractions import Fraction
 
 from mpmath import iv
@@ -40,8 +41,8 @@ BUDGETS = (("ln 2", Fraction(2)), ("ln 1.1", Fraction(11, 10)), ("ln 5", Fractio
 TRUE, NEIGHBOUR = 1000, 999
 
 
-def _certified(compute: object, digits: int = 10) -> str:
-    return certified_text(*enclose(compute, 25), digits)  # type: ignore[arg-type]
+def _certified(compute: Callable[[], iv.mpf], digits: int = 10) -> str:
+    return certified_text(*enclose(compute, 25), digits)
 
 
 # --- definitions -----------------------------------------------------------------------------------
@@ -140,12 +141,12 @@ def definition_rows() -> Part:
 def sensitivity_rows() -> Part:
     """Examples 21.3 and 21.4 by enumeration (neighbours: one row changed, the notes' convention)."""
 
-    def sensitivity(query: object, values: range, rows: int = 3) -> int:
+    def sensitivity(query: Callable[[tuple[int, ...]], int], values: range, rows: int = 3) -> int:
         worst = 0
         for database in itertools.product(values, repeat=rows):
             for i, v in itertools.product(range(rows), values):
                 other = (*database[:i], v, *database[i + 1 :])
-                worst = max(worst, abs(query(database) - query(other)))  # type: ignore[operator]
+                worst = max(worst, abs(query(database) - query(other)))
         return worst
 
     count = sensitivity(lambda X: sum(1 for x in X if x >= 1), range(3))
