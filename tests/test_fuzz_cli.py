@@ -53,7 +53,7 @@ def _stub_measure(targets: object, mutants: Sequence[Any], options: object, **kw
 def _stub_survey(names: Sequence[str], budget: Any, **kwargs: Any) -> dict[str, Any]:
     """``survey``'s environments and audits: an empty document (building environments needs the network)."""
     return {
-        "schema": "dpverify.survey/1",
+        "schema": "dpverify.survey/2",
         "command": kwargs.get("command", ""),
         "seed": budget.seed,
         "samples_per_input": budget.samples,

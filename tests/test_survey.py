@@ -20,7 +20,7 @@ BUDGET = Budget(seed=3, samples=400, time_limit=60)
 
 def _validate(document: dict[str, object]) -> None:
     jsonschema = pytest.importorskip("jsonschema")
-    schema = json.loads((ROOT / "schemas" / "survey-1.schema.json").read_text())
+    schema = json.loads((ROOT / "schemas" / "survey-2.schema.json").read_text())
     jsonschema.Draft202012Validator(schema).validate(document)
 
 

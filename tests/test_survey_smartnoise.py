@@ -16,7 +16,8 @@ BUDGET = Budget(seed=7, samples=4000, time_limit=120)
 def test_the_module_declares_its_rows_and_exact_claims_without_importing_snsql() -> None:
     rows = _lib_smartnoise.primitives()
     assert len({row.name for row in rows}) == len(rows)
-    assert [row.method for row in rows] == ["black box", "black box", "exact at k bits", "black box"]
+    # the set union's Laplace is not among them: the library releases the set of items, not the noisy weight
+    assert [row.method for row in rows] == ["black box", "black box"]
     assert _lib_smartnoise.LIBRARY.module == "snsql" and _lib_smartnoise.LIBRARY.requirements == (
         "smartnoise-sql==1.0.10",
     )
@@ -40,11 +41,9 @@ def test_the_set_unions_laplace_is_enumerated_exactly_and_leaks() -> None:
     assert {witness["p"], witness["p_prime"]} == {"0", "1/256"}
 
 
-def test_opendps_laplace_is_not_refuted_and_the_set_unions_laplace_is_violated() -> None:
+def test_opendps_laplace_is_not_refuted() -> None:
     pytest.importorskip("snsql")
     rows = {(row.name, row.method): row for row in _lib_smartnoise.primitives()}
     opendp = rows[("sql._mechanisms.Laplace.release", "black box")].audit(BUDGET)
     # a sampler that meets its claim is reported violated with probability at most 10^-6
     assert opendp.verdict == "not refuted"
-    dpsu = rows[("sql._mechanisms.rand.laplace (the set union's noise, full precision)", "black box")].audit(BUDGET)
-    assert dpsu.verdict == "violated" and "float structure" in dpsu.evidence

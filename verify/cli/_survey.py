@@ -89,7 +89,11 @@ def add_survey_parser(commands: Any) -> None:
         help=f"only this library (repeatable): {', '.join(LIBRARIES)} (default: all)",
     )
     survey.add_argument(
-        "--out", default="docs", metavar="DIR", help="write DIR/ecosystem.md and DIR/ecosystem.json (default docs)"
+        "--out",
+        default="dpverify-survey",
+        metavar="DIR",
+        help="write DIR/ecosystem.md and DIR/ecosystem.json (default dpverify-survey; the project's own table is "
+        "docs/ecosystem.md, regenerated with --out docs)",
     )
     survey.add_argument(
         "--here",

@@ -34,11 +34,13 @@ def primitives() -> list[Primitive]:
             "black box",
             black_box_audit(OPENDP_DGAUSS, OPENDP_DGAUSS.cases[0]),
         ),
+        # At scale 2^31 an i32 output saturates at +-2^31: OpenDP documents that saturating cast (a
+        # post-processing with its own proof), so the unsaturated law is no contract of the library's.
         Primitive(
             "make_gaussian (T=i32)",
             "discrete Gaussian",
-            "scale=2^31, inputs 0 and 1",
+            "scale=2, inputs 0 and 1 (far from the saturating cast at +-2^31)",
             "black box",
-            black_box_audit(OPENDP_DGAUSS_I32, OPENDP_DGAUSS_I32.cases[1]),
+            black_box_audit(OPENDP_DGAUSS_I32, OPENDP_DGAUSS_I32.cases[0]),
         ),
     ]

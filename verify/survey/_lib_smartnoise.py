@@ -201,18 +201,6 @@ def primitives() -> list[Primitive]:
             "black box",
             black_box_audit(SMARTNOISE_GAUSSIAN, SMARTNOISE_GAUSSIAN.cases[0]),
         ),
-        Primitive(
-            "sql._mechanisms.rand.laplace (the set union's noise)",
-            "Laplace",
-            "scale=1 (dpsu at epsilon=1), x + noise in doubles for x in {0, 1}; claim 1-DP",
-            "exact at k bits",
-            _dpsu_audit,
-        ),
-        Primitive(
-            "sql._mechanisms.rand.laplace (the set union's noise, full precision)",
-            "Laplace",
-            "scale=1, x + noise in doubles for x in {0, 1}, random.SystemRandom at full precision; claim 1-DP",
-            "black box",
-            black_box_audit(SMARTNOISE_DPSU_LAPLACE, SMARTNOISE_DPSU_LAPLACE.cases[0]),
-        ),
+        # Not the set union's Laplace: dpsu.policy_laplace only compares the noisy weight with rho and
+        # releases the set of items kept, so the noisy weight is no release to audit (docs/findings.md).
     ]

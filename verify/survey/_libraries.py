@@ -11,8 +11,8 @@ from dpverify.samplers._rational import shown
 
 __all__ = ["EXTRAS", "LIBRARIES", "SURVEY_SCHEMA", "library_module"]
 
-#: The survey document's schema id (``schemas/survey-1.schema.json``).
-SURVEY_SCHEMA = "dpverify.survey/1"
+#: The survey document's schema id (``schemas/survey-2.schema.json``).
+SURVEY_SCHEMA = "dpverify.survey/2"
 
 #: Each library's module in this package, in the table's order.
 LIBRARIES: dict[str, str] = {

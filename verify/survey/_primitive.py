@@ -11,8 +11,9 @@ An audit returns a :class:`Finding`: the verdict and what it rests on, in one li
 Its method says how much that is worth:
 
 - ``exact enumeration``: the code runs on dpverify's enumerating source, so the law is exact;
-- ``exact at k bits``: the same, with ``random()`` on a grid of ``2**-k`` (the verdict holds for
-  that precision, and says so);
+- ``exact at k bits``: the same, with ``random()`` on a grid of ``2**-k``; at ``k`` = 53, the
+  generator itself, and below it a model (``model at k bits``), whose findings are never a
+  violation of the library (:mod:`~dpverify.verify.survey._rules`);
 - ``black box``: the library draws its own randomness; the verdict is statistical, with the
   false-positive rate bounded non-asymptotically (a certified lower bound on epsilon at a stated
   confidence, or a distribution test at a stated beta).
@@ -29,7 +30,7 @@ from dpverify.specs._api import Case, Spec
 __all__ = ["METHODS", "VERDICTS", "Budget", "Finding", "Library", "Primitive", "black_box_audit", "black_box_primitive"]
 
 #: How an audit reaches its verdict (the table's "method" column).
-METHODS = ("exact enumeration", "exact at k bits", "black box")
+METHODS = ("exact enumeration", "exact at k bits", "model at k bits", "black box")
 #: An audit's verdicts: ``not refuted`` is a black box's pass (its tests at their stated rates found
 #: no violation), which is never a proof.
 VERDICTS = ("proved", "violated", "inconclusive", "not refuted")

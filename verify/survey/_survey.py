@@ -1,5 +1,6 @@
 """``dpverify survey``: every known library audited in its own environment, into one document
-(``dpverify.survey/1``, ``schemas/survey-1.schema.json``) and its Markdown table.
+(``dpverify.survey/2``, ``schemas/survey-2.schema.json``) and its Markdown table.  Every row is
+held to what a row about someone else's library may claim (:mod:`~dpverify.verify.survey._rules`).
 
 Each library is skipped, with the reason and the extra that installs it, when its environment
 cannot be built, when it does not import, or (``here``) when it is not installed where dpverify
@@ -20,6 +21,7 @@ from typing import Any, cast
 from dpverify.verify.survey._environments import EnvironmentFailed, environment
 from dpverify.verify.survey._libraries import EXTRAS, LIBRARIES, SURVEY_SCHEMA, library_module
 from dpverify.verify.survey._primitive import Budget, Library
+from dpverify.verify.survey._rules import published
 from dpverify.verify.survey._worker import audit_library
 
 __all__ = ["SURVEY_SCHEMA", "markdown", "run_survey"]
@@ -77,7 +79,7 @@ def run_survey(
             "about": library.about,
             "requirements": list(library.requirements),
             "install": _install_hint(library),
-            "environment": "this one" if here else str(root / library.name),
+            "environment": "this one" if here else "own",
         }
         if progress is not None:
             progress(f"{name}: {'auditing here' if here else 'building its environment'}")
@@ -96,15 +98,17 @@ def run_survey(
                 result = _worker_in(python, name, budget, len(module.primitives()))
         entry.update({"version": None, "rows": [], **result, "seconds": round(time.monotonic() - started, 1)})
         libraries.append(entry)
-    return {
-        "schema": SURVEY_SCHEMA,
-        "command": command,
-        "seed": budget.seed,
-        "samples_per_input": budget.samples,
-        "time_limit": budget.time_limit,
-        "python": sys.version.split()[0],
-        "libraries": libraries,
-    }
+    return published(
+        {
+            "schema": SURVEY_SCHEMA,
+            "command": command,
+            "seed": budget.seed,
+            "samples_per_input": budget.samples,
+            "time_limit": budget.time_limit,
+            "python": sys.version.split()[0],
+            "libraries": libraries,
+        }
+    )
 
 
 def _cell(text: object) -> str:
@@ -127,11 +131,12 @@ def markdown(document: dict[str, Any]) -> str:
         f"{document['samples_per_input']} draws per input for a black box, Python {document['python']}).",
         "",
         "Methods: *exact enumeration* runs the library's code on dpverify's enumerating source, so the law is "
-        "exact; *exact at k bits* does the same with `random()` on a grid of 2^-k, and the verdict holds at "
-        "that precision; *black box* is statistical, with the false-positive rate bounded non-asymptotically "
+        "exact; *exact at k bits* does the same with `random()` at its full 53 bits; *model at k bits* uses a "
+        "grid of 2^-k with k < 53, which is not the library's generator, so its findings are never a violation "
+        "of the library; *black box* is statistical, with the false-positive rate bounded non-asymptotically "
         "(the evidence states the bound and the confidence), so a black box that passes is *not refuted*, never "
         "proved. A proof within a tolerance says *within U*: the code's and the ideal probability differ by at "
-        "most U at every output.",
+        "most U at every output, and a row is proved only at U <= 10^-6.",
         "",
         "| library | version | primitive | mechanism | parameters | method | verdict | evidence | seconds |",
         "|---|---|---|---|---|---|---|---|---|",

@@ -36,7 +36,7 @@ def audit_library(name: str, budget: Budget) -> dict[str, Any]:
     "rows"}``, or ``{"status": "skipped", "reason"}`` when the library does not import."""
     module = library_module(name)
     library: Library = module.LIBRARY
-    here = {"python": platform.python_version(), "interpreter": sys.executable}
+    here = {"python": platform.python_version()}
     try:
         importlib.import_module(library.module)
     except Exception as error:  # noqa: BLE001 - a library that does not import is skipped, with the reason

@@ -1,0 +1,82 @@
+"""What a survey row may claim about someone else's library (verify/survey/_rules.py): a model at
+fewer than 53 bits is never a violation, a bounded proof is a proof only at U <= 10^-6, and the
+published document names no path of the machine that made it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dpverify.verify.survey._rules import judged, published
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _row(method: str, verdict: str, **details: Any) -> dict[str, Any]:
+    return {
+        "primitive": "p",
+        "mechanism": "m",
+        "parameters": "",
+        "method": method,
+        "verdict": verdict,
+        "evidence": "infinite privacy loss at q=1",
+        "details": details,
+        "seconds": 1.0,
+    }
+
+
+@pytest.mark.parametrize("bits", [4, 16, 52])
+def test_a_model_below_full_precision_is_never_a_violation(bits: int) -> None:
+    row = judged(_row("exact at k bits", "violated", bits=bits))
+    assert row["method"] == "model at k bits" and row["verdict"] == "inconclusive"
+    assert row["evidence"].startswith(f"a model at {bits} bits, not the release")
+    assert row["evidence"].endswith("infinite privacy loss at q=1")  # the model's finding is kept
+
+
+def test_random_at_its_full_53_bits_is_the_generator_and_its_violation_stands() -> None:
+    row = _row("exact at k bits", "violated", bits=53)
+    assert judged(row) == row
+
+
+@pytest.mark.parametrize(
+    ("within", "verdict"),
+    [("31/125", "inconclusive"), ("1/1000001", "proved"), ("1/1000000", "proved"), ("1/999999", "inconclusive")],
+)
+def test_a_bounded_proof_counts_only_within_the_default_max_unexplored(within: str, verdict: str) -> None:
+    row = judged(_row("exact enumeration", "proved", check={"within": within, "within_decimal": "x"}))
+    assert row["verdict"] == verdict
+    if verdict == "inconclusive":
+        assert row["evidence"].startswith("no proof: the law was bounded only within U = x")
+
+
+def test_the_published_document_holds_no_path_of_this_machine() -> None:
+    document = {
+        "libraries": [
+            {
+                "name": "a",
+                "environment": "/tmp/venvs/a",
+                "interpreter": "/tmp/venvs/a/bin/python",
+                "rows": [_row("exact at k bits", "violated", bits=4)],
+            },
+            {"name": "b", "environment": "this one", "rows": []},
+        ]
+    }
+    out = published(document)
+    assert [lib["environment"] for lib in out["libraries"]] == ["own", "this one"]
+    assert "interpreter" not in out["libraries"][0] and "/tmp" not in json.dumps(out)
+    assert document["libraries"][0]["environment"] == "/tmp/venvs/a"  # the input is left as it was
+
+
+def test_the_committed_table_obeys_the_rules() -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    document = json.loads((ROOT / "docs" / "ecosystem.json").read_text())
+    jsonschema.validate(document, json.loads((ROOT / "schemas" / "survey-2.schema.json").read_text()))
+    rows = [row for library in document["libraries"] for row in library["rows"]]
+    assert all(judged(row) == row for row in rows)
+    assert not any(row["method"] == "model at k bits" and row["verdict"] == "violated" for row in rows)
+    assert not any("set union" in row["primitive"] for row in rows)  # withdrawn: not what the library releases
+    text = (ROOT / "docs" / "ecosystem.json").read_text()
+    assert "/tmp/" not in text and "/home/" not in text and "/root/" not in text
