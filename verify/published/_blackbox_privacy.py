@@ -23,13 +23,13 @@ from collections.abc import Hashable, Sequence
 from fractions import Fraction
 from typing import Any
 
-import mpmath
 from mpmath import iv
 
 from dpverify.samplers import InvalidArgument, as_open_unit_interval
 from dpverify.samplers._rational import RationalLike, shown
 from dpverify.specs._claims import ApproxDp, Claim, PureDp, Zcdp
 from dpverify.specs._enclosure import interval_precision, iv_rational
+from dpverify.specs._interval_tools import iv_lower, iv_upper
 from dpverify.verify.engine._clopper_pearson import clopper_pearson_lower, clopper_pearson_upper
 from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text, json_value
 from dpverify.verify.engine._statistics import _mpf_fraction
@@ -54,7 +54,7 @@ _ORDERS = tuple(Fraction(a) for a in ("5/4", "3/2", 2, 3, 4, 6, 8, 12, 16, 24, 3
 
 def _log_lower(value: iv.mpf) -> Fraction:
     """The lower end of an interval, as an exact Fraction."""
-    return _mpf_fraction(mpmath.mpf(value.a))
+    return _mpf_fraction(iv_lower(value))  # the exact end: mpmath.mpf() would round it to 53 bits, either way
 
 
 def _epsilon_lower(low: Fraction, high: Fraction, delta: Fraction = Fraction(0)) -> Fraction | None:
@@ -64,6 +64,27 @@ def _epsilon_lower(low: Fraction, high: Fraction, delta: Fraction = Fraction(0))
         return None
     with interval_precision(128):
         return _log_lower(iv.log(iv_rational(low - delta) / iv_rational(high)))
+
+
+def _delta_lower(low: Fraction, high: Fraction, epsilon: Fraction | None, alpha: Fraction | None = None) -> Fraction:
+    """A rational ``<= low - e^epsilon * high``, the delta the event certifies at ``epsilon``
+    (``alpha`` = e^-epsilon exactly, when the claim gives it; then the bound is exact).  The event E
+    has ``P(E | q) >= low`` and ``P(E | q') <= high``, and (epsilon, delta)-DP needs
+    ``P(E | q) <= e^epsilon P(E | q') + delta``."""
+    if alpha is not None:
+        return low - high / alpha
+    assert epsilon is not None
+    with interval_precision(128):
+        growth = _mpf_fraction(iv_upper(iv.exp(iv_rational(epsilon))))  # an upper end: delta stays a lower bound
+    return low - growth * high
+
+
+def _delta_text(delta: Fraction) -> str:
+    """``0.0381`` for a lower bound on delta: 3 significant digits, rounded down; ``0`` for none."""
+    if delta <= 0:
+        return "0"
+    digits = max(3, 3 - math.floor(math.log10(delta)))
+    return _decimal(delta, digits).rstrip("0").rstrip(".")
 
 
 def _binary_renyi_lower(low: Fraction, high: Fraction, order: Fraction) -> Fraction:
@@ -266,6 +287,11 @@ def check_black_box_privacy_search(
     )
 
 
+def _record_delta(evidence: dict[str, Any], delta: Fraction) -> None:
+    evidence["delta_lower_bound_at_epsilon"] = fraction_text(max(delta, Fraction(0)))
+    evidence["delta_lower_bound_at_epsilon_decimal"] = _delta_text(delta)
+
+
 def _search_evidence(
     found: Search,
     inputs: Sequence[Hashable],
@@ -296,20 +322,31 @@ def _claim_text(claim: Claim) -> str:
 def _against_claim(
     claim: Claim, low: Fraction, high: Fraction, eps: Fraction | None, evidence: dict[str, Any]
 ) -> tuple[str, str, bool]:
-    """``(claimed, bound, violated)`` for the claim's own parameter."""
+    """``(claimed, bound, violated)`` for the claim's own parameter.  For pure and approximate DP the
+    bound names both the certified epsilon at the claimed delta and the certified delta at the
+    claimed epsilon, from the same two held-out bounds: the second shows a defect whose delta is
+    large where the first is capped by the sample size (they exceed the claim together)."""
     eps_text = "epsilon >= " + ("-inf" if eps is None else _decimal(eps))
     if isinstance(claim, PureDp):
-        if claim.alpha is not None:  # e^-eps = alpha exactly: low * alpha > high is exact
-            violated = low * Fraction(claim.alpha) > high
-            return f"alpha = e^-epsilon = {claim.alpha}", eps_text, violated
-        assert claim.epsilon is not None  # PureDp holds exactly one of alpha and epsilon
-        epsilon = Fraction(claim.epsilon)
-        return f"epsilon = {epsilon}", eps_text, eps is not None and eps > epsilon
+        alpha = None if claim.alpha is None else Fraction(claim.alpha)
+        epsilon = None if claim.epsilon is None else Fraction(claim.epsilon)
+        delta_low = _delta_lower(low, high, epsilon, alpha)
+        _record_delta(evidence, delta_low)
+        at = f"alpha = {alpha}" if alpha is not None else f"epsilon = {epsilon}"
+        text = f"{eps_text}, delta >= {_delta_text(delta_low)} at {at}"
+        if alpha is not None:  # e^-eps = alpha exactly: low * alpha > high is exact
+            return f"alpha = e^-epsilon = {alpha}", text, low * alpha > high
+        return f"epsilon = {epsilon}", text, eps is not None and epsilon is not None and eps > epsilon
     if isinstance(claim, ApproxDp):
         delta = Fraction(claim.delta)
         bound = _epsilon_lower(low, high, delta)
         evidence["epsilon_lower_bound_at_delta"] = None if bound is None else _decimal(bound)
-        text = "epsilon >= " + ("-inf" if bound is None else _decimal(bound)) + f" at delta = {delta}"
+        delta_low = _delta_lower(low, high, Fraction(claim.epsilon))
+        _record_delta(evidence, delta_low)
+        text = (
+            "epsilon >= " + ("-inf" if bound is None else _decimal(bound)) + f" at delta = {delta}, "
+            f"delta >= {_delta_text(delta_low)} at epsilon = {claim.epsilon}"
+        )
         return (
             f"epsilon = {claim.epsilon} at delta = {delta}",
             text,

@@ -27,14 +27,13 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-import mpmath
 from mpmath import iv
 
 from dpverify.specs._api import Spec
 from dpverify.specs._claims import ApproxDp, Claim, PureDp, Zcdp
 from dpverify.specs._enclosure import interval_precision, iv_rational
 from dpverify.specs._interval_tools import decimal_text as rounded_text
-from dpverify.specs._interval_tools import mpf_decimal
+from dpverify.specs._interval_tools import iv_upper, mpf_decimal
 from dpverify.verify.engine._results import epsilon_of, fraction_text, json_value
 from dpverify.verify.engine._text import _decimal as decimal_text
 from dpverify.verify.privacy._ratio import PrivacyLoss, tightest_alpha
@@ -114,7 +113,7 @@ def _loss_upper(a: tuple[Fraction, Fraction], b: tuple[Fraction, Fraction]) -> A
     """A certified upper bound (an mpf) on ``ln(P/P')`` from ``P in a``, ``P' in b`` with ``b[0] > 0``."""
     with interval_precision(80):
         upper = (iv.log(iv_rational(a[1])) - iv.log(iv_rational(b[0]))) if a[1] > 0 else None
-        return None if upper is None else mpmath.mpf(upper.b)
+        return None if upper is None else iv_upper(upper)  # the exact end: mpmath.mpf() would round it
 
 
 def _interval_loss(
