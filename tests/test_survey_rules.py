@@ -80,3 +80,33 @@ def test_the_committed_table_obeys_the_rules() -> None:
     assert not any("set union" in row["primitive"] for row in rows)  # withdrawn: not what the library releases
     text = (ROOT / "docs" / "ecosystem.json").read_text()
     assert "/tmp/" not in text and "/home/" not in text and "/root/" not in text
+
+
+def test_a_black_box_says_where_its_draws_come_from() -> None:
+    from dpverify.verify.survey._primitive import Finding, Primitive
+
+    def audit(budget: Any) -> Finding:
+        return Finding("not refuted", "")
+
+    assert Primitive("p", "m", "", "black box", audit).draws_from == "OS entropy"
+    assert Primitive("p", "m", "", "exact enumeration", audit).draws_from == "enumerated"
+    assert Primitive("p", "m", "", "black box", audit, randomness="seeded").draws_from == "seeded"
+    with pytest.raises(ValueError, match="randomness must be one of"):
+        Primitive("p", "m", "", "black box", audit, randomness="lucky")
+
+
+def test_a_seeded_black_box_gives_the_same_counts_for_one_seed() -> None:
+    pytest.importorskip("numpy")
+    from dpverify.verify.survey import _lib_numpy
+    from dpverify.verify.survey._primitive import Budget
+
+    [primitive] = _lib_numpy.primitives()
+    assert primitive.draws_from == "seeded"
+
+    def counts(seed: int) -> list[Any]:
+        finding = primitive.audit(Budget(seed=seed, samples=4000, time_limit=120))
+        return [check["evidence"].get("held_out_counts") for check in finding.details["checks"]]
+
+    first = counts(5)
+    assert first == counts(5) and any(first)
+    assert counts(6) != first  # the seed reaches the draws

@@ -136,6 +136,7 @@ def primitives() -> list[Primitive]:
                 f"std = noise_multiplier * max_grad_norm = 1, max_grad_norm = 1, {shape}; claim 1/2-zCDP",
                 "black box",
                 black_box_audit(OPACUS_GAUSSIAN, case),
+                randomness="seeded",  # a torch.Generator seeded from Python's random, which each draw process seeds
             )
         )
     return rows

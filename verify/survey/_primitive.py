@@ -27,8 +27,24 @@ from typing import Any
 
 from dpverify.specs._api import Case, Spec
 
-__all__ = ["METHODS", "VERDICTS", "Budget", "Finding", "Library", "Primitive", "black_box_audit", "black_box_primitive"]
+__all__ = [
+    "METHODS",
+    "RANDOMNESS",
+    "VERDICTS",
+    "Budget",
+    "Finding",
+    "Library",
+    "Primitive",
+    "black_box_audit",
+    "black_box_primitive",
+]
 
+#: Where an audit's draws come from: ``enumerated`` (dpverify's enumerating source, nothing random),
+#: ``seeded`` (a black box whose library draws from Python's ``random`` or numpy's global generator,
+#: which each draw process seeds from ``--seed``, so a seed reproduces its counts), ``OS entropy``
+#: (native code or an unseeded generator: the counts differ from run to run, and only the
+#: certified bounds mean anything).
+RANDOMNESS = ("enumerated", "seeded", "OS entropy")
 #: How an audit reaches its verdict (the table's "method" column).
 METHODS = ("exact enumeration", "exact at k bits", "model at k bits", "black box")
 #: An audit's verdicts: ``not refuted`` is a black box's pass (its tests at their stated rates found
@@ -83,10 +99,21 @@ class Primitive:
     parameters: str
     method: str
     audit: Callable[[Budget], Finding] = field(repr=False, compare=False)
+    #: One of :data:`RANDOMNESS`; None: ``OS entropy`` for a black box, ``enumerated`` otherwise.
+    randomness: str | None = None
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {', '.join(METHODS)}; got method={self.method!r}.")
+        if self.randomness is not None and self.randomness not in RANDOMNESS:
+            raise ValueError(f"randomness must be one of {', '.join(RANDOMNESS)}; got randomness={self.randomness!r}.")
+
+    @property
+    def draws_from(self) -> str:
+        """Where the audit's draws come from (:data:`RANDOMNESS`)."""
+        if self.randomness is not None:
+            return self.randomness
+        return "OS entropy" if self.method == "black box" else "enumerated"
 
 
 def black_box_audit(spec: Spec, case: Case) -> Callable[[Budget], Finding]:

@@ -115,6 +115,13 @@ def _cell(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def _method(row: dict[str, Any]) -> str:
+    """The method, and for a black box where its draws came from."""
+    if row["method"] != "black box":
+        return str(row["method"])
+    return "black box, seeded" if row.get("randomness") == "seeded" else "black box, OS entropy: bounds only"
+
+
 def _verdict(row: dict[str, Any]) -> str:
     """The verdict as the table shows it: a proof within a tolerance says so, with its ``U``."""
     within = row["details"].get("check", {}).get("within_decimal") if isinstance(row["details"], dict) else None
@@ -135,8 +142,10 @@ def markdown(document: dict[str, Any]) -> str:
         "grid of 2^-k with k < 53, which is not the library's generator, so its findings are never a violation "
         "of the library; *black box* is statistical, with the false-positive rate bounded non-asymptotically "
         "(the evidence states the bound and the confidence), so a black box that passes is *not refuted*, never "
-        "proved. A proof within a tolerance says *within U*: the code's and the ideal probability differ by at "
-        "most U at every output, and a row is proved only at U <= 10^-6.",
+        "proved; a *seeded* black box's counts are reproduced by the seed, while one that draws from *OS "
+        "entropy* (native code, an unseeded generator) gives other counts on every run, and only its certified "
+        "bounds are to be quoted. A proof within a tolerance says *within U*: the code's and the ideal "
+        "probability differ by at most U at every output, and a row is proved only at U <= 10^-6.",
         "",
         "| library | version | primitive | mechanism | parameters | method | verdict | evidence | seconds |",
         "|---|---|---|---|---|---|---|---|---|",
@@ -154,7 +163,7 @@ def markdown(document: dict[str, Any]) -> str:
                         row["primitive"],
                         row["mechanism"],
                         row["parameters"],
-                        row["method"],
+                        _method(row),
                         _verdict(row),
                         evidence,
                         row["seconds"],

@@ -64,6 +64,7 @@ def audit_library(name: str, budget: Budget) -> dict[str, Any]:
                 "mechanism": primitive.mechanism,
                 "parameters": primitive.parameters,
                 "method": primitive.method,
+                "randomness": primitive.draws_from,
                 "verdict": finding.verdict,
                 "evidence": finding.evidence,
                 "details": finding.details,
