@@ -22,7 +22,7 @@ import traceback
 from collections.abc import Sequence
 
 from dpverify import _channel
-from dpverify._supervisor import check_failure_reports, supervise
+from dpverify._supervisor import check_failure_reports, supervise, write_reports
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -101,17 +101,4 @@ def _unimportable(error: Exception, arguments: list[str]) -> int:
         reason,
         {"error": type(error).__name__, "message": message, "where": where},
     )
-    for option, path, text in outputs:
-        if path == "-":
-            sys.stdout.write(text)
-            continue
-        try:
-            with open(path, "w", encoding="utf-8") as out:
-                out.write(text)
-        except OSError as problem:
-            print(
-                f"dpverify: error: {option} could not be written: {option}={path!r}: {problem.strerror}",
-                file=sys.stderr,
-            )
-            return 2
-    return 1
+    return 1 if write_reports(outputs, sys.stdout.write, sys.stderr.write) else 2

@@ -41,7 +41,7 @@ from dpverify._channel import CHANNEL_ENV, TTY_ENV
 from dpverify._check_schema import CHECK_SCHEMA
 from dpverify._junit import FAILURE, JunitCase, JunitSuite, junit_xml
 
-__all__ = ["GATE_COMMANDS", "check_failure_reports", "grace", "option_path", "supervise"]
+__all__ = ["GATE_COMMANDS", "check_failure_reports", "ended", "grace", "option_path", "supervise", "write_reports"]
 
 #: The commands whose exit code is a gate's verdict: one whose reader stopped reading reached no verdict.
 GATE_COMMANDS = frozenset({"check", "mutate", "prove"})
@@ -341,11 +341,9 @@ def _decide(arguments: list[str], run: _Run, status: int, out: _Output) -> int:
         summary = run.killed
     elif run.crash is not None:
         summary = f"the checking process stopped {run.running()}: {run.crash}"
-    elif status < 0:
-        name = signal.Signals(-status).name if -status in signal.valid_signals() else f"signal {-status}"
-        summary = f"the sampler's process was killed by {name} {run.running()}"
     else:
-        summary = f"the sampler exited the process with status {status} {run.running()}, before every verdict was in"
+        summary = f"{ended(status)} {run.running()}"
+        summary += "" if status < 0 else ", before every verdict was in"
     not_decided = (
         f"; {run.planned - run.verdicts} of {run.planned} planned case(s) got no verdict"
         if run.planned is not None and run.verdicts < run.planned
@@ -359,21 +357,37 @@ def _decide(arguments: list[str], run: _Run, status: int, out: _Output) -> int:
     return 1
 
 
+def ended(status: int) -> str:
+    """How a process that owed a verdict ended, from its exit status (negative: the signal)."""
+    if status < 0:
+        name = signal.Signals(-status).name if -status in signal.valid_signals() else f"signal {-status}"
+        return f"the sampler's process was killed by {name}"
+    return f"the sampler exited the process with status {status}"
+
+
 def _check_reports(arguments: list[str], summary: str, out: _Output) -> None:
     """``check``'s JSON and JUnit when its child ended without writing them: one inconclusive
     repository check, ``supervision``."""
     reason = "the process that ran user code ended before it had reported every verdict"
-    for option, path, text in check_failure_reports(
-        arguments[1:], "supervision", "inconclusive", summary, reason, {"summary": summary}
-    ):
+    reports = check_failure_reports(arguments[1:], "supervision", "inconclusive", summary, reason, {"summary": summary})
+    write_reports(reports, out.out, out.err)
+
+
+def write_reports(reports: list[tuple[str, str, str]], stdout: Any, stderr: Any) -> bool:
+    """Write each ``(option, path, text)``: ``-`` through ``stdout(text)``, a path to its file; a
+    file that cannot be written is one line through ``stderr``.  Whether every one was written."""
+    written = True
+    for option, path, text in reports:
         if path == "-":
-            out.out(text)
+            stdout(text)
             continue
         try:
             with open(path, "w", encoding="utf-8") as handle:
                 handle.write(text)
         except OSError as problem:
-            out.err(f"dpverify: error: {option} could not be written: {option}={path!r}: {problem.strerror}\n")
+            stderr(f"dpverify: error: {option} could not be written: {option}={path!r}: {problem.strerror}\n")
+            written = False
+    return written
 
 
 def check_failure_reports(

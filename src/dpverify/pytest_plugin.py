@@ -399,7 +399,7 @@ def isolated(run: Callable[[], str | None], *, seconds: float, what: str) -> str
     this item, never of the pytest run.  The child is killed with SIGKILL once it has run
     ``seconds`` and the supervisor's grace.  Without ``fork`` it runs here."""
     from dpverify import _channel
-    from dpverify._supervisor import grace
+    from dpverify._supervisor import ended, grace
 
     if not hasattr(os, "fork"):
         return run()
@@ -444,10 +444,7 @@ def isolated(run: Callable[[], str | None], *, seconds: float, what: str) -> str
         return failure
     except (ValueError, KeyError, TypeError):
         pass
-    if code < 0:
-        name = signal.Signals(-code).name if -code in signal.valid_signals() else f"signal {-code}"
-        return f"dpverify: {what}: the sampler's process was killed by {name}; no verdict"
-    return f"dpverify: {what}: the sampler exited the process with status {code}; no verdict"
+    return f"dpverify: {what}: {ended(code)}; no verdict"
 
 
 def _read_until(fd: int, deadline: float, pid: int) -> tuple[bytes, bool]:
