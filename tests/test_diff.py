@@ -6,6 +6,7 @@ of the number of draws) and, for ``--base``, in a throwaway git repository made 
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -510,3 +511,29 @@ def test_the_engine_that_runs_a_sampler_is_not_counted_as_its_code(monkeypatch: 
         "verify/changes/_changed_specs.py",
     }
     assert not files & harness and not [f for f in files if f.startswith("verify/engine/")]
+
+
+def test_the_old_tree_imports_a_submodule_from_its_copy_of_a_changed_package(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``from pkg import sub`` in old code, where ``pkg``'s own ``__init__`` changed (so the old tree
+    has its own copy of ``pkg``): the copy is imported by no one, so nothing had bound ``sub`` on
+    it, and the old module failed to import ("cannot import name 'sub'")."""
+    name = f"subpkg_{tmp_path.name.replace('-', '_')}"
+    (tmp_path / name).mkdir()
+    files = {
+        f"{name}/__init__.py": "from ._helper import offset\n",
+        f"{name}/_helper.py": "def offset():\n    return 1\n",
+        f"{name}/sub.py": "def twice(x):\n    return 2 * x\n",
+        f"{name}_user.py": f"from {name} import offset, sub\n\n\ndef value():\n    return sub.twice(offset())\n",
+    }
+    init = "from ._helper import offset\n\nSCALE = 2\n"  # the package's own code changes
+    _commit_twice(tmp_path, monkeypatch, files, f"{name}/__init__.py", init)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        new = importlib.import_module(f"{name}_user")
+        with BaseRevision("HEAD~1") as base:
+            old = base.module(f"{name}_user")
+            assert old.value() == new.value() == 2 and old is not new
+    finally:
+        _forget(name)

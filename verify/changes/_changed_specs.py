@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from dpverify import _channel
 from dpverify.proofs._fingerprint import FingerprintError
 from dpverify.samplers import DpverifyError, SeededRandomSource
 from dpverify.specs._api import Attempt, Randomness, Spec
@@ -94,13 +95,12 @@ def functions_run(spec: Spec, base: Any) -> set[tuple[str, str]]:
 
 def _harness_files() -> frozenset[str]:
     """The files of the code that runs a sampler, not the sampler's: the engine package, the
-    drivers suspended around every execution, the time bound and this tracer.  A change there is
-    the engine's (the gate checks it), and is no reason to run the old sampler code."""
+    drivers suspended around every execution, the time bound, the supervisor's channel it reports
+    to, and this tracer.  A change there is the engine's (the gate checks it), and is no reason to
+    run the old sampler code."""
     engine = Path(engine_package.__file__).resolve().parent
-    return frozenset(
-        os.path.realpath(f)
-        for f in (*driver_files(), time_bound_module.__file__, __file__, *map(str, engine.glob("*.py")))
-    )
+    harness = (*driver_files(), time_bound_module.__file__, _channel.__file__, __file__)
+    return frozenset(os.path.realpath(f) for f in (*harness, *map(str, engine.glob("*.py"))))
 
 
 def changed_functions(spec: Spec, base: Any) -> tuple[str, ...]:

@@ -255,12 +255,28 @@ class RepositoryTree:
             if fromlist or "." not in absolute:
                 changed = self.changed_module(absolute)
                 if changed is not None:
+                    self._submodules(changed, absolute, fromlist)
                     return changed
                 if fromlist:
                     return self._view(absolute, fromlist)
             return builtins.__import__(absolute, globals, locals, fromlist, 0)
 
         return tree_import
+
+    def _submodules(self, package: ModuleType, absolute: str, fromlist: Any) -> None:
+        """``from package import submodule`` on the tree's copy of a package: the import system binds
+        a submodule on the package it imports, and the copy is imported by no one, so each name of
+        ``fromlist`` the copy lacks is bound here, to the tree's submodule if it is stale, else to
+        the one in use."""
+        if not hasattr(package, "__path__"):
+            return
+        for item in fromlist or ():
+            if item == "*" or hasattr(package, item):
+                continue
+            name = f"{absolute}.{item}"
+            if importlib.util.find_spec(name) is None:
+                continue  # not a submodule either: the import raises ImportError, as it would
+            setattr(package, item, self.changed_module(name) or importlib.import_module(name))
 
     def _view(self, absolute: str, fromlist: Any) -> Any:
         """``from absolute import items`` where ``absolute`` is in use: the module in use, or a
