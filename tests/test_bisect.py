@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from dpverify.samplers import RandomSource, SamplerContractError, gtm
 from dpverify.verify import bisect_outputs, enumerate_outputs
-from dpverify.verify.engine._bisect import _bisect_outputs_one_by_one
+from dpverify.verify.engine._bisect import _bisect_outputs_one_by_one, absent_between, last_where, run_of
 
 
 def _steps(T: int, ends: list[int], outputs: list[object]) -> Callable[[RandomSource], object]:
@@ -127,3 +127,45 @@ def test_the_search_runs_few_executions_for_gtm() -> None:
     old = _bisect_outputs_one_by_one(_gtm("1/3", 200, 100, T), T)
     assert new.masses == old.masses
     assert new.executions * 10 < old.executions
+
+
+# The searches for one event or one output of code monotone in its draw (last_where, run_of, absent_between).
+
+
+def _runs(lengths: list[int]) -> Callable[[int], int]:
+    """A non-decreasing step function: value ``k`` on the ``k``-th run of draws, of the given lengths."""
+    edges = [sum(lengths[: i + 1]) for i in range(len(lengths))]
+    return lambda j: next(k for k, edge in enumerate(edges) if j < edge)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 40), min_size=2, max_size=12), st.data())
+def test_one_output_searches_agree_with_brute_force(lengths: list[int], data: st.DataObject) -> None:
+    f, high = _runs(lengths), sum(lengths) - 1
+    j = data.draw(st.integers(0, high))
+    threshold = f(j)
+    assert last_where(lambda i: f(i) <= threshold, 0, high, guard=3) == max(
+        i for i in range(high + 1) if f(i) <= threshold
+    )
+    start, end = run_of(f, j, 0, high, guard=3)
+    assert [i for i in range(high + 1) if f(i) == f(j)] == list(range(start, end + 1))
+    # a value between two neighbouring outputs is given by no draw, and the search finds where it falls
+    if f(0) < threshold - 0.5 < f(high):
+        below, above = absent_between(f, threshold - 0.5, 0, high, guard=3)
+        assert f(below) < threshold - 0.5 < f(above) and above == below + 1
+
+
+def test_a_probe_on_the_wrong_side_of_the_boundary_is_refused() -> None:
+    outputs = [0] * 10 + [1] + [0] + [1] * 10  # a 1 among the 0s, next to the boundary the search finds
+    with pytest.raises(SamplerContractError, match="not monotone in its draw"):
+        last_where(lambda i: outputs[i] == 0, 0, len(outputs) - 1, guard=3)
+    with pytest.raises(SamplerContractError, match="does not hold at the first draw"):
+        last_where(lambda i: outputs[i] == 1, 0, len(outputs) - 1)
+
+
+def test_an_output_that_some_draw_gives_is_not_absent() -> None:
+    f = _runs([3, 1, 4])  # outputs 0, 0, 0, 1, 2, 2, 2, 2
+    with pytest.raises(SamplerContractError, match="gives 1: it is not absent"):
+        absent_between(f, 1, 0, 7)
+    with pytest.raises(SamplerContractError, match="not strictly between"):
+        absent_between(f, 5, 0, 7)

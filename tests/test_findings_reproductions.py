@@ -19,6 +19,7 @@ SCRIPTS = {
     "numpy_laplace_float.py": "numpy",
     "opacus_generate_noise.py": "opacus",
     "diffprivlib_geometric.py": "diffprivlib",
+    "diffprivlib_geometric_truncated.py": "diffprivlib",
     "autodp_afa.py": "autodp",
 }
 CERTIFIED = re.compile(r"^certified delta >= (\S+) at epsilon = (\S+) \(claimed delta = (\S+)\)$")
@@ -92,6 +93,17 @@ def test_diffprivlib_geometric_edge_is_exact() -> None:
     assert math.isclose(delta, count * 2.0**-53, rel_tol=1e-5)
     assert lines[-4].endswith("per input: True; monotone there: True"), lines[-4]
     assert lines[-3].endswith("is exact: True; no random() gives randomise(1) = -36: True"), lines[-3]
+
+
+def test_diffprivlib_geometric_truncated_exceeds_its_epsilon_at_53_bits() -> None:
+    lines = _run("diffprivlib_geometric_truncated.py")
+    assert lines[-3] == (
+        "P(output = 5 | x = 1) = 7537790063183/562949953421312, P(output = 5 | x = 0) = 22183983968891/4503599627370496"
+    )
+    excess = re.fullmatch(r"exact epsilon at 53 bits = 1 \+ (\S+) \(claimed 1\)", lines[-2])
+    assert excess and 0 < float(excess.group(1)) < 1e-12, lines[-2]  # a rounding-sized excess, but an excess
+    delta, epsilon, claimed = _certified(lines[-1])
+    assert (epsilon, claimed) == (1.0, 0.0) and 0 < delta < 1e-14
 
 
 def test_autodp_afa_epsilon_is_negative() -> None:

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from fractions import Fraction
+from typing import Any
 
 from dpverify.samplers import RandomSource, SamplerContractError
 from dpverify.samplers._rational import shown
 from dpverify.verify.engine._arguments import need_callable, need_count
 from dpverify.verify.engine._enumeration import Enumeration, Sampler, SamplerCrashed
 
-__all__ = ["bisect_outputs"]
+__all__ = ["absent_between", "bisect_outputs", "last_where", "run_of"]
 
 #: What a search probe reads: the sampler's output at one draw.
 Probe = Callable[[int], Hashable]
@@ -192,3 +193,54 @@ def _bisect_outputs_one_by_one(sampler: Sampler, T: int) -> Enumeration:
         start = low + 1
     joint = {(output, 1): mass for output, mass in masses.items()}  # always exactly one draw
     return Enumeration(masses, Fraction(0), len(masses), executions, "bisection", joint)
+
+
+# Searches over one draw ``j`` in ``low..high`` for code whose output is monotone in it, when the
+# outputs are too many to list (a float Laplace at 53 bits has about 2^53): the law of one event
+# or of one output, not the whole PMF.  Each trusts monotonicity between the draws it probes and
+# checks it at those draws and at ``guard`` draws each side of every boundary it reports.
+
+
+def last_where(holds: Callable[[int], bool], low: int, high: int, *, guard: int = 8) -> int:
+    """The last draw ``j`` in ``low..high`` with ``holds(j)``, for a predicate that is true up to a
+    boundary and false after it (an event ``output <= t`` of a non-decreasing output), given
+    ``holds(low)``.  Probes ``O(log(high - low))`` draws; raises SamplerContractError where a probe
+    contradicts the shape: ``holds(low)`` false, or a guard draw on the wrong side."""
+    if not holds(low):
+        raise SamplerContractError(f"the event does not hold at the first draw {low}: bisection does not apply")
+    first, last = low, high
+    while low < high:  # invariant: holds(low), and every draw past high fails
+        middle = (low + high + 1) // 2
+        if holds(middle):
+            low = middle
+        else:
+            high = middle - 1
+    for j in range(max(first, low - guard), min(last, low + guard) + 1):
+        if holds(j) != (j <= low):
+            raise SamplerContractError(
+                f"the event {'fails' if j <= low else 'holds'} at draw {j}, on the wrong side of the boundary "
+                f"{low}: the code is not monotone in its draw there, so bisection does not apply"
+            )
+    return low
+
+
+def run_of(output_at: Probe, j: int, low: int, high: int, *, guard: int = 8) -> tuple[int, int]:
+    """The draws ``start..end`` in ``low..high`` whose output is ``output_at(j)``, for an output
+    monotone in the draw (so those draws are one run): its exact mass is ``(end - start + 1) / T``."""
+    output = output_at(j)
+    end = last_where(lambda i: output_at(i) == output, j, high, guard=guard)
+    start = low + high - last_where(lambda i: output_at(low + high - i) == output, low + high - j, high, guard=guard)
+    return start, end
+
+
+def absent_between(output_at: Probe, output: Any, low: int, high: int, *, guard: int = 8) -> tuple[int, int]:
+    """Two neighbouring draws ``j, j + 1`` whose outputs straddle ``output`` strictly
+    (``output_at(j) < output < output_at(j + 1)``), so that no draw gives ``output`` when the code is
+    non-decreasing in its draw.  ``output`` must lie strictly between the outputs at ``low`` and
+    ``high``; raises SamplerContractError otherwise, or when some probed draw gives ``output``."""
+    if not output_at(low) < output < output_at(high):
+        raise SamplerContractError(f"{shown(output)} is not strictly between the outputs at draws {low} and {high}")
+    j = last_where(lambda i: output_at(i) < output, low, high - 1, guard=guard)
+    if not output < output_at(j + 1):
+        raise SamplerContractError(f"draw {j + 1} gives {shown(output)}: it is not absent")
+    return j, j + 1

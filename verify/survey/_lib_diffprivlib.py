@@ -51,6 +51,6 @@ def primitives() -> list[Primitive]:
             "geometric",
             "epsilon=1, sensitivity=1, range [0, 5], inputs 0 and 1",
             "exact at k bits",
-            _exact("geometric-truncated", 20, epsilon=1, lower=0, upper=5),
+            _exact("geometric-truncated", 53, epsilon=1, lower=0, upper=5),
         ),
     ]

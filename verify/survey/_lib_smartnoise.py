@@ -7,24 +7,27 @@
   with inputs ``0.0`` and ``1.0`` (sensitivity 1) against the user's own claim: ``epsilon``-DP,
   and ``(epsilon, delta)``-DP.  The black-box distribution test needs a law over listed outputs,
   which a continuous law has not, so only the privacy test runs.
-- ``rand.laplace``: the noise of the differentially private set union (``dpsu.policy_laplace``,
-  Gopi et al. 2020) that the reader runs with ``epsilon = 1`` before a histogram query.  It is the
-  textbook float Laplace, ``loc - scale * copysign(log(1 - 2|u|), u)`` for
-  ``u = sys_rand.uniform(-0.5, 0.5)``, in Python over a module-level ``random.SystemRandom``, so it
-  runs unmodified on dpverify's enumerating source (that object swapped for a
-  :class:`~dpverify.verify.engine._random_compat.RandomCompat` for one execution) with
-  ``random()`` on a ``2**-k`` grid: the law of ``x + noise`` at ``x = 0`` and ``x = 1`` is exact at
-  ``k`` bits, and so is its privacy loss against the Laplace mechanism's ``1/scale``.  At
-  ``u = -1/2`` (``random() = 0``, probability ``2**-k`` here, ``2**-53`` in production) the code
-  takes ``log(0)`` and raises; that output has the same mass at both inputs.  The same code at
-  full precision, on the operating system's randomness, is also audited as a black box, where the
-  privacy test's float-structure events (Mironov, CCS 2012) look for the leak in the low bits.
+- ``dpsu.policy_laplace``: the differentially private set union (Gopi et al. 2020) that the reader
+  runs before a histogram query (with ``epsilon = 1``, ``delta = exp(-10)``, ``max_contrib = 5``).  What
+  it releases is the set of keys kept: a key whose weight ``w`` (one per user holding only that key,
+  capped at ``gamma``) plus ``rand.laplace(0, 1/epsilon, 1)[0]`` exceeds ``rho``.  The noisy weight itself
+  is never released, so it is not audited.  The noise is ``loc - scale * copysign(log(1 - 2|u|), u)``
+  for ``u = uniform(-0.5, 0.5) = random() - 1/2`` over a module-level ``random.SystemRandom``, whose
+  ``random()`` is ``j / 2^53``: the noise is non-increasing in ``j`` where ``log`` is non-decreasing
+  (assumption L), so the key is kept exactly for ``j = 1 .. J_n`` with ``n`` users, and
+  :func:`~dpverify.verify.engine._bisect.last_where` finds ``J_n`` among the ``2^53`` draws, checking the
+  shape at every draw it reads.  The law of the released bit is then exact at full precision, for
+  ``n = 0, 1, 2, ...`` users until the weight is capped, and the claim ``(epsilon, delta)`` is checked
+  exactly on every neighbouring pair ``(n, n + 1)``.  At ``j = 0`` (probability ``2^-53``) the code
+  takes ``log(0)`` and raises ``ValueError`` when the key is present, and never when it is absent: a
+  crash, not a release, reported beside the verdict with the delta it would need if it were observed.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+import math
+from collections.abc import Hashable
 from fractions import Fraction
 from typing import Any, cast
 
@@ -32,7 +35,6 @@ from dpverify.specs import Rational
 from dpverify.specs._api import Case, Input, Spec
 from dpverify.specs._claims import ApproxDp, PureDp
 from dpverify.verify.survey._primitive import (
-    Budget,
     Finding,
     Library,
     Primitive,
@@ -41,10 +43,9 @@ from dpverify.verify.survey._primitive import (
 
 __all__ = [
     "LIBRARY",
-    "SMARTNOISE_DPSU_LAPLACE",
     "SMARTNOISE_GAUSSIAN",
     "SMARTNOISE_LAPLACE",
-    "dpsu_laplace_finding",
+    "dpsu_release_finding",
     "primitives",
 ]
 
@@ -82,13 +83,6 @@ def smartnoise_gaussian(x: int, epsilon: Fraction, delta: Fraction) -> float:
     return cast(float, _mechanism("gaussian", epsilon, delta).release([float(x)])[0])  # snsql is untyped
 
 
-def smartnoise_dpsu_laplace(x: int, scale: Fraction) -> float:
-    """``x + rand.laplace(0, scale, 1)[0]`` in doubles, as the set union adds it to an item's weight."""
-    from snsql.sql._mechanisms import rand
-
-    return float(x) + cast(float, rand.laplace(0, float(scale), 1)[0])  # snsql is untyped
-
-
 _EPSILON = Rational(0, low_open=True, search=(Fraction(1, 4), 4))
 
 SMARTNOISE_LAPLACE = Spec(
@@ -123,65 +117,95 @@ SMARTNOISE_GAUSSIAN = Spec(
 )
 
 
-SMARTNOISE_DPSU_LAPLACE = Spec(
-    name="smartnoise-dpsu-laplace",
-    sampler=smartnoise_dpsu_laplace,
-    parameters={"scale": Rational(0, low_open=True, search=(Fraction(1, 4), 4))},
-    input=_NEIGHBOURS,
-    claim=lambda p: PureDp(epsilon=1 / p["scale"]),
-    randomness="none",
-    description="SmartNoise SQL's set-union Laplace: x + rand.laplace(0, scale, 1)[0] in doubles",
-    citation="smartnoise-sql 1.0.10, snsql.sql._mechanisms.rand.laplace, snsql.sql.dpsu.policy_laplace; "
-    "Mironov, CCS 2012",
-    cases=(Case({"scale": 1}, "violated", "the float Laplace's low bits tell the inputs apart", label="scale=1"),),
-)
+#: The set union as the reader runs it (``snsql/sql/private_reader.py``, ``run_dpsu``'s defaults).
+DPSU_EPSILON, DPSU_MAX_CONTRIB = 1.0, 5
+_DRAWS = 1 << 53
 
 
-def dpsu_laplace_finding(bits: int = DPSU_BITS, scale: Fraction = Fraction(1)) -> Finding:
-    """The exact epsilon of ``x + rand.laplace(0, scale, 1)[0]`` between ``x = 0`` and ``x = 1`` with
-    ``random()`` on a ``2**-bits`` grid, against the Laplace mechanism's ``1/scale``."""
+class _OneDraw:
+    """Stands in for the module's ``random.SystemRandom``: ``random()`` is ``j / 2^53``, once."""
+
+    def __init__(self, j: int) -> None:
+        self.j, self.draws = j, 0
+
+    def random(self) -> float:
+        self.draws += 1
+        return self.j / _DRAWS
+
+    def uniform(self, a: float, b: float) -> float:  # random.Random.uniform, on this random()
+        return a + (b - a) * self.random()
+
+
+def _kept(users: int, j: int) -> bool | str:
+    """Whether ``policy_laplace`` keeps the key held by ``users`` users when ``random()`` is ``j / 2^53``
+    (``"raised ValueError"`` when the call raises)."""
+    import pandas as pd  # type: ignore[import-untyped]  # snsql's dependency, untyped
+    from snsql.sql import dpsu
     from snsql.sql._mechanisms import rand
 
-    from dpverify.samplers import RandomSource
-    from dpverify.specs import ExactPmf
-    from dpverify.verify.engine._enumerate import enumerate_outputs
-    from dpverify.verify.engine._random_compat import RandomCompat
-    from dpverify.verify.privacy._claim_checks import check_pure_epsilon
+    source, saved = _OneDraw(j), rand.sys_rand
+    frame = pd.DataFrame({"user_id": list(range(users)), "group_cols": [("A",)] * users})
+    rand.sys_rand = source
+    try:
+        kept = len(dpsu.policy_laplace(frame, DPSU_EPSILON, math.exp(-10), DPSU_MAX_CONTRIB)) > 0
+    except ValueError:  # log(0) at j = 0
+        return "raised ValueError"
+    finally:
+        rand.sys_rand = saved
+    if source.draws != (1 if users else 0):
+        raise AssertionError(f"policy_laplace read {source.draws} draws with {users} users, not one per key")
+    return kept
 
-    def runner(x: int) -> Callable[[RandomSource], object]:
-        def run(source: RandomSource) -> object:
-            saved = rand.sys_rand
-            rand.sys_rand = RandomCompat(source, float_bits=bits)
-            try:
-                return float(x) + rand.laplace(0, float(scale), 1)[0]
-            except (ValueError, OverflowError) as error:  # log(0): an output of the code, weighed like any other
-                return f"raised {type(error).__name__}"
-            finally:
-                rand.sys_rand = saved
 
-        return run
+def _is_kept(users: int, j: int) -> bool:
+    return _kept(users, j) is True
 
-    where = f"random() on a 2^-{bits} grid"
-    found = {x: enumerate_outputs(runner(x), max_paths=(1 << bits) + 1) for x in (0, 1)}
+
+def dpsu_release_finding() -> Finding:
+    """The exact law, at 53 bits, of whether ``dpsu.policy_laplace`` releases a key held by ``n`` users,
+    for every ``n`` up to the weight cap, against its ``(epsilon, delta)`` on each pair ``(n, n + 1)``."""
+    from dpverify.verify.engine._bisect import last_where
+    from dpverify.verify.survey._magnitude import exact_magnitude
+
+    epsilon, delta = Fraction(DPSU_EPSILON), Fraction(math.exp(-10))
+    rho = max(1 / i + math.log(1 / (2 * (1 - (1 - math.exp(-10)) ** (1 / i)))) for i in range(1, DPSU_MAX_CONTRIB + 1))
+    most = math.ceil(rho + 3 / DPSU_EPSILON) + 1  # gamma = rho + alpha / epsilon caps the weight
+    laws: list[dict[Hashable, Fraction]] = [{"kept": Fraction(0), "not kept": Fraction(1)}]
+    crash = Fraction(1, _DRAWS)
+    for users in range(1, most + 1):
+        if _kept(users, 0) != "raised ValueError":
+            return Finding("inconclusive", f"policy_laplace did not raise at random() = 0 with {users} users")
+        last = last_where(functools.partial(_is_kept, users), 1, _DRAWS - 1)
+        kept = Fraction(last, _DRAWS)
+        laws.append({"kept": kept, "not kept": 1 - kept - crash, "raised ValueError": crash})
+    released = [{o: m for o, m in law.items() if o != "raised ValueError"} for law in laws]
+    pairs = list(zip(released, released[1:], strict=False))
+    magnitude = exact_magnitude(pairs, epsilon, delta)
+    with_crash = exact_magnitude(list(zip(laws, laws[1:], strict=False)), epsilon, delta)
+    holds = Fraction(magnitude["delta_at_claimed_epsilon_high"]) <= delta
     details: dict[str, Any] = {
-        "bits": bits,
-        "scale": str(scale),
-        "executions": {str(x): e.executions for x, e in found.items()},
-        "raised": {str(x): {o: str(m) for o, m in e.masses.items() if isinstance(o, str)} for x, e in found.items()},
+        "bits": 53,
+        "epsilon": str(epsilon),
+        "delta": str(delta),
+        "max_contrib": DPSU_MAX_CONTRIB,
+        "kept": {str(n): str(law["kept"]) for n, law in enumerate(laws)},
+        "assumption": "math.log non-decreasing (assumption L), checked at every draw the bisection reads",
+        "magnitude": magnitude,
+        "if_the_crash_were_observed": with_crash,
     }
-    unfinished = [x for x, e in found.items() if not e.exhausted]
-    if unfinished:
-        return Finding("inconclusive", f"the enumeration at x={unfinished[0]} did not finish ({where})", details)
-    table = {x: ExactPmf.from_fractions(e.masses) for x, e in found.items()}
-    result = check_pure_epsilon(table, [(0, 1)], PureDp(epsilon=1 / scale))
-    details["check"] = result.to_json()
-    return Finding(
-        result.verdict.value, f"privacy at {bits} bits: {result.summary} ({where}, every execution)", details
+    verdict = "proved" if holds else "violated"
+    kept_one = laws[1]["kept"]
+    needed = float(Fraction(magnitude["delta_at_claimed_epsilon_high"]))
+    needed_with_crash = float(Fraction(with_crash["delta_at_claimed_epsilon_high"]))
+    evidence = (
+        f"the released set's law at 53 bits (bisection under assumption L), n = 0..{most} users of one key: "
+        f"kept with probability {kept_one} = {float(kept_one):.12g} at n = 1 (0 at n = 0); "
+        f"delta needed at epsilon = 1 over all pairs: {needed:.12g} "
+        f"{'<=' if holds else '>'} claimed delta = {float(delta):.12g} (the double exp(-10)); "
+        f"hazard: the call raises ValueError with probability 2^-53 when the key is present and never when absent; "
+        f"counted as an output it would need delta = {needed_with_crash:.12g}"
     )
-
-
-def _dpsu_audit(budget: Budget) -> Finding:
-    return dpsu_laplace_finding()
+    return Finding(verdict, evidence, details)
 
 
 def primitives() -> list[Primitive]:
@@ -201,6 +225,12 @@ def primitives() -> list[Primitive]:
             "black box",
             black_box_audit(SMARTNOISE_GAUSSIAN, SMARTNOISE_GAUSSIAN.cases[0]),
         ),
-        # Not the set union's Laplace: dpsu.policy_laplace only compares the noisy weight with rho and
-        # releases the set of items kept, so the noisy weight is no release to audit (docs/findings.md).
+        Primitive(
+            "dpsu.policy_laplace (the released set of keys)",
+            "Laplace (one bit per key)",
+            f"epsilon={DPSU_EPSILON:g}, delta=exp(-10), max_contrib={DPSU_MAX_CONTRIB} (the reader's set union), "
+            "one key held by n and n + 1 users",
+            "exact at k bits",
+            lambda budget: dpsu_release_finding(),
+        ),
     ]

@@ -48,8 +48,9 @@ RANDOMNESS = ("enumerated", "seeded", "OS entropy")
 #: How an audit reaches its verdict (the table's "method" column).
 METHODS = ("exact enumeration", "exact at k bits", "model at k bits", "black box")
 #: An audit's verdicts: ``not refuted`` is a black box's pass (its tests at their stated rates found
-#: no violation), which is never a proof.
-VERDICTS = ("proved", "violated", "inconclusive", "not refuted")
+#: no violation), which is never a proof; ``hazard`` is a leak found in a value the library does not
+#: document as private (:mod:`~dpverify.verify.survey._rules` turns a violation into one).
+VERDICTS = ("proved", "violated", "inconclusive", "not refuted", "hazard")
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,10 +13,17 @@ to what was established about what the library *releases*, at full precision:
   ``U``; in a table a row is ``proved`` only when ``U`` is at most the spec API's default
   ``max_unexplored`` (10^-6).  A wider ``U`` (Tumult's discrete Gaussian at ``U`` = 0.248)
   establishes nothing a user would call a proof, so the row is ``inconclusive`` and says why.
+- **A violation breaks a documented promise.** Each row cites the library's documented contract for
+  the value its public call releases (:mod:`~dpverify.verify.survey._contracts`).  A leak in a value
+  the library does not document as private (numpy's Laplace draw, Opacus without ``secure_mode``) is
+  a ``hazard``, with the path that would release it, never ``violated``; a row with no contract cited
+  cannot be violated at all (``inconclusive``).
+- **A magnitude that means something.** Each row carries the epsilon at the claimed delta and the
+  delta at the claimed epsilon (:mod:`~dpverify.verify.survey._magnitude`), exact or certified.
 - **No machine in the document.** The committed document records no path of the machine that
   made it: an environment is ``own`` (built by the survey) or ``this one``.
 
-:func:`judged` applies the first two to one row, :func:`published` all three to a document, so
+:func:`judged` applies the first four to one row, :func:`published` all three to a document, so
 that a document made before these rules can be brought up to them without running again.
 """
 
@@ -27,6 +34,8 @@ from fractions import Fraction
 from typing import Any
 
 from dpverify.specs._api import DEFAULT_MAX_UNEXPLORED
+from dpverify.verify.survey._contracts import contract_of
+from dpverify.verify.survey._magnitude import magnitude_text
 
 __all__ = ["FULL_PRECISION_BITS", "judged", "published"]
 
@@ -34,8 +43,8 @@ __all__ = ["FULL_PRECISION_BITS", "judged", "published"]
 FULL_PRECISION_BITS = 53
 
 
-def judged(row: dict[str, Any]) -> dict[str, Any]:
-    """``row`` as the rules above let it stand (a new dict; ``row`` is left as it was)."""
+def judged(row: dict[str, Any], library: str) -> dict[str, Any]:
+    """``row`` of ``library`` as the rules above let it stand (a new dict; ``row`` is left as it was)."""
     row = copy.deepcopy(row)
     found = row.get("details")
     details: dict[str, Any] = found if isinstance(found, dict) else {}
@@ -58,14 +67,40 @@ def judged(row: dict[str, Any]) -> dict[str, Any]:
             f"no proof: the law was bounded only within U = {check.get('within_decimal', within)}, above the "
             f"default max_unexplored 10^-6; {row['evidence']}"
         )
+    _held_to_its_contract(row, library)
+    row["magnitude"] = magnitude_text(row.get("details"))
     return row
+
+
+def _held_to_its_contract(row: dict[str, Any], library: str) -> None:
+    contract = contract_of(library, row["primitive"])
+    if contract is None:
+        row.pop("contract", None)
+        if row["verdict"] == "violated":
+            row["verdict"] = "inconclusive"
+            row["evidence"] = (
+                f"no documented contract is cited for this row, so nothing it found is a violation; {row['evidence']}"
+            )
+        return
+    row["contract"] = {
+        "release": contract.release,
+        "promise": contract.promise,
+        "source": contract.source,
+        "private": contract.private,
+    }
+    if row["verdict"] == "violated" and not contract.private:
+        row["verdict"] = "hazard"
+        row["evidence"] = (
+            f"the library does not document this value as private ({contract.promise}); the path that would "
+            f"release it: {contract.release}; what was found: {row['evidence']}"
+        )
 
 
 def published(document: dict[str, Any]) -> dict[str, Any]:
     """The survey ``document`` with every row :func:`judged` and no path of this machine in it."""
     document = copy.deepcopy(document)
     for library in document.get("libraries", ()):
-        library["rows"] = [judged(row) for row in library.get("rows", ())]
+        library["rows"] = [judged(row, library["name"]) for row in library.get("rows", ())]
         library.pop("interpreter", None)
         if library.get("environment") != "this one":
             library["environment"] = "own"

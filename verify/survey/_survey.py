@@ -122,6 +122,10 @@ def _method(row: dict[str, Any]) -> str:
     return "black box, seeded" if row.get("randomness") == "seeded" else "black box, OS entropy: bounds only"
 
 
+def _shortened(text: str, most: int) -> str:
+    return text if len(text) <= most else text[: most - 3] + "..."
+
+
 def _verdict(row: dict[str, Any]) -> str:
     """The verdict as the table shows it: a proof within a tolerance says so, with its ``U``."""
     within = row["details"].get("check", {}).get("within_decimal") if isinstance(row["details"], dict) else None
@@ -147,12 +151,22 @@ def markdown(document: dict[str, Any]) -> str:
         "bounds are to be quoted. A proof within a tolerance says *within U*: the code's and the ideal "
         "probability differ by at most U at every output, and a row is proved only at U <= 10^-6.",
         "",
-        "| library | version | primitive | mechanism | parameters | method | verdict | evidence | seconds |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "Each row audits what a public call releases against the contract the library documents for it, cited "
+        "by file and line of the installed version (or by docstring). *violated* means a documented promise "
+        "fails; a leak in a value the library does not document as private is a *hazard*, with the path that "
+        "would release it. The magnitude gives the epsilon that holds at the claimed delta and the delta that "
+        "holds at the claimed epsilon: exact for an exact row, certified lower bounds for a black box.",
+        "",
+        "| library | version | primitive, and the call that releases it | mechanism | parameters | documented "
+        "promise (where) | method | verdict | magnitude | evidence | seconds |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for entry in document["libraries"]:
         for row in entry["rows"]:
-            evidence = row["evidence"] if len(row["evidence"]) <= 400 else row["evidence"][:397] + "..."
+            evidence = _shortened(row["evidence"], 400)
+            contract = row.get("contract")
+            released = f"{row['primitive']}; released by {contract['release']}" if contract else row["primitive"]
+            promise = _shortened(f"{contract['promise']} ({contract['source']})", 400) if contract else "none cited"
             lines.append(
                 "| "
                 + " | ".join(
@@ -160,11 +174,13 @@ def markdown(document: dict[str, Any]) -> str:
                     for x in (
                         entry["name"],
                         entry["version"],
-                        row["primitive"],
+                        released,
                         row["mechanism"],
                         row["parameters"],
+                        promise,
                         _method(row),
                         _verdict(row),
+                        row.get("magnitude", "-"),
                         evidence,
                         row["seconds"],
                     )
