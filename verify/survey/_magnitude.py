@@ -73,6 +73,8 @@ def _blackbox(details: Mapping[str, Any]) -> str | None:
         evidence = check.get("evidence") or {}
         if check.get("check") != "blackbox_privacy" or "epsilon_lower_bound" not in evidence:
             continue
+        if "rho_lower_bound" in evidence:  # a zCDP claim: rho is what it promises, epsilon what follows
+            return f"rho >= {evidence['rho_lower_bound']}, epsilon >= {evidence['epsilon_lower_bound']} (certified)"
         epsilon = evidence.get("epsilon_lower_bound_at_delta", evidence["epsilon_lower_bound"])
         delta = evidence.get("delta_lower_bound_at_epsilon_decimal")
         shown = f"epsilon >= {epsilon} at the claimed delta"

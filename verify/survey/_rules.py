@@ -68,7 +68,11 @@ def judged(row: dict[str, Any], library: str) -> dict[str, Any]:
             f"default max_unexplored 10^-6; {row['evidence']}"
         )
     _held_to_its_contract(row, library)
-    row["magnitude"] = magnitude_text(row.get("details"))
+    magnitude = magnitude_text(row.get("details"))
+    # a model's numbers are the model's, not the library's
+    row["magnitude"] = (
+        f"- (the model's: {magnitude})" if row["method"] == "model at k bits" and magnitude != "-" else magnitude
+    )
     return row
 
 
