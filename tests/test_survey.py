@@ -12,7 +12,7 @@ import pytest
 
 from dpverify.verify.cli import main
 from dpverify.verify.survey import _libraries, _survey
-from dpverify.verify.survey._primitive import VERDICTS, Budget, Finding, Library, Primitive, black_box_audit
+from dpverify.verify.survey._primitive import Budget, Finding, Library, Primitive, black_box_audit
 
 ROOT = Path(__file__).resolve().parents[1]
 BUDGET = Budget(seed=3, samples=400, time_limit=60)
