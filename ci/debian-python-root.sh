@@ -41,9 +41,16 @@ if [[ ! -x "$ROOT/usr/bin/$PYTHON" ]]; then
     mkdir -p "$ROOT"
     echo "debootstrap sid from $MIRROR into $ROOT" >&2
     debootstrap --variant=minbase --include="$packages" sid "$ROOT" "$MIRROR"
+    chroot "$ROOT" apt-get clean  # the downloaded .debs: about 160 MB
 fi
 
 # Name resolution inside the chroot (pip); --remove-destination in case it is a dangling link.
 cp -L --remove-destination /etc/resolv.conf "$ROOT/etc/resolv.conf"
+# The host's locally added CAs (a TLS-intercepting proxy's, say), so that pip inside trusts
+# what the host trusts.
+if compgen -G '/usr/local/share/ca-certificates/*.crt' >/dev/null; then
+    cp /usr/local/share/ca-certificates/*.crt "$ROOT/usr/local/share/ca-certificates/"
+    chroot "$ROOT" update-ca-certificates >/dev/null 2>&1  # its status still counts
+fi
 
 chroot "$ROOT" "/usr/bin/$PYTHON" --version

@@ -68,7 +68,7 @@ class _InlineExecutor:
     process with I/O threads) in thousands of fuzz cases is what this test must not do; what it
     fuzzes, the parsing and the one-line errors, is the same."""
 
-    def __init__(self, max_workers: int | None = None) -> None:
+    def __init__(self, max_workers: int | None = None, **options: Any) -> None:
         self.max_workers = max_workers
 
     def submit(self, function: Any, *arguments: Any) -> concurrent.futures.Future[Any]:

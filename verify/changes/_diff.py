@@ -70,6 +70,7 @@ from dpverify.specs._api import Attempt, Bisection, Bounded, Exhaustive, Spec, S
 from dpverify.verify.changes._diff_versions import BARE_MIN_MASS, Side, _bare_frame
 from dpverify.verify.changes._law_comparison import DEFAULT_MAX_TV, _union, compare_draws, compare_outputs
 from dpverify.verify.engine._arguments import DEFAULT_TIME_LIMIT, elided
+from dpverify.verify.engine._bytecode import UnknownInterpreter
 from dpverify.verify.engine._enumerate import LoopNeverAccepts, enumerate_outputs
 from dpverify.verify.engine._enumeration import Enumeration, SamplerCrashed
 from dpverify.verify.engine._exactness import code_distribution
@@ -399,6 +400,8 @@ def _bounded_diff(
         reason = user_code_stopped(error)
     except (EnvironmentChanged, SystemExit, GeneratorExit) as error:
         reason = user_code_stopped(error)
+    except UnknownInterpreter as error:  # renewal and summaries read bytecode: not run blind
+        reason = str(error)
     return [
         ParameterDiff(
             label,

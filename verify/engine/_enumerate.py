@@ -94,6 +94,7 @@ from dpverify.samplers import InvalidArgument, RandomSource, SamplerContractErro
 from dpverify.samplers._random_source import _check_bernoulli, _check_randbelow
 from dpverify.samplers._rational import shown
 from dpverify.verify.engine._arguments import need_callable, need_count, need_min_mass
+from dpverify.verify.engine._bytecode import bytecode
 from dpverify.verify.engine._enumeration import Enumeration, LoopNeverAccepts, NeverReturns, Sampler, SamplerCrashed
 from dpverify.verify.engine._lazy_uniform import LazyUniform, settled
 from dpverify.verify.engine._procedures import DISCOVERY_PATHS, Discovery, hooked, pushed
@@ -444,7 +445,9 @@ def enumerate_outputs(
     with ``renewal``, an execution back in a program state it was in earlier on its path is
     renewed there (module docstring); with ``procedures``, the calls of functions that draw are
     summarised per distinct arguments (:mod:`dpverify.verify.engine._summaries`), and what was
-    done with each is in :attr:`Enumeration.procedures`.
+    done with each is in :attr:`Enumeration.procedures`.  Renewal and procedures read the
+    interpreter's bytecode: on an interpreter :mod:`~dpverify.verify.engine._bytecode` has no table
+    for, asking for either raises :class:`~dpverify.verify.engine._bytecode.UnknownInterpreter`.
     """
     need_callable("sampler", sampler, "a callable taking a RandomSource, e.g. lambda rng: sample(q, rng)")
     max_paths = need_count("max_paths", max_paths, low=1)
@@ -453,6 +456,8 @@ def enumerate_outputs(
     for name, flag in (("summarise", summarise), ("renewal", renewal), ("procedures", procedures)):
         if not isinstance(flag, bool):
             raise InvalidArgument(f"{name} must be True or False; got {name}={shown(flag)}.")
+    if renewal or procedures:  # both read the interpreter's bytecode: refused where it is not known
+        bytecode("renewal and procedure summaries")
     if not procedures:
         summaries = Summaries(max_paths, max_depth, _enumerate) if summarise else None
         return _enumerate(sampler, max_paths, max_depth, threshold, summaries, renewal)

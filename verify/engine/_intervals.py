@@ -87,6 +87,7 @@ from mpmath.libmp import to_rational
 
 from dpverify.samplers import InvalidArgument, SamplerContractError, as_fraction
 from dpverify.verify.engine._arguments import need_callable, need_count, need_dps, need_outputs, shown
+from dpverify.verify.engine._bytecode import UnknownInterpreter
 from dpverify.verify.engine._enumerate import LoopNeverAccepts, enumerate_outputs
 from dpverify.verify.engine._enumeration import Enumeration, Sampler, SamplerCrashed, need_enumeration
 from dpverify.verify.engine._program_state import suspended_driver
@@ -504,6 +505,8 @@ def check_intervals(
     except SamplerContractError as error:
         return CheckResult("intervals", Verdict.INCONCLUSIVE, str(error), reason=str(error), evidence=budgets)
     except InvalidArgument as error:  # renewal: no explored attempt accepted
+        return CheckResult("intervals", Verdict.INCONCLUSIVE, str(error), reason=str(error), evidence=budgets)
+    except UnknownInterpreter as error:  # fail closed: an analysis that reads bytecode is not run blind
         return CheckResult("intervals", Verdict.INCONCLUSIVE, str(error), reason=str(error), evidence=budgets)
     return judge_intervals(
         found,

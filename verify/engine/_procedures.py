@@ -41,6 +41,7 @@ from collections.abc import Hashable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, cast
 
+from dpverify.verify.engine._bytecode import bytecode
 from dpverify.verify.engine._program_state import _info, _resolve, _Unknown, _value, suspended_driver
 from dpverify.verify.engine._purity import Refused, trusted_file
 
@@ -145,7 +146,7 @@ def _called_function(frame: types.FrameType) -> types.FunctionType | None:
         info = _info(caller.f_code)
         if info is not None:
             i = bisect.bisect_right(info.offsets, caller.f_lasti) - 1
-            if i >= 0 and info.instructions[i].opname in ("CALL", "CALL_FUNCTION_EX"):
+            if i >= 0 and bytecode().is_call(info.instructions[i]):
                 try:
                     found = _resolve(caller, info, i)
                 except Exception:  # noqa: BLE001 - an unreadable call site: fall back below

@@ -56,30 +56,13 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from dpverify.verify.engine._bytecode import UnknownInterpreter, bytecode
 from dpverify.verify.engine._lazy_uniform import LazyUniform, _Draw
 from dpverify.verify.engine._random_compat import RandomCompat
 
 __all__ = ["EnumeratingSource", "driver_files", "program_state", "suspended_driver"]
 
-_TERMINATORS = frozenset(
-    {
-        "RETURN_VALUE",
-        "RETURN_CONST",
-        "RAISE_VARARGS",
-        "RERAISE",
-        "JUMP_FORWARD",
-        "JUMP_BACKWARD",
-        "JUMP_BACKWARD_NO_INTERRUPT",
-        "JUMP",
-        "JUMP_NO_INTERRUPT",
-    }
-)
-_READS = frozenset({"LOAD_FAST", "LOAD_FAST_CHECK", "DELETE_FAST"})
-_WRITES = frozenset({"STORE_FAST"})
 _JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
-#: The calls a frame may be suspended at.  ``f(*args)`` passes its tuple's items as the callee's
-#: arguments, and the tuple (and a ``**kwargs`` dict) is dropped when the call returns.
-_CALLS = frozenset({"CALL", "CALL_FUNCTION_EX"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,13 +78,18 @@ _INFO: dict[types.CodeType, _CodeInfo | None] = {}
 
 
 def _analyse(code: types.CodeType) -> _CodeInfo | None:
-    """Stack depths and live variables of ``code``, or None where its bytecode is not understood."""
+    """Stack depths and live variables of ``code``, or None where its bytecode is not understood
+    (an instruction on locals the interpreter's table does not model, or an unknown interpreter)."""
+    try:
+        table = bytecode("renewal's program states")
+    except UnknownInterpreter:
+        return None
     instructions = tuple(dis.get_instructions(code))
     if not instructions:
         return None
-    for ins in instructions:
-        if "FAST" in ins.opname and ins.opname not in _READS | _WRITES:
-            return None  # a fused or newer local-variable instruction: not modelled
+    effects = [table.local_effects(ins) for ins in instructions]
+    if any(e is None for e in effects):
+        return None
     offsets = tuple(ins.offset for ins in instructions)
     index = {offset: i for i, offset in enumerate(offsets)}
     handlers: list[tuple[int, int, int, int]] = []
@@ -111,11 +99,11 @@ def _analyse(code: types.CodeType) -> _CodeInfo | None:
     for i, ins in enumerate(instructions):
         edges = []
         arg = ins.arg if ins.opcode >= dis.HAVE_ARGUMENT else None
-        if ins.opname not in _TERMINATORS and i + 1 < len(instructions):
+        if ins.opname not in table.terminators and i + 1 < len(instructions):
             edges.append((i + 1, dis.stack_effect(ins.opcode, arg, jump=False)))
         if ins.opcode in _JUMPS:
             edges.append((index[ins.argval], dis.stack_effect(ins.opcode, arg, jump=True)))
-        elif ins.opname in _TERMINATORS and ins.opname.startswith("JUMP"):
+        elif ins.opname in table.terminators and ins.opname.startswith("JUMP"):
             return None
         successors.append(edges)
     depth: list[int | None] = [None] * len(instructions)
@@ -142,10 +130,9 @@ def _analyse(code: types.CodeType) -> _CodeInfo | None:
         changed = False
         for i in range(len(instructions) - 1, -1, -1):
             out = frozenset().union(*(live_in[j] for j, _ in successors[i]), *(live_in[t] for t in handler_of[i]))
-            ins = instructions[i]
-            inside = out - {ins.argval} if ins.opname in _WRITES else out
-            if ins.opname in _READS:
-                inside = inside | {ins.argval}
+            inside = out
+            for name, kind in reversed(effects[i] or ()):  # the last effect first, going backwards
+                inside = inside - {name} if kind == "write" else inside | {name}
             if out != live_out[i] or inside != live_in[i]:
                 live_out[i], live_in[i], changed = out, inside, True
     return _CodeInfo(
@@ -192,7 +179,8 @@ _MISSING = object()
 
 
 def _resolve(frame: types.FrameType, info: _CodeInfo, i: int) -> object:
-    """The callable of the ``CALL`` at instruction ``i``, read from the bytecode that loaded it."""
+    """The callable of the call at instruction ``i``, read from the bytecode that loaded it."""
+    table = bytecode("procedure summaries' call sites")
     ins = info.instructions
     base = _call_base(info, i)
     j = i - 1
@@ -207,19 +195,21 @@ def _resolve(frame: types.FrameType, info: _CodeInfo, i: int) -> object:
     if first.opname == "LOAD_GLOBAL" and first.arg is not None and first.arg & 1:
         obj, k = _global(frame, first.argval), j + 1
     else:
-        if first.opname == "PUSH_NULL":
+        if first.opname == "PUSH_NULL" and not table.null_after_callable:
             j += 1
             first = ins[j]
         if first.opname == "LOAD_GLOBAL" and first.arg is not None and not first.arg & 1:
             obj = _global(frame, first.argval)
-        elif first.opname in ("LOAD_FAST", "LOAD_DEREF"):
+        elif table.loads_local(first):
             obj = frame.f_locals.get(first.argval, _MISSING)
         else:
             return _MISSING
         k = j + 1
-    while obj is not _MISSING and k < i and ins[k].opname in ("LOAD_ATTR", "LOAD_METHOD"):
+    while obj is not _MISSING and k < i and ins[k].opname in table.attribute_loads:
         owner = obj
         obj = inspect.getattr_static(owner, ins[k].argval, _MISSING)
+        k += 1
+    if table.null_after_callable and k < i and ins[k].opname == "PUSH_NULL":
         k += 1
     # Every instruction from the callable's load to the CALL must be argument loading: the
     # callable's own chain must end where the arguments begin (checked by the stack depths).
@@ -229,14 +219,9 @@ def _resolve(frame: types.FrameType, info: _CodeInfo, i: int) -> object:
 
 
 def _call_base(info: _CodeInfo, i: int) -> int:
-    """The stack depth before the ``CALL`` at ``i`` started loading its callable.  CPython 3.11
-    books the arguments off at ``PRECALL``, later versions at ``CALL`` itself."""
-    ins = info.instructions
-    # i is a call the frame is running, so its depth is known, and a call instruction always has an arg
-    if ins[i].opname == "CALL_FUNCTION_EX":  # f(*args) or f(*args, **kwargs): the tuple and dict
-        return info.depth[i] - 3 - (ins[i].arg & 1)  # type: ignore[operator]  # set, see above
-    precall = i > 0 and ins[i - 1].opname == "PRECALL"
-    return info.depth[i] - 2 - (0 if precall else ins[i].arg)  # type: ignore[operator]  # set, see above
+    """The stack depth before the call at ``i`` started loading its callable."""
+    # i is a call the frame is running, so its depth is known
+    return bytecode().call_base(info.instructions, i, info.depth[i])  # type: ignore[arg-type]  # set, see above
 
 
 def _global(frame: types.FrameType, name: str) -> object:
@@ -382,7 +367,7 @@ def program_state(
                 return None
             i = bisect.bisect_right(info.offsets, frame.f_lasti) - 1
             ins = info.instructions[i]
-            if ins.opname not in _CALLS or _call_base(info, i) != 0:
+            if not bytecode().is_call(ins) or _call_base(info, i) != 0:
                 return None  # something besides this call's operands is on the stack
             if not any(c is callee.f_code for c in _callee_codes(_resolve(frame, info, i))):
                 return None

@@ -54,6 +54,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
+from dpverify.verify.engine._bytecode import bytecode
 from dpverify.verify.engine._program_state import _Unknown, _value
 
 __all__ = ["PurityWatch", "Refused", "guards_hold", "immutable_value", "trusted_file"]
@@ -63,16 +64,6 @@ class Refused(BaseException):
     """A call that cannot be summarised; the message says why.  A BaseException, so that the
     sampler's own ``except Exception`` cannot swallow it while a summary is being computed."""
 
-
-_WRITES = {
-    "STORE_GLOBAL": "writes the global",
-    "DELETE_GLOBAL": "deletes the global",
-    "STORE_ATTR": "writes the attribute",
-    "DELETE_ATTR": "deletes the attribute",
-}
-_CELL_WRITES = {"STORE_DEREF": "writes the closure cell", "DELETE_DEREF": "deletes the closure cell"}
-_CELL_READS = frozenset({"LOAD_DEREF", "LOAD_CLASSDEREF"})
-_CHAIN = frozenset({"LOAD_ATTR", "LOAD_METHOD"})
 
 #: Standard library code that keeps a generator's hidden state (module docstring).
 _STATEFUL = frozenset(f.__code__ for f in (random.Random.gauss, random.Random.seed, random.Random.setstate))
@@ -122,22 +113,23 @@ def _facts(code: types.CodeType) -> _CodeFacts:
 def _scan(code: types.CodeType) -> _CodeFacts:
     if code in _STATEFUL:
         return _CodeFacts(f"is random.Random.{code.co_name}, which keeps the generator's hidden state", (), ())
+    table = bytecode("the purity scan of procedure summaries")
     free = set(code.co_freevars)
     cells: list[str] = []
     chains: list[tuple[str, tuple[str, ...], int | None]] = []
     instructions = list(dis.get_instructions(code))
     for i, ins in enumerate(instructions):
         name = ins.opname
-        if name in _WRITES:
-            return _CodeFacts(f"{_WRITES[name]} {ins.argval}", (), ())
-        if name in _CELL_WRITES and ins.argval in free:
-            return _CodeFacts(f"{_CELL_WRITES[name]} {ins.argval}", (), ())
-        if name in _CELL_READS and ins.argval in free:
+        if name in table.outside_writes:
+            return _CodeFacts(f"{table.outside_writes[name]} {ins.argval}", (), ())
+        if name in table.cell_writes and ins.argval in free:
+            return _CodeFacts(f"{table.cell_writes[name]} {ins.argval}", (), ())
+        if name in table.cell_reads and ins.argval in free:
             cells.append(ins.argval)
         elif name == "LOAD_GLOBAL":
             attrs = []
             for follow in instructions[i + 1 :]:
-                if follow.opname not in _CHAIN or follow.is_jump_target:
+                if follow.opname not in table.attribute_loads or follow.is_jump_target:
                     break
                 attrs.append(follow.argval)
             chains.append((ins.argval, tuple(attrs), ins.positions.lineno if ins.positions else None))

@@ -106,11 +106,11 @@ import functools
 import inspect
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from types import CodeType
 from typing import Any
 
 from dpverify.samplers import InvalidArgument, RandomSource, SystemRandomSource
 from dpverify.samplers._rational import shown
+from dpverify.verify.engine._bytecode import UnknownInterpreter, bytecode
 from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text
 from dpverify.verify.engine._text import short_rational
 from dpverify.verify.gate._real_runs import NoOutput, once
@@ -230,18 +230,9 @@ def width_generic(source: WordSource) -> list[str]:
         function = inspect.unwrap(function) if function is not None else None
         code = getattr(function, "__code__", None)
         if code is not None:
-            found += [f"{name}: {value}" for value in _constants(code)]
+            constants = bytecode("the source check's scan for width constants").integer_constants(code)
+            found += [f"{name}: {value}" for value in constants if value not in (0, 1)]
     return found
-
-
-def _constants(code: CodeType) -> list[int]:
-    values = []
-    for value in code.co_consts:
-        if isinstance(value, CodeType):
-            values += _constants(value)
-        elif isinstance(value, int) and not isinstance(value, bool) and value not in (0, 1):
-            values.append(value)
-    return values
 
 
 def _result(
@@ -255,7 +246,10 @@ def _result(
     """One CheckResult over the findings of one method at one width: the first violation, else
     the first inconclusive finding, else proved."""
     base: dict[str, Any] = {"source": source.name, "width": width, "calls_run": len(findings)}
-    constants = width_generic(source)
+    try:
+        constants = width_generic(source)
+    except UnknownInterpreter as error:  # the scan reads bytecode: no proof rests on an unread scan
+        return CheckResult(check, Verdict.INCONCLUSIVE, str(error), reason=str(error), evidence=base)
     for verdict in (Verdict.VIOLATED, Verdict.INCONCLUSIVE):
         for call, _, finding in findings:
             if finding.verdict is verdict:

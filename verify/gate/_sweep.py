@@ -28,6 +28,7 @@ worker's traceback is chained to it).
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import re
 import signal
@@ -146,7 +147,13 @@ def _here(
 def _local(
     function: Callable[..., R], arguments: list[tuple[Any, ...]], jobs: int, stop: Callable[[R], bool] | None
 ) -> Iterator[R]:
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(arguments)), initializer=_ignore_interrupt)
+    # fork, named: the workers inherit the supervisor's report pipe and the imported specs (3.14 made
+    # forkserver Linux's default, whose workers have neither)
+    pool = ProcessPoolExecutor(
+        max_workers=min(jobs, len(arguments)),
+        initializer=_ignore_interrupt,
+        mp_context=multiprocessing.get_context("fork"),
+    )
     try:
         yield from _windowed(
             lambda a: _forking(pool.submit, function, *a),
