@@ -38,10 +38,10 @@ ROWS: list[tuple[str, str]] = [
     ("pipeline-dp", "partition_selection (TRUNCATED_GEOMETRIC).should_keep"),
     ("pipeline-dp", "partition_selection (GAUSSIAN_THRESHOLDING).noised_value_if_should_keep"),
     ("pipeline-dp", "dp_computations.ExponentialMechanism.apply"),
-    ("opacus", "optimizers.optimizer._generate_noise (secure_mode=False, 0-d tensor)"),
-    ("opacus", "optimizers.optimizer._generate_noise (secure_mode=True, 0-d tensor)"),
-    ("opacus", "optimizers.optimizer._generate_noise (secure_mode=False, 16-element tensor)"),
-    ("opacus", "optimizers.optimizer._generate_noise (secure_mode=True, 16-element tensor)"),
+    ("opacus", "optimizers.optimizer.DPOptimizer.add_noise (secure_mode=False, 0-d tensor)"),
+    ("opacus", "optimizers.optimizer.DPOptimizer.add_noise (secure_mode=True, 0-d tensor)"),
+    ("opacus", "optimizers.optimizer.DPOptimizer.add_noise (secure_mode=False, 16-element tensor)"),
+    ("opacus", "optimizers.optimizer.DPOptimizer.add_noise (secure_mode=True, 16-element tensor)"),
     ("smartnoise-sql", "sql._mechanisms.Laplace.release"),
     ("smartnoise-sql", "sql._mechanisms.Gaussian.release"),
     ("smartnoise-sql", "dpsu.policy_laplace (the released set of keys)"),
@@ -51,8 +51,8 @@ ROWS: list[tuple[str, str]] = [
 NOT_PRIVATE = {
     ("numpy", "random.laplace added to x in doubles"),
     ("numpy", "random.laplace added to x in doubles (the event's mass)"),
-    ("opacus", "optimizers.optimizer._generate_noise (secure_mode=False, 0-d tensor)"),
-    ("opacus", "optimizers.optimizer._generate_noise (secure_mode=False, 16-element tensor)"),
+    ("opacus", "optimizers.optimizer.DPOptimizer.add_noise (secure_mode=False, 0-d tensor)"),
+    ("opacus", "optimizers.optimizer.DPOptimizer.add_noise (secure_mode=False, 16-element tensor)"),
 }
 
 #: For each file or docstring cited, phrases of the quoted promise that the cited lines (or docstring) hold:

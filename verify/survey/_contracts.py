@@ -352,25 +352,25 @@ CONTRACTS: dict[tuple[str, str], Contract] = {
         source="pipeline_dp/dp_computations.py:749; pipeline_dp/dp_computations.py:710",
         private=True,
     ),
-    ("opacus", "optimizers.optimizer._generate_noise (secure_mode=False, 0-d tensor)"): Contract(
+    ("opacus", "optimizers.optimizer.DPOptimizer.add_noise (secure_mode=False, 0-d tensor)"): Contract(
         release=_OPACUS_INSECURE_RELEASE,
         promise=_OPACUS_INSECURE_PROMISE,
         source=_OPACUS_INSECURE_SOURCE,
         private=False,
     ),
-    ("opacus", "optimizers.optimizer._generate_noise (secure_mode=True, 0-d tensor)"): Contract(
+    ("opacus", "optimizers.optimizer.DPOptimizer.add_noise (secure_mode=True, 0-d tensor)"): Contract(
         release=_OPACUS_SECURE_RELEASE,
         promise=_OPACUS_SECURE_PROMISE,
         source=_OPACUS_SECURE_SOURCE,
         private=True,
     ),
-    ("opacus", "optimizers.optimizer._generate_noise (secure_mode=False, 16-element tensor)"): Contract(
+    ("opacus", "optimizers.optimizer.DPOptimizer.add_noise (secure_mode=False, 16-element tensor)"): Contract(
         release=_OPACUS_INSECURE_RELEASE,
         promise=_OPACUS_INSECURE_PROMISE,
         source=_OPACUS_INSECURE_SOURCE,
         private=False,
     ),
-    ("opacus", "optimizers.optimizer._generate_noise (secure_mode=True, 16-element tensor)"): Contract(
+    ("opacus", "optimizers.optimizer.DPOptimizer.add_noise (secure_mode=True, 16-element tensor)"): Contract(
         release=_OPACUS_SECURE_RELEASE,
         promise=_OPACUS_SECURE_PROMISE,
         source=_OPACUS_SECURE_SOURCE,

@@ -1,8 +1,11 @@
 """Opacus: the Gaussian noise DP-SGD adds to a batch's summed clipped gradients, as a black box.
 
-``DPOptimizer.add_noise`` sets each parameter's gradient to ``summed_grad + _generate_noise(std,
-summed_grad)`` with ``std = noise_multiplier * max_grad_norm`` (``opacus/optimizers/optimizer.py``),
-in the parameter's dtype (float32), then divides by the expected batch size (post-processing).
+The audited call is the one that releases the noisy gradient: ``DPOptimizer.add_noise()`` (the
+public method ``DPOptimizer.step`` runs after clipping), on an optimizer over one float32
+parameter whose ``summed_grad`` is set to the input for each release; what is read back is
+``p.grad``.  ``add_noise`` sets it to ``summed_grad + _generate_noise(std, summed_grad)`` with
+``std = noise_multiplier * max_grad_norm`` (``opacus/optimizers/optimizer.py``), in the parameter's
+dtype (float32); ``step`` then divides by the expected batch size (post-processing, 1 here).
 Clipping bounds one example's contribution to ``summed_grad`` by ``max_grad_norm`` in L2 norm, so
 the mechanism audited is ``g + N(0, std^2 I)`` on float32 tensors with neighbours ``g = 0`` and
 ``g = max_grad_norm * e_1``, claiming ``rho = max_grad_norm^2 / (2 std^2)``-zCDP (the Gaussian
@@ -67,18 +70,42 @@ def _generator() -> Any:
     return _GENERATOR["generator"]
 
 
+def _optimizer(sigma: Fraction, length: int, secure: int) -> tuple[Any, Any]:
+    """A ``DPOptimizer`` over one float32 parameter of ``length`` elements (0-d for 0), and that
+    parameter, made once per draw process (its generator is the process's own)."""
+    key = ("optimizer", float(sigma), length, secure)
+    if _GENERATOR.get(key) is None or _GENERATOR.get("pid") != os.getpid():
+        import torch
+        from opacus.optimizers.optimizer import DPOptimizer
+
+        generator = _generator()
+        parameter = torch.nn.Parameter(torch.zeros(() if length == 0 else (length,), dtype=torch.float32))
+        optimizer = DPOptimizer(
+            torch.optim.SGD([parameter], lr=0.0),
+            noise_multiplier=float(sigma),
+            max_grad_norm=1.0,
+            expected_batch_size=1,
+            loss_reduction="sum",
+            generator=generator,
+            secure_mode=bool(secure),
+        )
+        _GENERATOR[key] = (optimizer, parameter)
+    found: tuple[Any, Any] = _GENERATOR[key]
+    return found
+
+
 def opacus_noisy_gradient(
     x: int | tuple[int, ...], sigma: Fraction, length: int, secure: int
 ) -> float | tuple[float, ...]:
-    """Opacus' noisy summed gradient ``g + _generate_noise(sigma, g)`` for the float32 gradient
+    """What ``DPOptimizer.add_noise()`` releases as ``p.grad`` for the clipped, summed float32 gradient
     ``g = x``: a 0-d tensor for an int ``x`` (``length`` 0), else a vector of ``length`` elements."""
     import torch
-    from opacus.optimizers.optimizer import _generate_noise
 
-    summed = torch.tensor(x, dtype=torch.float32)
-    noise = _generate_noise(float(sigma), summed, generator=_generator(), secure_mode=bool(secure))
-    noisy = summed + noise
-    return noisy.item() if length == 0 else tuple(noisy.tolist())
+    optimizer, parameter = _optimizer(sigma, length, secure)
+    parameter.summed_grad = torch.tensor(x, dtype=torch.float32)  # a new tensor: not yet marked processed
+    optimizer.add_noise()
+    noisy = parameter.grad
+    return float(noisy.item()) if length == 0 else tuple(noisy.tolist())
 
 
 def _inputs(p: Mapping[str, Any]) -> tuple[int, int] | tuple[tuple[int, ...], tuple[int, ...]]:
@@ -100,9 +127,9 @@ OPACUS_GAUSSIAN = Spec(
     input=Input("x", values=_inputs, neighbours=lambda p: [_inputs(p)]),
     claim=lambda p: Zcdp(rho=1 / (2 * p["sigma"] ** 2)),
     randomness="none",
-    description="Opacus' DP-SGD noise: g + _generate_noise(sigma, g) on a float32 gradient g",
-    citation="Opacus 1.6.0, opacus.optimizers.optimizer._generate_noise; Bun and Steinke 2016, Proposition 1.6; "
-    "Mironov, CCS 2012; opacus issue #616",
+    description="Opacus' DP-SGD noise as DPOptimizer.add_noise releases it: p.grad = g + _generate_noise(sigma, g)",
+    citation="Opacus 1.6.0, opacus.optimizers.optimizer.DPOptimizer.add_noise and _generate_noise; "
+    "Bun and Steinke 2016, Proposition 1.6; Mironov, CCS 2012; opacus issue #616",
     cases=tuple(
         Case(
             {"sigma": 1, "length": length, "secure": secure},
@@ -130,7 +157,7 @@ def primitives() -> list[Primitive]:
         )
         rows.append(
             Primitive(
-                f"optimizers.optimizer._generate_noise (secure_mode={bool(secure)}, "
+                f"optimizers.optimizer.DPOptimizer.add_noise (secure_mode={bool(secure)}, "
                 f"{'0-d tensor' if length == 0 else f'{length}-element tensor'})",
                 "Gaussian",
                 f"std = noise_multiplier * max_grad_norm = 1, max_grad_norm = 1, {shape}; claim 1/2-zCDP",
