@@ -58,6 +58,8 @@ LIBRARY = Library(
 
 #: One generator per draw process: (process id, generator).
 _GENERATOR: dict[str, Any] = {}
+#: One optimizer per draw process and parameters: (process id, sigma, length, secure) -> (optimizer, parameter).
+_OPTIMIZERS: dict[tuple[int, float, int, int], tuple[Any, Any]] = {}
 
 
 def _generator() -> Any:
@@ -73,8 +75,8 @@ def _generator() -> Any:
 def _optimizer(sigma: Fraction, length: int, secure: int) -> tuple[Any, Any]:
     """A ``DPOptimizer`` over one float32 parameter of ``length`` elements (0-d for 0), and that
     parameter, made once per draw process (its generator is the process's own)."""
-    key = ("optimizer", float(sigma), length, secure)
-    if _GENERATOR.get(key) is None or _GENERATOR.get("pid") != os.getpid():
+    key = (os.getpid(), float(sigma), length, secure)  # a forked process makes its own, on its own generator
+    if key not in _OPTIMIZERS:
         import torch
         from opacus.optimizers.optimizer import DPOptimizer
 
@@ -89,9 +91,8 @@ def _optimizer(sigma: Fraction, length: int, secure: int) -> tuple[Any, Any]:
             generator=generator,
             secure_mode=bool(secure),
         )
-        _GENERATOR[key] = (optimizer, parameter)
-    found: tuple[Any, Any] = _GENERATOR[key]
-    return found
+        _OPTIMIZERS[key] = (optimizer, parameter)
+    return _OPTIMIZERS[key]
 
 
 def opacus_noisy_gradient(
