@@ -104,10 +104,9 @@ class GazeauConfig:
         cells = (Fraction(big_m) - Fraction(m)) / Fraction(step_)
         if cells.denominator != 1:
             raise InvalidArgument(
-                f"step must divide upper - lower exactly (as doubles) so that every rounding cell has "
-                f"length step; got (upper - lower) / step = {shown(cells, 60)}, not exactly an integer, "
-                f"with lower={shown(m)}, "
-                f"upper={shown(big_m)}, step={shown(step_)}. Use e.g. a power of two for step and multiples of it."
+                f"step must divide upper - lower exactly (as doubles); got (upper - lower) / step = "
+                f"{shown(cells, 40)} with lower={shown(m)}, upper={shown(big_m)}, step={shown(step_)}: "
+                "use a power of two for step."
             )
         return cls(b, k, m, big_m, step_, int(cells))
 
