@@ -47,6 +47,11 @@ TARGET_RECALL = Fraction(4, 5)
 # --- audits, run in the library's own environment ---------------------------------------------------
 
 
+def _statistical(verdict: str) -> str:
+    """A black box's pass is "not refuted", never proved."""
+    return "not refuted" if verdict == "proved" else verdict
+
+
 def _black_box(name: str, sampler: Callable[..., Any], claim: Any, seed: int, samples: int) -> dict[str, Any]:
     """The privacy test of ``sampler(x)`` at the inputs 0 and 1, on the library's own randomness."""
     from dpverify.specs._api import Case, Input, Spec
@@ -72,7 +77,7 @@ def _black_box(name: str, sampler: Callable[..., Any], claim: Any, seed: int, sa
         f"delta >= {evidence.get('delta_lower_bound_at_epsilon_decimal', '0')} at the claimed epsilon (certified)"
     )
     return {
-        "verdict": privacy.verdict.value,
+        "verdict": _statistical(privacy.verdict.value),
         "method": "black box",
         "evidence": privacy.summary[:300],
         "magnitude": magnitude,
@@ -156,7 +161,9 @@ def _diffprivlib_laplace(version: str, seed: int, samples: int) -> dict[str, Any
     from dpverify.specs._claims import PureDp
 
     mechanism = Laplace(epsilon=1, sensitivity=1)
-    return _black_box("diffprivlib-laplace", lambda x: float(mechanism.randomise(float(x))), PureDp(1), seed, samples)
+    return _black_box(
+        "diffprivlib-laplace", lambda x: float(mechanism.randomise(float(x))), PureDp(epsilon=1), seed, samples
+    )
 
 
 def _opacus_secure_mode(version: str, seed: int, samples: int) -> dict[str, Any]:
@@ -169,7 +176,7 @@ def _opacus_secure_mode(version: str, seed: int, samples: int) -> dict[str, Any]
     privacy = next(c for c in result.checks if c.check == "blackbox_privacy")
     evidence = privacy.evidence or {}
     return {
-        "verdict": privacy.verdict.value,
+        "verdict": _statistical(privacy.verdict.value),
         "method": "black box (seeded)",
         "evidence": privacy.summary[:300],
         "magnitude": f"rho >= {evidence.get('rho_lower_bound', '-')} (certified; claimed 1/2)",
@@ -214,7 +221,7 @@ def _opendp_float_laplace(version: str, seed: int, samples: int) -> dict[str, An
 
     enable_features("contrib", "floating-point")
     measurement = make_base_laplace(scale=1.0)
-    return _black_box("opendp-float-laplace", lambda x: float(measurement(float(x))), PureDp(1), seed, samples)
+    return _black_box("opendp-float-laplace", lambda x: float(measurement(float(x))), PureDp(epsilon=1), seed, samples)
 
 
 def _opendp_integer_laplace_law(version: str, seed: int, samples: int) -> dict[str, Any]:
@@ -225,10 +232,11 @@ def _opendp_integer_laplace_law(version: str, seed: int, samples: int) -> dict[s
 
     case = OPENDP_DLAPLACE.cases[0]
     case = type(case)({"scale": 3}, "proved", "the discrete Laplace at scale 3", label="scale=3")
-    result = audit_case(OPENDP_DLAPLACE, case, seed=seed, samples=samples, time_limit=600)
+    # the bias is a few per cent of the mass near 0: 200,000 draws per input resolve a CDF distance of 0.015
+    result = audit_case(OPENDP_DLAPLACE, case, seed=seed, samples=max(samples, 200_000), time_limit=600)
     worst = next((c for c in result.checks if c.verdict.value == "violated"), None) or result.checks[0]
     return {
-        "verdict": worst.verdict.value,
+        "verdict": _statistical(worst.verdict.value),
         "method": f"black box ({worst.check}: the law against the ideal, and the privacy test)",
         "evidence": "; ".join(f"{c.check}: {c.summary}" for c in result.checks)[:300],
         "magnitude": "-",

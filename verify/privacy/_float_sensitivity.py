@@ -576,7 +576,8 @@ def check_sum_sensitivity(
     """Search for neighbours whose computed sums differ by more than ``delta``, or prove that none exist.
 
     ``delta`` defaults to ``max(|lower|, |upper|)``, the sensitivity libraries declare.  Z3 gets at most
-    ``timeout_ms`` per query (two queries when ``delta`` is no double).  See the module's docstring for
+    ``timeout_ms`` per query (a second query, above ``delta``, only when ``delta`` has no exact 64-bit
+    form).  See the module's docstring for
     what ``found``, ``excluded`` and ``unknown`` establish.
     """
     n = _need_n(n)
@@ -597,7 +598,7 @@ def check_sum_sensitivity(
         return result("unknown", None, why)
     if witness.magnitude > bound:
         return result("found", witness, _statement_found(witness, bound))
-    # Only when delta is no double: Z3's pair exceeds the double below delta but not delta; ask above it.
+    # Only when delta has no 64-bit form: Z3's pair exceeds delta rounded down but not delta; ask above it.
     above = _up(bound, order)
     if above is None:
         return result("unknown", None, f"delta={exact_text(bound)} lies above every double")
