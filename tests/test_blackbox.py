@@ -15,6 +15,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from _terminal import default_sigint
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -386,6 +387,7 @@ def test_ctrl_c_during_a_black_box_audit_stops_it_without_a_worker_traceback(tmp
             "--out",
             str(tmp_path / "out"),
         ],
+        preexec_fn=default_sigint,  # as from a terminal: Ctrl-C at its default
         cwd=tmp_path,
         env={**os.environ, "BUSY_MARKER": str(marker)},
         stdout=subprocess.PIPE,
@@ -399,7 +401,7 @@ def test_ctrl_c_during_a_black_box_audit_stops_it_without_a_worker_traceback(tmp
             time.sleep(0.1)
         assert len(list(tmp_path.glob("drawing-*"))) == 2, "both workers should be drawing"
         os.killpg(process.pid, signal.SIGINT)
-        out, err = process.communicate(timeout=60)
+        out, err = process.communicate(timeout=120)
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from _terminal import default_sigint
 
 HOSTILE_DIR = Path(__file__).parent / "data" / "hostile"
 #: The case time limit these runs use: long enough for a loaded machine's start (a run that spins is
@@ -167,6 +168,7 @@ def test_ctrl_c_ends_the_run_with_130_and_kills_the_sampler() -> None:
     environment = dict(os.environ, DPVERIFY_TEST_HOSTILE="ignore-signals-spin", PYTHONPATH=str(HOSTILE_DIR))
     process = subprocess.Popen(
         [*DPVERIFY, "check", "--spec-module", "hostile_specs", "--time-limit", "60"],
+        preexec_fn=default_sigint,  # as from a terminal: Ctrl-C at its default
         cwd=HOSTILE_DIR,
         env=environment,
         stdout=subprocess.PIPE,
@@ -177,7 +179,7 @@ def test_ctrl_c_ends_the_run_with_130_and_kills_the_sampler() -> None:
     assert "dpverify check:" in process.stdout.readline()  # the child has started the cases
     time.sleep(1)
     process.send_signal(2)
-    _, stderr = process.communicate(timeout=20)
+    _, stderr = process.communicate(timeout=60)  # a hang detector: generous under load
     assert process.returncode == 130
     assert "interrupted" in stderr and "Traceback" not in stderr
 
@@ -219,7 +221,7 @@ def test_pytest_dpverify_fails_the_item_and_the_run_goes_on(behaviour: str, reas
     assert "FAILED" in both and "hostile-rr/alpha=1/3" in both
     assert reason in both
     assert "calm-rr/alpha=1/3" not in both.split("short test summary")[-1]  # the calm spec's items passed
-    assert seconds < 2 * TIME_LIMIT
+    assert seconds < 4 * TIME_LIMIT  # killed at its bound, not hung until the outer timeout (not a timing claim)
 
 
 @pytest.mark.parametrize(("behaviour", "outcome"), [("none", "proved"), ("unpatch-random", "inconclusive")])

@@ -25,6 +25,7 @@ from typing import Any
 
 import _fuzz
 import pytest
+from _terminal import default_sigint
 
 from dpverify.samplers import DpverifyError, InvalidArgument, RandomSource
 from dpverify.specs import Case, Input, PureDp, Rational, Spec
@@ -515,6 +516,7 @@ def test_ctrl_c_stops_a_local_sweep_without_a_worker_traceback(tmp_path: Path) -
     # one worker in a long task, the other idle once its task is done: Ctrl-C reaches both
     process = subprocess.Popen(
         [sys.executable, "interrupted_sweep.py", str(tmp_path)],
+        preexec_fn=default_sigint,  # as from a terminal: Ctrl-C at its default
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -528,7 +530,7 @@ def test_ctrl_c_stops_a_local_sweep_without_a_worker_traceback(tmp_path: Path) -
         assert len(list(tmp_path.glob("started-*"))) == 2, "both tasks should have started"
         time.sleep(0.5)  # the short task's worker is back waiting for work
         os.killpg(process.pid, signal.SIGINT)
-        _, err = process.communicate(timeout=60)  # the long task is stopped, not waited for
+        _, err = process.communicate(timeout=120)  # the long task is stopped, not waited for
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
