@@ -68,3 +68,18 @@ def test_walks_without_draw_counts_are_refused() -> None:
     renewed = enumerate_outputs(_geometric_loop(0), min_mass=Fraction(1, 10**6), renewal=True)
     with pytest.raises(InvalidArgument, match="has no draw counts"):
         timing_privacy(renewed, renewed)
+
+
+def test_a_sampler_that_raises_on_one_path_is_a_verdict_with_its_draws() -> None:
+    def broken(x: int) -> Callable[[RandomSource], int]:
+        def sample(rng: RandomSource) -> int:
+            k = rng.randbelow(7)
+            if k == 6:
+                raise ZeroDivisionError("bug")
+            return x + k
+
+        return sample
+
+    result = check_timing_privacy(broken, 0, 1, Fraction(1))
+    assert result.verdict.value == "violated" and result.evidence["draws"] == [6]
+    assert "ZeroDivisionError" in result.evidence["error"]

@@ -33,10 +33,10 @@ from typing import Any
 
 import mpmath
 
-from dpverify.samplers import InvalidArgument, RandomSource
+from dpverify.samplers import InvalidArgument, RandomSource, SamplerContractError
 from dpverify.verify.engine._arguments import need_callable
 from dpverify.verify.engine._enumerate import enumerate_outputs
-from dpverify.verify.engine._enumeration import Enumeration
+from dpverify.verify.engine._enumeration import Enumeration, SamplerCrashed
 from dpverify.verify.engine._results import CheckResult, Verdict, fraction_text
 
 __all__ = ["RatioBound", "TimingPrivacy", "check_timing_privacy", "timing_privacy"]
@@ -138,9 +138,17 @@ def check_timing_privacy(
     ``sampler_at(q_prime)``, each walked as it runs to ``min_mass`` (module docstring)."""
     need_callable("sampler_at", sampler_at, "a function of the input returning a sampler, e.g. lambda q: ...")
     claimed = Fraction(claimed_epsilon)
-    walks = [
-        enumerate_outputs(sampler_at(x), min_mass=min_mass, max_paths=max_paths, summarise=False) for x in (q, q_prime)
-    ]
+    try:
+        walks = [
+            enumerate_outputs(sampler_at(x), min_mass=min_mass, max_paths=max_paths, summarise=False)
+            for x in (q, q_prime)
+        ]
+    except SamplerCrashed as crash:  # the code's failure is a finding, with the draws that reach it
+        return CheckResult(
+            "timing_privacy", Verdict.VIOLATED, str(crash), evidence={"draws": crash.draws, "error": repr(crash.error)}
+        )
+    except SamplerContractError as error:
+        return CheckResult("timing_privacy", Verdict.INCONCLUSIVE, str(error), reason=str(error))
     found = timing_privacy(*walks)
     evidence = {
         "inputs": [repr(q), repr(q_prime)],
