@@ -20,11 +20,13 @@ names for the row:
   than the declared sensitivity, found by Z3 (:mod:`dpverify.verify.privacy._float_sensitivity`) and
   re-run through the library's own aggregation.
 
-A version that does not install here is listed with pip's reason.  The table
-(``docs/known-findings.md``) gives the verdict at each version, the method, the magnitude and the
-seconds, the recall (rows found at their affected version, among those whose affected version
-installs) and the false alarms (rows violated at their fixed version).  Exit 1 if the recall is below
-80% or there is a false alarm.
+A version that does not install here is listed with pip's reason.  A row found at its affected version
+then has its standalone reproduction (``reproduction`` in the record: a script that does not import
+dpverify) run in the same environment, and its output matched against ``reproduction_expects``.  The table
+(``docs/known-findings.md``) gives the verdict at each version, the method, the magnitude, the seconds
+and the reproduction, the recall (rows found at their affected version, among those whose affected
+version installs) and the false alarms (rows violated at their fixed version).  Exit 1 if the recall is
+below 80%, there is a false alarm, or a found row has no reproduction that shows it.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
+import shlex
 import subprocess
 import sys
 import time
@@ -243,18 +247,36 @@ def _opendp_integer_laplace_law(version: str, seed: int, samples: int) -> dict[s
     }
 
 
-#: The audit of each finding of the record, by its id: ``audit(version, seed, samples)``.
+#: The audit of each finding of the record, by its id: ``audit(version, seed, samples)``.  The audits of
+#: a library with several findings live in ``bench/known_findings/<library>.py``, whose ``AUDITS`` join these.
 AUDITS: dict[str, Callable[[str, int, int], dict[str, Any]]] = {
     "jin-timing-cks20-dlaplace": _cks20_dlaplace_timing,
     "jin-timing-tmlt-geometric": _tmlt_geometric_timing,
     "mironov-numpy-laplace": _numpy_laplace_exact,
-    "diffprivlib-19-laplace": _diffprivlib_laplace,
     "opacus-616-secure-mode": _opacus_secure_mode,
     "casacuberta-diffprivlib-sum": _diffprivlib_sum_sensitivity,
     "haney-diffprivlib-laplace": _diffprivlib_laplace,
     "haney-opendp-laplace": _opendp_float_laplace,
     "opendp-2638-dashu-bias": _opendp_integer_laplace_law,
 }
+
+
+def _library_audits() -> None:
+    """Join the ``AUDITS`` of each module of ``bench/known_findings/`` (imported lazily: a module imports
+    its library only inside its audits, so every module loads in every environment)."""
+    import importlib
+
+    if str(ROOT / "bench") not in sys.path:
+        sys.path.insert(0, str(ROOT / "bench"))
+    for path in sorted((ROOT / "bench" / "known_findings").glob("[a-z]*.py")):
+        module = importlib.import_module(f"known_findings.{path.stem}")
+        clash = set(module.AUDITS) & set(AUDITS)
+        if clash:
+            raise RuntimeError(f"{path.name} audits {sorted(clash)} twice")
+        AUDITS.update(module.AUDITS)
+
+
+_library_audits()
 
 
 def child(finding: str, version: str, seed: int, samples: int) -> dict[str, Any]:
@@ -296,6 +318,24 @@ def _audit(python: Path, finding: str, version: str, seed: int, samples: int) ->
         return {"verdict": "inconclusive", "method": "-", "evidence": f"exit {done.returncode}: {last[:300]}"}
 
 
+def _reproduce(python: Path, row: dict[str, Any]) -> dict[str, Any]:
+    """Run the row's standalone reproduction (no dpverify import) in the library's environment, and say
+    whether its output shows the finding (matches the row's ``reproduction_expects``)."""
+    command = [str(python), *shlex.split(row["reproduction"])]
+    command[1] = str(ROOT / command[1])
+    started = time.monotonic()
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=ROOT, timeout=600)
+    except subprocess.TimeoutExpired:
+        return {"shown": False, "output": "ran past 600 s", "seconds": 600.0}
+    seconds = round(time.monotonic() - started, 1)
+    match = re.search(row["reproduction_expects"], done.stdout)
+    if done.returncode == 0 and match:
+        return {"shown": True, "output": match.group(0)[:200], "seconds": seconds}
+    tail = (done.stderr.strip() or done.stdout.strip() or "no output").splitlines()[-1]
+    return {"shown": False, "output": f"exit {done.returncode}: {tail[:200]}", "seconds": seconds}
+
+
 def _cell(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
@@ -313,9 +353,27 @@ def _counted(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dic
     return installable, found, alarms
 
 
+def _unreproduced(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows found at their affected version whose standalone reproduction is missing or did not show it."""
+    found = [r for r in rows if "affected" in r["results"] and _found(r["results"]["affected"])]
+    return [r for r in found if not (r.get("reproduced") or {}).get("shown")]
+
+
+def _reproduction_cell(row: dict[str, Any]) -> str:
+    if not row.get("reproduction"):
+        return "-"
+    script = row["reproduction"].split()[0]
+    link = f"[{Path(script).name}](../{script})" if script.startswith("docs/") else script
+    reproduced = row.get("reproduced")
+    if reproduced is None:
+        return link
+    return f"{link}: {'shows it' if reproduced['shown'] else 'does not show it'} ({reproduced['seconds']} s)"
+
+
 def markdown(rows: list[dict[str, Any]], seed: int, samples: int) -> str:
     installable, found, false_alarms = _counted(rows)
     recall = Fraction(len(found), len(installable)) if installable else Fraction(0)
+    unreproduced = _unreproduced(rows)
     lines = [
         "# Would dpverify have found them? The published record, re-found and cleared",
         "",
@@ -323,11 +381,12 @@ def markdown(rows: list[dict[str, Any]], seed: int, samples: int) -> str:
         "black box; each library version in an environment of its own).",
         "",
         f"**Recall: {len(found)} of {len(installable)} findings whose affected version installs here are found "
-        f"({float(recall):.0%}). False alarms: {len(false_alarms)} (a fixed version reported violated).**",
+        f"({float(recall):.0%}). False alarms: {len(false_alarms)} (a fixed version reported violated). "
+        f"Found without a standalone reproduction that shows it: {len(unreproduced)}.**",
         "",
         "| finding | source | library | affected | verdict there | fixed | verdict there | public call | method | "
-        "magnitude | seconds |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "magnitude | seconds | reproduction |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         results = row["results"]
@@ -348,6 +407,7 @@ def markdown(rows: list[dict[str, Any]], seed: int, samples: int) -> str:
                     affected.get("method", "-"),
                     affected.get("magnitude", "-"),
                     " / ".join(str(c.get("seconds", "-")) for c in (affected, fixed) if c),
+                    _reproduction_cell(row),
                 )
             )
             + " |"
@@ -361,6 +421,8 @@ def markdown(rows: list[dict[str, Any]], seed: int, samples: int) -> str:
                 lines.append(f"- **{row['id']}**, {row['library']} {version}: {_cell(cell.get('evidence', '-'))}")
             elif row.get(f"{which}_status"):
                 lines.append(f"- **{row['id']}**, {which} version: {_cell(row[f'{which}_status'])}")
+        if row.get("reproduced"):
+            lines.append(f"- **{row['id']}**, `python {row['reproduction']}`: {_cell(row['reproduced']['output'])}")
     return "\n".join(lines) + "\n"
 
 
@@ -402,13 +464,16 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             row["results"][which] = cell
             print(f"  {cell['verdict']}: {cell.get('evidence', '')[:150]}")
+            if which == "affected" and _found(cell) and row.get("reproduction"):
+                row["reproduced"] = _reproduce(python, row)
+                print(f"  reproduction: {row['reproduced']['output'][:150]}")
         rows.append(row)
     text = markdown(rows, args.seed, args.samples)
     Path(args.out).write_text(text)
     print(f"wrote {args.out}")
     installable, found, alarms = _counted(rows)
     ok = not alarms and bool(installable) and Fraction(len(found), len(installable)) >= TARGET_RECALL
-    return 0 if ok else 1
+    return 0 if ok and not _unreproduced(rows) else 1
 
 
 _ = math  # kept for the audits' magnitudes

@@ -94,3 +94,20 @@ def test_each_reproduction_runs_without_dpverify_and_shows_its_finding(script: s
     assert match, done.stdout
     if script.startswith("cks20"):
         assert float(match.group(1)) > 1  # the pair breaks the claim the output alone meets
+
+
+def test_a_found_row_counts_as_reproduced_only_when_its_script_prints_what_the_row_expects(tmp_path: Path) -> None:
+    bench = _bench()
+    script = tmp_path / "shows.py"
+    script.write_text("import sys\nprint('certified delta >=', sys.argv[1])\n")
+    row = {"reproduction": f"{script} 0.25", "reproduction_expects": r"certified delta >= (?!0$)\S+$"}
+    shown = bench._reproduce(Path(sys.executable), row)
+    assert shown["shown"] and shown["output"] == "certified delta >= 0.25"
+    assert not bench._reproduce(Path(sys.executable), {**row, "reproduction": f"{script} 0"})["shown"]
+    script.write_text("raise SystemExit(3)\n")
+    failed = bench._reproduce(Path(sys.executable), row)
+    assert not failed["shown"] and failed["output"].startswith("exit 3")
+    found = {**_row("a", "violated", None), **row}
+    assert bench._unreproduced([found]) == [found]
+    assert bench._unreproduced([{**found, "reproduced": shown}]) == []
+    assert "Found without a standalone reproduction that shows it: 1." in bench.markdown([found], 0, 100)
