@@ -455,6 +455,7 @@ def main(argv: list[str] | None = None) -> int:
             python = _environment(row, version, Path(args.venvs))
             if isinstance(python, str):
                 row[f"{which}_status"] = python
+                print(f"{row['id']}: {row['library']} {version} ({which}): {python[:200]}", flush=True)
                 continue
             print(f"{row['id']}: {row['library']} {version} ({which}) ...", flush=True)
             cell = _audit(python, row["id"], version, args.seed, args.samples)
