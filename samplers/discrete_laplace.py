@@ -3,7 +3,7 @@
 Canonne, Kamath, Steinke, "The Discrete Gaussian for Differential Privacy" (NeurIPS 2020),
 Algorithm 2.  For a scale ``b = t/s`` (integers ``s, t >= 1``) it returns ``Z`` with
 
-    P[Z = z] = (e^(1/b) - 1) / (e^(1/b) + 1) * e^(-|z|/b)      for every integer z.
+    ``P[Z = z] = (e^(1/b) - 1) / (e^(1/b) + 1) * e^(-|z|/b)``      for every integer z.
 
 One attempt: ``U`` uniform on ``{0..t-1}``; reject unless Bernoulli(exp(-U/t)); ``V`` counts
 Bernoulli(exp(-1)) successes before the first failure; ``X = U + t*V`` is then geometric with

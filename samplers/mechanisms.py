@@ -194,7 +194,7 @@ def _gtm_alpha(alpha: Fraction, n: int, T: int) -> Fraction:
 
 def gtm(alpha: RationalLike, n: int, T: int) -> Mechanism:
     """The GTM on inputs ``q`` in ``0..n`` (:func:`dpverify.samplers.gtm.sample`), with the ratio
-    bound :func:`_gtm_alpha` gives: ``alpha`` for Theorem 7.1's instances, else Theorem 6.2's
+    bound ``_gtm_alpha`` gives: ``alpha`` for Theorem 7.1's instances, else Theorem 6.2's
     ``alpha'`` (refused when there is none)."""
     alpha_, n_, _, T_ = _gtm.validate(alpha, n, 0, T)
     bound = _gtm_alpha(alpha_, n_, T_)
@@ -310,7 +310,7 @@ def postprocess(mechanism: Mechanism, f: Callable[[Any], Hashable]) -> Mechanism
 
 def compose(*mechanisms: Mechanism) -> Mechanism:
     """Run every mechanism on the same input, independently and in order; release the tuple of
-    their releases, with the basic composition of their guarantees (:meth:`Guarantee.compose`)."""
+    their releases, with the basic composition of their guarantees (:meth:`~dpverify.samplers.Guarantee.compose`)."""
     if not mechanisms:
         raise InvalidArgument("compose needs one or more mechanisms; got mechanisms=().")
     parts = tuple(_mechanism(f"mechanisms[{i}]", m) for i, m in enumerate(mechanisms))

@@ -24,7 +24,7 @@ Privacy", Theorem A.1; paper 003's "Gaussian Mechanism"): for ``0 < epsilon < 1`
 
     sigma2 = ceil(2 ln(1.25/delta) s^2 / epsilon^2 * 2^32) / 2^32,
 
-computed with integer arithmetic only (:func:`_ln_scaled`).  With it the discrete mechanism is
+computed with integer arithmetic only (``_ln_scaled``).  With it the discrete mechanism is
 ``(epsilon, delta)``-DP: it is ``rho``-zCDP with ``rho = s^2/(2 sigma2) <= epsilon^2 / (4 l)``,
 ``l = ln(1.25/delta)``, and CKS20 Corollary 13 (the conversion from zCDP to approximate DP,
 arXiv:2004.00010v3 p. 13) turns ``rho``-zCDP into ``(epsilon, delta')``-DP with

@@ -8,14 +8,14 @@ L1 sensitivity ``s > 0`` and ``epsilon > 0``, with scale ``b = s / epsilon``, it
 (Canonne, Kamath, Steinke, "The Discrete Gaussian for Differential Privacy", NeurIPS 2020,
 Algorithm 2), so that for every ``y`` in ``v + (L*Z)^n = (L*Z)^n``
 
-    P(y | v) = prod_i c * e^(-|y_i - v_i| / b),    c = (e^(L/b) - 1) / (e^(L/b) + 1).
+    ``P(y | v) = prod_i c * e^(-|y_i - v_i| / b)``,    ``c = (e^(L/b) - 1) / (e^(L/b) + 1)``.
 
 **Claim: (epsilon, 0)-DP** for every two inputs ``v, v'`` this function accepts with
 ``||v - v'||_1 <= s``.  Proof: both lie on the grid, so both releases range over the same set
 ``(L*Z)^n``, and for every ``y`` in it, by the triangle inequality
 ``|y_i - v'_i| - |y_i - v_i| <= |v_i - v'_i|``,
 
-    ln P(y|v)/P(y|v') = sum_i (|y_i - v'_i| - |y_i - v_i|) / b <= ||v - v'||_1 / b <= s / b = epsilon.
+    ``ln P(y|v)/P(y|v') = sum_i (|y_i - v'_i| - |y_i - v_i|) / b <= ||v - v'||_1 / b <= s / b = epsilon``.
 
 The bound ``||v - v'||_1 / b`` is attained (at ``y_i`` on the far side of ``v_i`` from ``v'_i``
 in every coordinate), so it is tight.  Pure DP implies zCDP: the mechanism is also

@@ -71,7 +71,7 @@ class Randomness(StrEnum):
     RANDOM = "random"
     #: The sampler takes no ``rng`` and calls ``random``'s or ``secrets``' module-level functions
     #: (or creates a ``random.SystemRandom()``): for each execution they are redirected to the
-    #: engine's source (:func:`dpverify.verify.engine._patched_random.patched_random`), so the same
+    #: engine's source (:func:`dpverify.verify.patched_random`), so the same
     #: engine enumerates it.
     MODULE = "module"
     #: A black box that draws its own randomness: only statistical checks apply.
@@ -110,25 +110,25 @@ DEFAULT_MIN_MASS = Fraction(1, 10**9)
 class Bounded:
     """The whole sampler is enumerated, leaving unentered the branches lighter than ``min_mass``:
     exact intervals around each output's probability.  Loops and subroutines the code marks
-    (:mod:`dpverify.samplers._loops`) are summarised, each enumerated once by its own renewal
+    (``dpverify.samplers._loops``) are summarised, each enumerated once by its own renewal
     identity, so nested rejection loops stay tight; the code is also walked as it runs.  The
     default for a spec with an ideal PMF.
 
     A proof from it is a proof *within U* (the unexplored mass): ``|P_code(o) - P_ideal(o)| <= U``
     at every checked output, and a total-variation bound stated beside it
-    (:mod:`dpverify.verify.engine._intervals`).  ``max_unexplored`` is the loosest ``U`` accepted
-    (a larger one is inconclusive): by default :data:`DEFAULT_MAX_UNEXPLORED`, so a budget that
+    (``dpverify.verify.engine._intervals``).  ``max_unexplored`` is the loosest ``U`` accepted
+    (a larger one is inconclusive): by default :data:`~dpverify.specs.DEFAULT_MAX_UNEXPLORED`, so a budget that
     leaves much of the mass unexplored (a loop that rarely or never accepts) cannot pass as a
     proof.  A looser tolerance, or None (any ``U``), must say why in ``tolerance_reason``, which
     every verdict of the spec then carries; without one it is a :class:`SpecError`.
 
     ``renewal=True`` is for code nobody marked (``while True`` loops, subroutines, as published
     code is written).  An execution back in a program state it was in earlier on its path is cut
-    there and the renewal identity applied (:mod:`dpverify.verify.engine._program_state` says when
+    there and the renewal identity applied (``dpverify.verify.engine._program_state`` says when
     two states are taken to be the same), and, unless ``procedures=False``, every call of a
     function that draws is summarised: enumerated once per distinct arguments and used as one
     weighted choice wherever it is made, when the code it runs keeps no state outside its frames
-    (:mod:`dpverify.verify.engine._summaries`, :mod:`dpverify.verify.engine._purity`)."""
+    (``dpverify.verify.engine._summaries``, ``dpverify.verify.engine._purity``)."""
 
     min_mass: Fraction | int | str = DEFAULT_MIN_MASS
     max_paths: int = 1_000_000

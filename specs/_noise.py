@@ -30,7 +30,7 @@ class NoiseSpec(ABC):
 
     @abstractmethod
     def ideal_pmf_expr(self) -> sympy.Expr:
-        """The ideal PMF as a SymPy expression in the output symbol :attr:`output_symbol`."""
+        """The ideal PMF as a SymPy expression in the output symbol ``output_symbol``."""
 
     @abstractmethod
     def ideal_probability(self, output: Hashable, dps: int = 50) -> tuple[mpmath.mpf, mpmath.mpf]:

@@ -147,7 +147,7 @@ class GtmSpec(MechanismSpec):
     @classmethod
     def create(cls, alpha: RationalLike, n: object, T: object) -> GtmSpec:
         """Validate the parameters (the paper's domain: ``alpha`` in (0, 1), ``n >= 1``, ``T >= 1``;
-        ``n`` at most :data:`MAX_N`) and build the spec.  The spec parses for itself, so a change
+        ``n`` at most ``MAX_N``) and build the spec.  The spec parses for itself, so a change
         to the sampler's checks is a finding about the sampler, never a broken spec."""
         return cls(alpha, n, T)  # type: ignore[arg-type]  # __post_init__ parses them
 

@@ -96,7 +96,7 @@ MAX_OUTPUTS = 10_000
 def product_pmf(*pmfs: ExactPmf | Mapping[Hashable, Fraction]) -> ExactPmf:
     """The law of ``(X_1, ..., X_k)`` for independent ``X_i`` with the given laws:
     ``P(x_1, ..., x_k) = prod_i P_i(x_i)``, over the tuples of listed outputs (in order); at most
-    :data:`MAX_OUTPUTS` tuples."""
+    ``MAX_OUTPUTS`` tuples."""
     if not pmfs:
         raise InvalidArgument("product_pmf needs one or more PMFs; got pmfs=().")
     parts = [_pmf(f"pmfs[{i}]", p) for i, p in enumerate(pmfs)]
@@ -308,7 +308,7 @@ class VectorGaussianSpec(_VectorNoise):
 
 def certified_classic_sigma2(sensitivity: RationalLike, epsilon: RationalLike, delta: RationalLike) -> Fraction:
     """``ceil(2 ln(1.25/delta) s^2/epsilon^2 * 2^32) / 2^32`` (Dwork, Roth, Theorem A.1, rounded
-    up to the grid :data:`SIGMA2_GRID`), for ``s > 0`` and ``epsilon``, ``delta`` in (0, 1).
+    up to the grid ``SIGMA2_GRID``), for ``s > 0`` and ``epsilon``, ``delta`` in (0, 1).
 
     ``X = 2^33 s^2/epsilon^2 * ln(5/(4 delta))`` is enclosed with ``mpmath.iv`` (outward
     rounding) at doubling precision until both ends share one floor ``f``; ``X`` is irrational
@@ -350,7 +350,7 @@ def guarantee_claims(guarantee: Any) -> tuple[Claim, ...]:
 
     - ``delta = 0``: ``PureDp(alpha=alpha)`` when ``epsilon = 0`` (exact ratio form),
       ``PureDp(epsilon=epsilon)`` when ``alpha = 1``, else ``PureDp(epsilon=e)`` with ``e`` a
-      rational upper bound of ``epsilon + ln(1/alpha)`` (:func:`_epsilon`);
+      rational upper bound of ``epsilon + ln(1/alpha)`` (``_epsilon``);
     - ``0 < delta < 1``: ``ApproxDp(e, delta)`` likewise; ``delta = 1`` claims nothing;
     - ``rho`` not None and ``> 0``: ``Zcdp(rho)``.
 

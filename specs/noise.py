@@ -128,7 +128,7 @@ class PureEpsilonClaim:
     Neighbours: ``|q - q'| <= sensitivity``.  Claim: for all neighbours and every integer ``x``,
     ``e^(-epsilon) <= P(x | q) / P(x | q') <= e^(epsilon)``; for additive noise this is
     ``e^(-epsilon) <= P(z) / P(z') <= e^(epsilon)`` whenever ``|z - z'| <= sensitivity``.
-    Unlike :class:`specs.PureDpClaim` the ratio bound ``e^(-epsilon)`` is irrational, so the
+    Unlike :class:`~dpverify.specs.PureDpClaim` the ratio bound ``e^(-epsilon)`` is irrational, so the
     claim is stated by its rational exponent.
 
     >>> PureEpsilonClaim(Fraction(2), 1)
@@ -198,7 +198,7 @@ class DiscreteGaussianApproxDpClaim:
         return math.floor(centre - Fraction(D, 2)) + 1, math.floor(centre + Fraction(D, 2)) + 1
 
     def delta_expr(self) -> sympy.Expr:
-        """``delta`` as a SymPy expression in :data:`EPSILON` (tails as infinite Sums)."""
+        """``delta`` as a SymPy expression in ``EPSILON`` (tails as infinite Sums)."""
         s = sympy.Rational(self.sigma2.numerator, self.sigma2.denominator)
         D = sympy.Integer(self.sensitivity)
         weight = sympy.exp(-(_Y**2) / (2 * s))
@@ -219,7 +219,7 @@ class BernoulliExpSpec(NoiseSpec):
     extended to ``gamma > 1`` by ``floor(gamma)`` Bernoulli(exp(-1)) trials, CKS20 §5.1).
 
     Outputs True/False; ``P(True) = exp(-gamma)``, ``P(False) = 1 - exp(-gamma)``.  As a PMF in
-    :data:`B` (``b = 1`` for True): ``exp(-gamma)**b * (1 - exp(-gamma))**(1 - b)``.
+    ``B`` (``b = 1`` for True): ``exp(-gamma)**b * (1 - exp(-gamma))**(1 - b)``.
     It is a building block, not a mechanism, so it makes no privacy claim.
 
     >>> spec = BernoulliExpSpec.create("1/2")
@@ -251,7 +251,7 @@ class BernoulliExpSpec(NoiseSpec):
         return p**B * (1 - p) ** (1 - B)
 
     def ideal_probability(self, output: Hashable, dps: int = 50) -> tuple[mpmath.mpf, mpmath.mpf]:
-        """``exp(-gamma)`` for True; ``1 - exp(-gamma)`` for False by :func:`one_minus_exp_neg`
+        """``exp(-gamma)`` for True; ``1 - exp(-gamma)`` for False by ``one_minus_exp_neg``
         (no cancellation for small gamma).  Exact ``(1, 1)``/``(0, 0)`` at ``gamma = 0``."""
         if not isinstance(output, bool):
             raise InvalidArgument(
@@ -393,7 +393,7 @@ class DiscreteGaussianSpec(NoiseSpec):
     Claims: ``rho``-zCDP with ``rho = D^2 / (2 sigma2)`` (CKS20 Theorem 4, exact rational,
     :meth:`zcdp_claim`), and ``(eps, delta(eps))``-DP for every ``eps >= 0`` with Theorem 7's
     tight ``delta`` (:meth:`approx_dp_claim`; evaluated by ``dpverify.verify.privacy._accounting.dgauss_delta``).
-    ``N`` is enclosed by :func:`dgauss_normaliser_interval` (direct sum with a tail bound for
+    ``N`` is enclosed by ``dgauss_normaliser_interval`` (direct sum with a tail bound for
     ``sigma2 <= 1``, Poisson summation for ``sigma2 > 1``).
 
     >>> spec = DiscreteGaussianSpec.create("7/3", sensitivity=2)

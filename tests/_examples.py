@@ -138,6 +138,10 @@ class Shell:
         # `dpverify`, `python` and `pytest` are the test environment's: sys.executable's folder (not
         # resolved: a virtual environment's python is a link out of it).
         env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+        if (scratch / "src" / "dpverify").is_dir():
+            # the commands import the copy's dpverify, so what they write beside the package (certificates
+            # from `dpverify prove`, for one) lands in the copy, never in the checkout the tests run from
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(scratch / "src"), env.get("PYTHONPATH")]))
         return cls(scratch, scratch, env, timeout)
 
     def run(self, command: Command) -> tuple[int, list[str]]:

@@ -12,7 +12,7 @@ it), so a project's run checks its own specs.  Each spec gives
 - ``dpverify::SPEC/CASE`` per listed case: every check the declaration implies, which must
   reach the case's expected verdict (as in ``dpverify check``);
 - ``dpverify::SPEC/search``: a Hypothesis search of the parameter domain beyond the cases
-  (:func:`dpverify.verify.gate._search.search_spec`), exact checks only; for a spec none of whose
+  (:func:`dpverify.verify.search_spec`), exact checks only; for a spec none of whose
   cases expects ``proved`` (one documenting an unsafe sampler) a failure found is an xfail.
 
 Select them with ``-k`` (``-k dpverify`` for all, ``-k "SPEC/search"``; ``-k`` matches

@@ -178,7 +178,7 @@ def add_privacy_parser(commands: Any) -> None:
     privacy_gazeau.add_argument("--upper", required=True, help="truncation set upper end M (a double)")
     privacy_gazeau.add_argument("--step", required=True, help="rounding step L; must divide M - m exactly")
     privacy_gazeau.add_argument("--epsilon", help='Condition 1\'s eps (default Delta_f/b), e.g. "1"')
-    privacy_gazeau.add_argument("--sensitivity", help='Delta_f (default |q - q\'|), e.g. "1"')
+    privacy_gazeau.add_argument("--sensitivity", help='Delta_f (default: the distance between q and q\'), e.g. "1"')
     privacy_gazeau.add_argument("--delta-0", help='uniform error delta_0 (default 2^-bits), e.g. "1/65536"')
     privacy_gazeau.add_argument("--delta-n", help='computation error delta_n (default: measured), e.g. "1/10^12"')
     add_json_option(privacy_gazeau, "the report", schema=PRIVACY_GAZEAU_SCHEMA)

@@ -439,15 +439,15 @@ def enumerate_outputs(
     ``sampler`` takes a RandomSource and returns an output; it must draw only through it.
     ``max_paths`` bounds the executions, ``max_depth`` the draws per path, and ``min_mass``
     the smallest prefix probability a branch may have to be entered: 0, which disables it, or a
-    rational in [10^-14, 1) (10^-14 is :data:`~dpverify.verify.engine._arguments.MIN_MASS`; a
+    rational in [10^-14, 1) (10^-14 is ``MIN_MASS``; a
     finer budget walks every loop down to ``max_depth``).  Cut and unvisited mass is reported
     exactly as ``unexplored``.  With ``summarise``, marked loops and subroutines are summarised;
     with ``renewal``, an execution back in a program state it was in earlier on its path is
     renewed there (module docstring); with ``procedures``, the calls of functions that draw are
-    summarised per distinct arguments (:mod:`dpverify.verify.engine._summaries`), and what was
+    summarised per distinct arguments (``dpverify.verify.engine._summaries``), and what was
     done with each is in :attr:`Enumeration.procedures`.  Renewal and procedures read the
-    interpreter's bytecode: on an interpreter :mod:`~dpverify.verify.engine._bytecode` has no table
-    for, asking for either raises :class:`~dpverify.verify.engine._bytecode.UnknownInterpreter`.
+    interpreter's bytecode: on an interpreter ``dpverify.verify.engine._bytecode`` has no table
+    for, asking for either raises ``UnknownInterpreter``.
     """
     need_callable("sampler", sampler, "a callable taking a RandomSource, e.g. lambda rng: sample(q, rng)")
     max_paths = need_count("max_paths", max_paths, low=1)

@@ -20,7 +20,7 @@ EXHAUSTIVE_DRAW_LIMIT = 4096
 def code_distribution(spec: MechanismSpec, q: Hashable, *, max_paths: int = 1_000_000) -> Enumeration:
     """The exact output distribution of the spec's sampler code for input ``q``.
 
-    Single-draw inverse transforms with more than :data:`EXHAUSTIVE_DRAW_LIMIT` draws are
+    Single-draw inverse transforms with more than ``EXHAUSTIVE_DRAW_LIMIT`` draws are
     bisected; everything else is enumerated path by path within ``max_paths``.
     """
     _need_spec(spec)

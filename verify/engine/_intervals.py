@@ -449,10 +449,10 @@ def check_intervals(
     rigorous enclosure of the ideal probability.  See the module docstring for the verdict.
     With ``attempt=True``, ``sampler`` is one attempt of a rejection loop (None = reject)
     and the loop's intervals come from :func:`renewal`.  ``summarise`` summarises the loops and
-    subroutines the samplers mark (:mod:`dpverify.verify.engine._enumerate`, "Summaries"); without it the
+    subroutines the samplers mark (``dpverify.verify.engine._enumerate``, "Summaries"); without it the
     code is walked exactly as it runs, restart by restart.  ``renew_states`` renews unmarked loops where
-    the execution comes back to an earlier program state (:mod:`dpverify.verify.engine._enumerate`, "Renewal");
-    ``procedures`` summarises the calls of functions that draw (:mod:`dpverify.verify.engine._summaries`),
+    the execution comes back to an earlier program state (``dpverify.verify.engine._enumerate``, "Renewal");
+    ``procedures`` summarises the calls of functions that draw (``dpverify.verify.engine._summaries``),
     and the evidence says, per function, what was done with its calls.
     ``max_unexplored`` (None: any ``U``) and ``tolerance_reason`` are as for :func:`judge_intervals`;
     a proof states its ``U`` whatever the tolerance.

@@ -39,7 +39,7 @@ MAX_RANDOM_BITS = MAX_BITS
 
 
 class RandomCompat(random.SystemRandom):
-    """``random.Random``'s methods over a :class:`RandomSource`, floats on a ``2**-float_bits`` grid.
+    """``random.Random``'s methods over a :class:`~dpverify.samplers.RandomSource`, floats on a ``2**-float_bits`` grid.
 
     >>> from dpverify.samplers import SeededRandomSource
     >>> rng = RandomCompat(SeededRandomSource(7))

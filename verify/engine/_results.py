@@ -114,7 +114,7 @@ class CheckResult:
 
     ``within`` is None for an exact proof (and for every verdict but ``proved``); for a proof
     from a bounded enumeration it is the exact bound ``U`` on ``|P_code(o) - P_ideal(o)|`` at
-    every checked output (:mod:`dpverify.verify.engine._intervals`), which the verdict's text,
+    every checked output (``dpverify.verify.engine._intervals``), which the verdict's text,
     its JSON and every report state beside the word ``proved``.
     """
 

@@ -85,7 +85,7 @@ def dkw_threshold(samples: int, false_positive_rate: Fraction) -> tuple[Fraction
     """``(t_squared, t)``: the DKW rejection threshold for ``samples`` draws at rate ``beta``.
 
     ``t_squared = L / (2 N)`` exactly, with ``L`` a rational upper bound of ``ln(2/beta)``
-    (:func:`_ln_upper`), so ``2 exp(-2 N t**2) = 2 exp(-L) <= beta``.  ``t`` is its square root
+    (``_ln_upper``), so ``2 exp(-2 N t**2) = 2 exp(-L) <= beta``.  ``t`` is its square root
     as a float, for display only: decisions compare ``t_squared`` exactly.
 
     >>> t_squared, t = dkw_threshold(20_000, Fraction(1, 10**9))
@@ -123,7 +123,7 @@ def check_empirical(
     constant (P. Massart, "The tight constant in the Dvoretzky–Kiefer–Wolfowitz inequality",
     Annals of Probability 18(3), 1990): for ``N`` i.i.d. draws from any CDF ``G``,
 
-        P( sup_x |F_N(x) - G(x)| > t ) <= 2 exp(-2 N t**2)   whenever exp(-2 N t**2) <= 1/2.
+        ``P( sup_x |F_N(x) - G(x)| > t ) <= 2 exp(-2 N t**2)``   whenever ``exp(-2 N t**2) <= 1/2``.
 
     Massart proves it for continuous ``G``; for a discrete ``G`` the supremum ranges over a
     subset of the values it takes in the continuous case (write ``X = G^-1(U)``), so the bound
@@ -154,7 +154,7 @@ def check_empirical(
     Every result carries the seed and, in ``evidence["replay"]`` and the summary, the Python
     call that replays it.  With ``rng`` (the production :class:`~dpverify.samplers.SystemRandomSource`)
     the draws come from it instead: the same bound and power, but no replay.  ``sampling`` (see
-    :data:`Sampling`) draws the ``N`` outputs, e.g. under a bound on each run; None draws them one
+    ``Sampling``) draws the ``N`` outputs, e.g. under a bound on each run; None draws them one
     after the other.
 
     Arguments are validated: ``samples`` an int ``>= 1``, ``seed`` None or an int in

@@ -367,7 +367,7 @@ def gazeau_privacy(
     delta_n: object = None,
     sensitivity: object = None,
 ) -> dict[str, Any]:
-    """The exact privacy loss of :mod:`dpverify.samplers.gazeau_unsafe` at ``bits`` bits between ``q``
+    """The exact privacy loss of ``dpverify.samplers.gazeau_unsafe`` at ``bits`` bits between ``q``
     and ``q_prime``, next to Theorem 4.5's ``eps'`` under both readings of (5), as JSON.
 
     ``scale, q, q_prime, lower, upper, step`` are the doubles the code runs on (numbers, or

@@ -142,7 +142,7 @@ class ReachResult:
     """Whether the output ``y`` is produced by some draw of the ``k``-bit mechanism from ``q``.
 
     ``draw`` is the smallest ``j`` with ``f_q(j) == y`` and ``count`` the number of such draws
-    (0 when unreachable), so ``P(y | q) = count / (2^k - 1)`` exactly (:attr:`probability`).
+    (0 when unreachable), so ``P(y | q) = count / (2^k - 1)`` exactly (``probability``).
     ``bracket = (below, above)`` are the draws adjacent to the preimage, with
     ``f_q(below) < y < f_q(above)`` (``0`` or ``2^k`` when no such draw exists): under
     assumption A of the module docstring, together with monotonicity this is the proof that
@@ -214,7 +214,8 @@ def reachable(y: float, q: float, b: float, k: int = 53, *, guard: int = DEFAULT
 
     Two binary searches over ``j`` in ``1 .. 2^k - 1`` on the real code (step 5 of the module
     docstring), then an exhaustive scan of ``guard`` draws on each side of both preimage
-    edges that re-checks monotonicity; raises :class:`NonMonotoneMechanism` if it fails.
+    edges that re-checks monotonicity; raises
+    :class:`~dpverify.verify.precision._mironov.NonMonotoneMechanism` if it fails.
     ``y`` may be any float; NaN is never an output (``q`` is finite), so it is unreachable.
 
     The smallest draw of ``q = 0`` gives an output that ``q' = 1`` never gives at 53 bits:

@@ -505,7 +505,7 @@ def decimal_enclosure(low: mpmath.mpf, high: mpmath.mpf, digits: int) -> tuple[s
 def dgauss_privacy(sigma2: RationalLike, epsilon: RationalLike, sensitivity: object = 1) -> dict[str, Any]:
     """What ``dpverify privacy dgauss --sigma2 S --epsilon E --sensitivity D --json`` prints.
 
-    Keys: ``schema`` (:data:`PRIVACY_DGAUSS_SCHEMA`), ``mechanism`` (``"discrete_gaussian"``),
+    Keys: ``schema`` (``PRIVACY_DGAUSS_SCHEMA``), ``mechanism`` (``"discrete_gaussian"``),
     ``parameters`` (exact strings), ``rho``
     (``"num/den"``, CKS20 Theorem 4), ``delta`` (CKS20 Theorem 7's delta as a decimal string
     ``"d.ddd...eE"`` rounded to ``delta_digits >= 15`` significant digits and certified by the

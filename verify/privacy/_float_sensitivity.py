@@ -31,7 +31,7 @@ What a result establishes.  :func:`check_sum_sensitivity` asks Z3 whether some `
 * ``found``: such a pair, as floats (and ``float.hex``) or ints, both computed sums and the exact
   difference (a ``Fraction``).  Each is re-checked without Z3: the values lie in ``[lower, upper]``,
   Python's own arithmetic (the CPU's binary64 addition, or wrapped ints) through the same summation
-  tree (:func:`computed_sum`) gives Z3's sums bit for bit, and the exact difference exceeds ``delta``;
+  tree (``computed_sum``) gives Z3's sums bit for bit, and the exact difference exceeds ``delta``;
   a model failing any of these is ``unknown`` with the discrepancy.  (The re-check guards Z3's
   rounding, the encoding and the comparison; the tree itself is checked against numpy and a plain
   loop by the tests.)
@@ -40,7 +40,7 @@ What a result establishes.  :func:`check_sum_sensitivity` asks Z3 whether some `
   ``n``, orders, or neighbour relations (e.g. a record inserted first).
 * ``unknown``: the time limit (or the solver) stopped the search; the reason is given.
 
-:func:`largest_difference` brackets ``max |S(D') - S(D)|`` by such queries with moving thresholds:
+``largest_difference`` brackets ``max |S(D') - S(D)|`` by such queries with moving thresholds:
 its lower bound is a re-checked pair's difference, its upper bound a threshold Z3 proved no pair exceeds.
 
 Encoding (QF_FP, QF_BV).  Each value is a 64-bit vector read as a binary64 (``fpBVToFP``), kept in

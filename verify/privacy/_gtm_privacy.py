@@ -36,7 +36,7 @@ def gtm_privacy(
     ``claim_alpha`` defaults to the spec's alpha; floats are refused like everywhere else.
 
     Without ``table`` the verdict is the spec's closed-form table, read through its ``O(n)``
-    distinct neighbour pairs (:mod:`dpverify.verify.privacy._gtm_fast`; equal to the full-table
+    distinct neighbour pairs (``dpverify.verify.privacy._gtm_fast``; equal to the full-table
     scan, witness included).  With ``table`` (e.g. PMFs derived from the sampler code) the verdict
     is that table's, scanned entry by entry: the closed form never stands in for a table given.
     """

@@ -234,8 +234,8 @@ class PrivacyLossDistribution:
         ``upper``/``lower``: ``{output: probability}`` (exact rationals, summing to 1) or
         :class:`~dpverify.specs.ExactPmf`.  ``method``: ``"auto"`` (exact when the ratios have a
         common base, certified otherwise), ``"exact"`` (refused when there is no common base) or
-        ``"certified"``.  ``grid`` (rational ``Delta``, default :data:`DEFAULT_GRID`) and ``bits``
-        (fixed-point bits, default :data:`DEFAULT_BITS`) set the certified path, also used when an
+        ``"certified"``.  ``grid`` (rational ``Delta``, default ``DEFAULT_GRID``) and ``bits``
+        (fixed-point bits, default ``DEFAULT_BITS``) set the certified path, also used when an
         exact PLD is later composed with one that has no common base.
         """
         P, Q = _pmf_dict("upper", upper), _pmf_dict("lower", lower)
@@ -350,8 +350,8 @@ class PrivacyLossDistribution:
 
     def self_compose(self, k: object) -> PrivacyLossDistribution:
         """The k-fold composition (``1 <= k <= MAX_COMPOSITIONS``), by squaring; a large certified
-        one by one FFT power with a certified slack (:mod:`dpverify.verify.privacy._fft_power`).
-        Refused before any work when the result would pass :data:`MAX_POINTS` points."""
+        one by one FFT power with a certified slack (``dpverify.verify.privacy._fft_power``).
+        Refused before any work when the result would pass ``MAX_POINTS`` points."""
         k_ = need_count("k", k, low=1, high=MAX_COMPOSITIONS)
         state = self._state
         if isinstance(state, _ExactState):

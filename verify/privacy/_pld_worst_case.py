@@ -244,7 +244,7 @@ def composed_delta(
 
     ``table``: ``{input: PMF}`` (rows ``{output: Fraction}`` or ExactPmf), or a list of such tables
     composed in order as one round; ``neighbours``: pairs ``(q, q')``, both orders are taken;
-    ``grid=None`` picks a grid for the certified path (see :data:`AUTO_POINTS`).
+    ``grid=None`` picks a grid for the certified path (see ``AUTO_POINTS``).
 
     >>> rr = {0: {0: Fraction(3, 4), 1: Fraction(1, 4)}, 1: {0: Fraction(1, 4), 1: Fraction(3, 4)}}
     >>> composed_delta(rr, [(0, 1)], 2, 0).bound.value   # TV distance of the 2-fold product

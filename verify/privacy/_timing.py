@@ -364,7 +364,7 @@ def check_timing(
 ) -> CheckResult:
     """Enumerate ``sampler`` within the budgets and report its draw-count channel.
 
-    ``min_mass`` is a rational in [10^-14, 1) (:data:`~dpverify.verify.engine._arguments.MIN_MASS`),
+    ``min_mass`` is a rational in [10^-14, 1) (``MIN_MASS``),
     never 0: the draw counts vary where the code loops, and without a mass budget each loop is
     walked to ``max_depth`` draws, path after path, and its channel measured over them all.
     """

@@ -5,7 +5,7 @@ A sampler that loops until it accepts makes a number of draws ``D`` that depends
 attacker who times one release sees ``(O, D)``, not ``O`` alone (the timing attacks of Jin, McMurtry,
 Rubinstein and Ohrimenko, "Are We There Yet?", IEEE S&P 2022, Section V).  Joint output/timing
 privacy (Ratliff and Vadhan, "A Framework for Differential Privacy Against Timing Attacks", 2024)
-asks the DP inequality of that pair.  :mod:`~dpverify.verify.privacy._timing` measures how much
+asks the DP inequality of that pair.  ``dpverify.verify.privacy._timing`` measures how much
 ``D`` tells about ``O`` at one input; this module compares two inputs.
 
 The data.  Each input's code is walked as it runs (no renewal, no summaries: they merge paths and
