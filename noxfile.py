@@ -7,6 +7,8 @@ The sessions use the environment they are started from (the README's test instal
   linter and formatter (``ruff check``, ``ruff format --check``), each from the repository root
   with its configuration in ``pyproject.toml``;
 - ``nox -s fast``: the tests without the ``slow`` marker, on every core;
+- ``nox -s docs``: the documentation site (``docs/``, Sphinx), built strictly: a warning, a
+  broken link or a reference that does not resolve fails it (CI runs it);
 - ``nox -s versions``: the engine's, the gate's and the published samplers' tests
   (:data:`ENGINE_TESTS`) on each other CPython of :data:`OTHER_PYTHONS`, found on ``PATH`` or in
   pyenv, each in a virtual environment of its own under ``.nox/`` (CI runs it);
@@ -53,6 +55,12 @@ def static(session: nox.Session) -> None:
 def fast(session: nox.Session) -> None:
     """The test suite less its ``slow`` tests."""
     session.run(tool("pytest"), "-n", "auto", "-q", "-m", "not slow", *session.posargs)
+
+
+@nox.session(python=False)
+def docs(session: nox.Session) -> None:
+    """The documentation site, built with warnings as errors, into ``docs/_build/html``."""
+    session.run(tool("sphinx-build"), "-W", "--keep-going", "-n", "-b", "html", "docs", "docs/_build/html")
 
 
 #: The CPython minor versions besides the one CI's main run uses (``.ci/run``: the system's 3.11).

@@ -68,7 +68,7 @@ and exceeds the claim by a rounding-sized margin (about ``1e-15`` at ``eps = 1``
 
 Where each part lives: the mechanisms and their exact PMF (enumerated or bisected), and
 ``GeometricTruncated`` against the exact GTM, in :mod:`dpverify.verify.published._diffprivlib_pmf`;
-the exact epsilon against the claim, the sweeps over ``k`` and the README's table in
+the exact epsilon against the claim, the sweeps over ``k`` and the table of docs/diffprivlib-table.md in
 :mod:`dpverify.verify.published._diffprivlib_check`; the ``Geometric``'s support edge at 53
 bits in :mod:`dpverify.verify.published._diffprivlib_edge`.  This module holds the specs that
 ``dpverify check --spec-module dpverify.verify.published._diffprivlib`` runs, and :func:`main`,
@@ -237,11 +237,11 @@ SPECS: tuple[Spec, ...] = (
 )
 
 
-# --- the README's table: ``python -m dpverify.verify.published._diffprivlib`` ---------------------------
+# --- the table of docs/diffprivlib-table.md: ``python -m dpverify.verify.published._diffprivlib`` ---------------------
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m dpverify.verify.published._diffprivlib [--jobs N] [--laplace-bits K]``: the README's table."""
+    """``python -m dpverify.verify.published._diffprivlib [--jobs N] [--laplace-bits K]``: docs/diffprivlib-table.md."""
     import argparse
 
     parser = argparse.ArgumentParser(
