@@ -53,6 +53,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
 class ExamplesFile(pytest.File):
     def collect(self):  # type: ignore[no-untyped-def]
+        pytest.importorskip("sybil", reason="the examples are read with Sybil, in the test extra")
         page = _examples().parse_page(self.path)
         if not page.runnable:
             return
