@@ -7,7 +7,8 @@ versions and cleared at the fixed ones.
 The published record is ``bench/known_findings.json``: one row per finding a Python user can
 reach, with its source (paper and section, or issue), the library, the affected and the fixed version,
 the public call and the kind of audit that shows it.  Each library version is installed, pinned, in an
-environment of its own (the survey's, :mod:`dpverify.verify.survey._environments`, under ``--venvs``),
+environment of its own (the survey's, :mod:`dpverify.verify.survey._environments`, under ``--venvs``,
+named by the version and a digest of the row's extra pins),
 and this file runs there with ``--child ID VERSION`` to audit that call with the audit :data:`AUDITS`
 names for the row:
 
@@ -32,6 +33,7 @@ below 80%, there is a false alarm, or a found row has no reproduction that shows
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import re
@@ -293,6 +295,15 @@ def child(finding: str, version: str, seed: int, samples: int) -> dict[str, Any]
 # --- the orchestration: one environment per library version ------------------------------------------
 
 
+def environment_name(row: dict[str, Any], version: str) -> str:
+    """``LIBRARY-VERSION``, and a digest of the row's extra pins when it has any: rows that pin the same
+    version differently get environments of their own instead of rebuilding each other's."""
+    extra = sorted(row.get("with", ()))
+    if not extra:
+        return f"{row['library']}-{version}"
+    return f"{row['library']}-{version}-{hashlib.sha256(chr(10).join(extra).encode()).hexdigest()[:8]}"
+
+
 def _environment(row: dict[str, Any], version: str, root: Path) -> Path | str:
     """The interpreter of the row's library at ``version`` (this one for code that is not on PyPI), or
     why it does not install."""
@@ -303,7 +314,7 @@ def _environment(row: dict[str, Any], version: str, root: Path) -> Path | str:
 
     pins = [f"{row['library']}=={version}", *row.get("with", ())]
     try:
-        return environment(Library(f"{row['library']}-{version}", row["module"], tuple(pins), row["id"]), root)
+        return environment(Library(environment_name(row, version), row["module"], tuple(pins), row["id"]), root)
     except EnvironmentFailed as error:
         return f"does not install here: {str(error)[-300:]}"
 

@@ -111,3 +111,14 @@ def test_a_found_row_counts_as_reproduced_only_when_its_script_prints_what_the_r
     assert bench._unreproduced([found]) == [found]
     assert bench._unreproduced([{**found, "reproduced": shown}]) == []
     assert "Found without a standalone reproduction that shows it: 1." in bench.markdown([found], 0, 100)
+
+
+def test_rows_that_pin_one_version_differently_get_environments_of_their_own() -> None:
+    name = _bench().environment_name
+    plain = {"library": "diffprivlib"}
+    pinned = {**plain, "with": ["scikit-learn<1.8"]}
+    assert name(plain, "0.6.6") == "diffprivlib-0.6.6"
+    assert name(pinned, "0.6.6").startswith("diffprivlib-0.6.6-")
+    assert name(pinned, "0.6.6") == name({**plain, "with": ["scikit-learn<1.8"]}, "0.6.6")
+    assert name(pinned, "0.6.6") != name({**plain, "with": ["scikit-learn<1.9"]}, "0.6.6")
+    assert name({**plain, "with": ["a", "b"]}, "1") == name({**plain, "with": ["b", "a"]}, "1")
