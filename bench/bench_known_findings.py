@@ -58,6 +58,11 @@ def _statistical(verdict: str) -> str:
     return "not refuted" if verdict == "proved" else verdict
 
 
+def _privacy_check(result: Any) -> Any:
+    """The black-box privacy test's result among an audited case's checks, or None if it did not run."""
+    return next((c for c in result.checks if c.check == "blackbox_privacy"), None)
+
+
 def _black_box(name: str, sampler: Callable[..., Any], claim: Any, seed: int, samples: int) -> dict[str, Any]:
     """The privacy test of ``sampler(x)`` at the inputs 0 and 1, on the library's own randomness."""
     from dpverify.specs._api import Case, Input, Spec
@@ -74,7 +79,7 @@ def _black_box(name: str, sampler: Callable[..., Any], claim: Any, seed: int, sa
         cases=(Case({}, "violated", "a published finding", label="published"),),
     )
     result = audit_case(spec, spec.cases[0], seed=seed, samples=samples, time_limit=600)
-    privacy = next((c for c in result.checks if c.check == "blackbox_privacy"), None)
+    privacy = _privacy_check(result)
     if privacy is None:
         return {"verdict": "inconclusive", "method": "black box", "evidence": "no privacy test ran", "magnitude": "-"}
     evidence = privacy.evidence or {}

@@ -32,15 +32,6 @@ from typing import Any
 _STATE: dict[tuple[int, Any], Any] = {}
 
 
-def _statistical(verdict: str) -> str:
-    """A black box's pass is "not refuted", never proved."""
-    return "not refuted" if verdict == "proved" else verdict
-
-
-def _privacy_check(result: Any) -> Any:
-    return next((c for c in result.checks if c.check == "blackbox_privacy"), None)
-
-
 # --- jin-gauss-opacus: opacus 0.15.0's PrivacyEngine.step ---------------------------------------------
 
 
@@ -82,6 +73,8 @@ def opacus_015_noisy_gradient(x: int, sigma: float = 1.0) -> float:
 def _jin_gauss_opacus(version: str, seed: int, samples: int) -> dict[str, Any]:
     """Opacus 0.15.0's default (``secure_rng=False``) noisy gradient at ``x = 0`` and ``x = 1``, claimed
     ``1/2``-zCDP (``sigma = 1``, sensitivity ``max_grad_norm = 1``, sample rate 1)."""
+    import bench_known_findings as bench
+
     from dpverify.specs._api import Case, Input, Spec
     from dpverify.specs._claims import Zcdp
     from dpverify.verify.published._blackbox import audit_case
@@ -97,13 +90,13 @@ def _jin_gauss_opacus(version: str, seed: int, samples: int) -> dict[str, Any]:
         cases=(Case({}, "violated", "float32 sums near 0 are coarse when g = 1", label="sigma=1"),),
     )
     result = audit_case(spec, spec.cases[0], seed=seed, samples=samples, time_limit=600)
-    privacy = _privacy_check(result)
+    privacy = bench._privacy_check(result)
     if privacy is None:
         reason = "; ".join(c.summary for c in result.checks) or "no privacy test ran"
         return {"verdict": "inconclusive", "method": "black box", "evidence": reason[:300], "magnitude": "-"}
     evidence = privacy.evidence or {}
     return {
-        "verdict": _statistical(privacy.verdict.value),
+        "verdict": bench._statistical(privacy.verdict.value),
         "method": "black box (seeded; PrivacyEngine attached, optimizer.step() on a one-record batch)",
         "evidence": privacy.summary[:300],
         "magnitude": f"rho >= {evidence.get('rho_lower_bound', '-')} (certified; claimed 1/2)",
@@ -188,6 +181,8 @@ def _claimed_epsilon() -> tuple[float, list[int]]:
 
 
 def _cebere_opacus_571(version: str, seed: int, samples: int) -> dict[str, Any]:
+    import bench_known_findings as bench
+
     from dpverify.specs._api import Case, Input, Spec
     from dpverify.specs._claims import ApproxDp
     from dpverify.verify.published._blackbox import audit_case
@@ -206,7 +201,7 @@ def _cebere_opacus_571(version: str, seed: int, samples: int) -> dict[str, Any]:
     )
     draws = min(samples, _MAX_DRAWS)
     result = audit_case(spec, spec.cases[0], seed=seed, samples=draws, time_limit=600)
-    privacy = _privacy_check(result)
+    privacy = bench._privacy_check(result)
     if privacy is None:
         reason = "; ".join(c.summary for c in result.checks) or "no privacy test ran"
         return {"verdict": "inconclusive", "method": "record-replay, black box", "evidence": reason[:300]}
@@ -221,7 +216,7 @@ def _cebere_opacus_571(version: str, seed: int, samples: int) -> dict[str, Any]:
             f"at n={less} (P <= {float(Fraction(evidence['p_less_likely_upper'])):.4g}); "
         )
     return {
-        "verdict": _statistical(privacy.verdict.value),
+        "verdict": bench._statistical(privacy.verdict.value),
         "method": f"record-replay: one step per draw from the same weights ({draws} per dataset), black box on "
         f"the {_WIDTH}-weight update; claim: get_epsilon({_DELTA}) after the step = {float(claimed)}",
         "evidence": (setting + privacy.summary)[:300],
