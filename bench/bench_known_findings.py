@@ -455,6 +455,14 @@ def main(argv: list[str] | None = None) -> int:
         finding, version, seed, samples = args.child
         print(json.dumps(child(finding, version, int(seed), int(samples))))
         return 0
+    known = [r["id"] for r in json.loads(RECORD.read_text())]
+    unknown = [identifier for identifier in args.only if identifier not in known]
+    if unknown:
+        parser.error(f"--only {unknown[0]!r} names no finding of {RECORD.name}; the findings: {', '.join(known)}")
+    if args.samples < 2:
+        parser.error(f"--samples must be an integer >= 2 (draws per input, split in halves); got {args.samples}")
+    if args.seed < 0:
+        parser.error(f"--seed must be an integer >= 0; got {args.seed}")
     record = [r for r in json.loads(RECORD.read_text()) if not args.only or r["id"] in args.only]
     rows = []
     for row in record:

@@ -122,3 +122,22 @@ def test_rows_that_pin_one_version_differently_get_environments_of_their_own() -
     assert name(pinned, "0.6.6") == name({**plain, "with": ["scikit-learn<1.8"]}, "0.6.6")
     assert name(pinned, "0.6.6") != name({**plain, "with": ["scikit-learn<1.9"]}, "0.6.6")
     assert name({**plain, "with": ["a", "b"]}, "1") == name({**plain, "with": ["b", "a"]}, "1")
+
+
+@pytest.mark.parametrize(
+    ("arguments", "named"),
+    [
+        (["--only", "no-such-finding"], "--only 'no-such-finding'"),
+        (["--samples", "0"], "--samples"),
+        (["--seed", "-1"], "--seed"),
+    ],
+)
+def test_bad_arguments_are_one_line_and_exit_2(arguments: list[str], named: str) -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "bench_known_findings.py"), *arguments, "--out", "unused.md"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith("bench_known_findings.py: error: " + named)
